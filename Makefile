@@ -1,0 +1,36 @@
+# The two commands a newcomer needs: `make run` and `make test`. Each creates .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: venv run test lint typecheck pytest bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Embedded default: SQLite file, tasks in-process, mail kept in the web app's mailbox.
+run: venv
+	$(BIN)/dicepost run
+
+lint: venv
+	$(BIN)/ruff check .
+
+typecheck: venv
+	$(BIN)/mypy engine service worker
+
+pytest: venv
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+bench: venv
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) instance/*.sqlite3 .pytest_cache .mypy_cache .ruff_cache

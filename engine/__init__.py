@@ -1,0 +1,45 @@
+"""dicepost's rules engine: pure standard-library Python.
+
+The public API, for the service and for anyone checking a game record:
+
+- dice: `chain`, `game_salt`, `step_key`, `face`, `Dice`, `ScriptedDice`, `state_hash`
+- grid: `Grid`, `Square`, `parse_square`, `distance`
+- orders: `Order`, `Verb`, `OrderError`, `OrderErrors`
+- rulesets: `Ruleset`, `find_ruleset`, `rulesets`, `ruleset_ids`
+- steps: `run_setup`, `run_round`, `setup_inputs`, `round_inputs`
+- replay: `replay`, `RECORD_FORMAT`
+- bots: `bot_orders`
+
+engine/ never imports Flask, SQLAlchemy or Celery, and never uses `random`.
+"""
+
+from engine.bots import bot_orders
+from engine.contract import (
+    Board,
+    Event,
+    ForceError,
+    Mark,
+    OptionError,
+    Outcome,
+    Piece,
+    Resolution,
+    RulesError,
+    Ruleset,
+    RulesetInfo,
+)
+from engine.dice import Dice, Roll, ScriptedDice, chain, face, game_salt, state_hash, step_key
+from engine.grid import Grid, Square, distance, parse_square
+from engine.orders import Order, OrderError, OrderErrors, Verb
+from engine.registry import UnknownRuleset, find_ruleset, ruleset_ids, rulesets
+from engine.replay import RECORD_FORMAT, Difference, RecordError, ReplayReport, replay
+from engine.steps import StepResult, round_inputs, run_round, run_setup, setup_inputs
+
+__all__ = [
+    "RECORD_FORMAT", "Board", "Dice", "Difference", "Event", "ForceError", "Grid", "Mark",
+    "OptionError", "Order", "OrderError", "OrderErrors", "Outcome", "Piece", "RecordError",
+    "ReplayReport", "Resolution", "Roll", "RulesError", "Ruleset", "RulesetInfo",
+    "ScriptedDice", "Square", "StepResult", "UnknownRuleset", "Verb", "bot_orders", "chain",
+    "distance", "face", "find_ruleset", "game_salt", "parse_square", "replay", "round_inputs",
+    "ruleset_ids", "rulesets", "run_round", "run_setup", "setup_inputs", "state_hash",
+    "step_key",
+]

@@ -1,0 +1,279 @@
+"""The ruleset contract: what every rule system gives the engine and the service.
+
+A ruleset is an object in the registry (`engine.registry`). Resolution is a pure
+function of (state, orders, dice): the same three always give the same new state,
+events and rolls, which is what makes replay and verification possible (diplomacy's
+`process()`, boardgame.io's injected randomness). The service never sees a ruleset's
+state type: it stores `dump(state)` (JSON) and its canonical hash.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from engine.dice import Dice, Roll
+from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
+
+PlayerId = str
+UnitId = str
+Options = Mapping[str, Any]
+JSON = dict[str, Any]
+S = TypeVar("S")
+
+
+class RulesError(Exception):
+    """Base of the engine's typed errors."""
+
+
+class OptionError(RulesError):
+    """A game option that is unknown or has a bad value; names the option."""
+
+    def __init__(self, name: str, message: str) -> None:
+        self.name = name
+        super().__init__(f"option {name}: {message}")
+
+
+class ForceError(RulesError):
+    """A force (army, roster, hero pick) that the ruleset refuses, with every reason."""
+
+    def __init__(self, player: str, reasons: Sequence[str]) -> None:
+        self.player = player
+        self.reasons = list(reasons)
+        super().__init__(f"force of {player}: " + "; ".join(self.reasons))
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    name: str
+    default: Any
+    doc: str
+    kind: Literal["int", "bool", "choice", "str"] = "int"
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def coerce(self, value: Any) -> Any:
+        """Check one given value; raise OptionError naming this option."""
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            raise OptionError(self.name, f"must be true or false, not {value!r}")
+        if self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise OptionError(self.name, f"must be a whole number, not {value!r}")
+            if self.minimum is not None and value < self.minimum:
+                raise OptionError(self.name, f"must be at least {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise OptionError(self.name, f"must be at most {self.maximum}")
+            return value
+        if not isinstance(value, str):
+            raise OptionError(self.name, f"must be text, not {value!r}")
+        if self.kind == "choice" and value not in self.choices:
+            raise OptionError(self.name, f"must be one of {', '.join(self.choices)}")
+        return value
+
+
+# Options every ruleset has (RULES.md, "Common to all").
+COMMON_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("width", 12, "grid width in squares", minimum=4, maximum=52),
+    OptionSpec("height", 12, "grid height in squares", minimum=4, maximum=52),
+    OptionSpec("diagonals", True, "units may move diagonally", kind="bool"),
+    OptionSpec(
+        "turn_mode",
+        "simultaneous",
+        "simultaneous: every living player moves each round; alternating: one player a "
+        "round, in seat order",
+        kind="choice",
+        choices=("simultaneous", "alternating"),
+    ),
+    OptionSpec("max_rounds", 0, "end the game as a draw after this many rounds (0: never)",
+               minimum=0, maximum=10_000),
+)
+
+
+@dataclass(frozen=True)
+class RulesetInfo:
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    summary: str
+    options: tuple[OptionSpec, ...] = COMMON_OPTIONS
+    seed: str = ""  # the seed file this ruleset implements
+
+    def option(self, name: str) -> OptionSpec:
+        for spec in self.options:
+            if spec.name == name:
+                return spec
+        raise OptionError(name, "is not an option of " + self.id)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, as a sentence for people and data for pictures.
+
+    kind is a short word ("move", "attack", "damage", "death", "skip", ...); data holds
+    JSON (squares by name, unit ids) that pages and mails may draw from.
+    """
+
+    kind: str
+    text: str
+    data: JSON = field(default_factory=dict)
+
+    def to_json(self) -> JSON:
+        return {"kind": self.kind, "text": self.text, "data": self.data}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Event:
+        return cls(str(d["kind"]), str(d["text"]), dict(d.get("data", {})))
+
+
+@dataclass(frozen=True)
+class Resolution(Generic[S]):
+    state: S
+    events: list[Event]
+    rolls: list[Roll]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: winners (empty for a draw) and why."""
+
+    winners: tuple[PlayerId, ...]
+    reason: str
+
+    @property
+    def draw(self) -> bool:
+        return not self.winners
+
+    def to_json(self) -> JSON:
+        return {"winners": list(self.winners), "draw": self.draw, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One figure on the board, as pictures need it."""
+
+    id: str
+    square: str
+    side: PlayerId | None  # None: run by the game (henchmen, civvies, nemeses)
+    kind: str  # "unit", "token", "henchman", "civvie", "nemesis", ...
+    label: str  # what to write on it, short ("A1", "Zen")
+    health: int | None = None
+    max_health: int | None = None
+    facing: str | None = None  # one of engine.grid.DIRECTIONS
+    note: str = ""  # a few words for tooltips and legends ("Runner, Support")
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Last round's arrows: a move along squares, or an attack from one square to another."""
+
+    kind: Literal["move", "attack", "shot", "spell"]
+    squares: tuple[str, ...]
+    side: PlayerId | None = None
+
+
+@dataclass(frozen=True)
+class Board:
+    width: int
+    height: int
+    terrain: dict[str, str]
+    pieces: list[Piece]
+    marks: list[Mark] = field(default_factory=list)
+    legend: dict[str, str] = field(default_factory=dict)  # terrain kind → description
+    sides: list[PlayerId] = field(default_factory=list)  # seat order, for colours
+
+    def to_json(self) -> JSON:
+        return asdict(self)
+
+
+class Ruleset(ABC, Generic[S]):
+    """A rule system. Subclasses are stateless: all game state lives in S."""
+
+    info: ClassVar[RulesetInfo]
+    verbs: ClassVar[tuple[Verb, ...]]
+
+    # -- configuration ---------------------------------------------------------
+    def options(self, given: Options | None = None) -> dict[str, Any]:
+        """Every option with its default filled in; raises OptionError naming a bad one."""
+        given = dict(given or {})
+        out: dict[str, Any] = {}
+        for spec in self.info.options:
+            out[spec.name] = spec.coerce(given.pop(spec.name)) if spec.name in given else spec.default
+        if given:
+            raise OptionError(sorted(given)[0], f"is not an option of {self.info.id}")
+        return out
+
+    @abstractmethod
+    def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
+        """Every reason this force is refused; empty when it is fine."""
+
+    @abstractmethod
+    def default_force(self, seat: int, options: Options) -> JSON:
+        """The force a player gets when they bring none (seat counts from 0)."""
+
+    @abstractmethod
+    def setup(
+        self,
+        players: Sequence[PlayerId],
+        forces: Mapping[PlayerId, Mapping[str, Any]],
+        options: Options,
+        dice: Dice,
+    ) -> S:
+        """Step 1: place forces, roll what the rules roll before round 1."""
+
+    # -- each round -------------------------------------------------------------
+    @abstractmethod
+    def round_number(self, state: S) -> int:
+        """The round the state is waiting for (1 after setup)."""
+
+    @abstractmethod
+    def expected(self, state: S) -> list[PlayerId]:
+        """Who must submit orders this round (empty once the game is over)."""
+
+    @abstractmethod
+    def legal_orders(self, state: S, player: PlayerId) -> dict[UnitId, list[str]]:
+        """Each of the player's units → order lines it may be given now (forms, bots)."""
+
+    @abstractmethod
+    def check_order(self, state: S, player: PlayerId, order: Order) -> str | None:
+        """Why this well-formed order cannot be given now, or None if it can."""
+
+    def check_order_set(self, state: S, player: PlayerId, orders: Sequence[Order]) -> list[str]:
+        """Line-independent problems of a whole order set, as 'line N: ...' free text."""
+        return []
+
+    def parse_orders(self, state: S, player: PlayerId, text: str) -> list[Order]:
+        """Typed orders, or OrderErrors carrying (line, text, message) for every bad line."""
+        orders = parse_order_text(text, self.verbs, lambda o: self.check_order(state, player, o))
+        problems = self.check_order_set(state, player, orders)
+        if problems:
+            raise OrderErrors([OrderError(0, "", p) for p in problems])
+        return orders
+
+    @abstractmethod
+    def resolve(self, state: S, orders: Mapping[PlayerId, Sequence[Order]], dice: Dice) -> Resolution[S]:
+        """Pure: the same state, orders and dice always give the same Resolution."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """The result once the game is over, else None."""
+
+    # -- pictures and storage ----------------------------------------------------
+    @abstractmethod
+    def board(self, state: S) -> Board: ...
+
+    @abstractmethod
+    def dump(self, state: S) -> JSON:
+        """The state as JSON (no floats); its canonical hash is what steps record."""
+
+    @abstractmethod
+    def load(self, data: Mapping[str, Any]) -> S: ...
+
+    def bot_orders(self, state: S, player: PlayerId, dice: Dice) -> str | None:
+        """A ruleset's own good play for the greedy bot; None to use the generic one."""
+        return None

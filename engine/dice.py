@@ -1,0 +1,205 @@
+"""dicepost-dice/v1: the only source of randomness in dicepost (see docs/fair-dice.md).
+
+Everything here follows ../shared/DICE.md to the byte: a hash chain committed before
+anyone joins, a salt from every player's entropy, one HMAC key per step, and
+rejection-sampled faces numbered in the order the rules ask for them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, TypeVar
+
+PROFILE = "dicepost-dice/v1"
+DEFAULT_CHAIN_LENGTH = 4096
+
+Field = str | int | bytes
+T = TypeVar("T")
+
+
+def enc(*fields: Field) -> bytes:
+    """Length-prefixed encoding: u32be(len(b)) || b for every field."""
+    out = bytearray()
+    for f in fields:
+        if isinstance(f, bytes):
+            b = f
+        elif isinstance(f, bool):
+            raise TypeError("booleans are not dice fields")
+        elif isinstance(f, int):
+            if not 0 <= f < 2**64:
+                raise ValueError(f"integer field out of range: {f}")
+            b = f.to_bytes(8, "big")
+        elif isinstance(f, str):
+            b = f.encode("utf-8")
+        else:
+            raise TypeError(f"unsupported field type {type(f).__name__}")
+        out += len(b).to_bytes(4, "big") + b
+    return bytes(out)
+
+
+def H(*fields: Field) -> bytes:
+    return hashlib.sha256(enc(*fields)).digest()
+
+
+def M(key: bytes, *fields: Field) -> bytes:
+    return hmac.new(key, enc(*fields), hashlib.sha256).digest()
+
+
+def canonical(value: Any) -> bytes:
+    """Canonical JSON bytes (sorted keys, no spaces, UTF-8). Floats are refused."""
+    _refuse_floats(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
+
+
+def _refuse_floats(value: Any) -> None:
+    # Floats print differently across languages, so they can never be hashed inputs.
+    if isinstance(value, float):
+        raise TypeError("floats are not allowed in canonical JSON")
+    if isinstance(value, dict):
+        for v in value.values():
+            _refuse_floats(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _refuse_floats(v)
+
+
+def state_hash(state: Any) -> str:
+    """The SHA-256 (hex) of a JSON state's canonical form: what each step records."""
+    return hashlib.sha256(canonical(state)).hexdigest()
+
+
+def chain(tip: bytes, n: int) -> list[bytes]:
+    """Return [S_0, S_1, ..., S_n] for the chain whose tip is S_n."""
+    if len(tip) != 32:
+        raise ValueError("the chain tip must be 32 bytes")
+    links = [tip]
+    for _ in range(n):
+        links.append(H(PROFILE, "chain", links[-1]))
+    links.reverse()
+    return links
+
+
+def chain_link_ok(s_t: bytes, s_prev: bytes) -> bool:
+    """A revealed S_t checks against the previous link: H(PROFILE, "chain", S_t) == S_{t-1}."""
+    return hmac.compare_digest(H(PROFILE, "chain", s_t), s_prev)
+
+
+def game_salt(game_id: str, entropy: Mapping[str, bytes]) -> bytes:
+    """G = H(PROFILE, "players", game_id, p1, E_p1, ...), players sorted by UTF-8 bytes."""
+    fields: list[Field] = [PROFILE, "players", game_id]
+    for player in sorted(entropy, key=lambda p: p.encode("utf-8")):
+        e = entropy[player]
+        if not 16 <= len(e) <= 64:
+            raise ValueError(f"entropy of {player!r} must be 16 to 64 bytes, got {len(e)}")
+        fields += [player, e]
+    return H(*fields)
+
+
+def inputs_digest(inputs: Any) -> bytes:
+    return H(PROFILE, "inputs", canonical(inputs))
+
+
+def step_key(s_t: bytes, salt: bytes, t: int, inputs: Any) -> bytes:
+    """K_t = M(S_t, PROFILE, "step", G, t, D_t)."""
+    return M(s_t, PROFILE, "step", salt, t, inputs_digest(inputs))
+
+
+def face_and_words(key: bytes, j: int, n: int) -> tuple[int, int]:
+    """The face of roll j with n sides, and how many 32-bit words were read to get it."""
+    if n < 1 or n >= 2**32:
+        raise ValueError(f"a die needs 1 to 2^32-1 sides, got {n}")
+    limit = 2**32 - (2**32 % n)
+    read = 0
+    ctr = 0
+    while True:
+        block = M(key, PROFILE, "roll", j, n, ctr)
+        for i in range(8):
+            x = int.from_bytes(block[4 * i : 4 * i + 4], "big")
+            read += 1
+            if x < limit:
+                return 1 + (x % n), read
+        ctr += 1
+
+
+def face(key: bytes, j: int, n: int) -> int:
+    """Face of roll j with n sides under step key K_t (rejection sampling, no bias)."""
+    return face_and_words(key, j, n)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """One logged roll: which step, its number j, sides n, the face and who rolled what."""
+
+    step: int
+    j: int
+    n: int
+    face: int
+    label: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Roll:
+        return cls(int(data["step"]), int(data["j"]), int(data["n"]), int(data["face"]),
+                   str(data.get("label", "")))
+
+
+class DiceExhausted(Exception):
+    """A scripted die was asked for more rolls than the test scripted."""
+
+
+class Dice:
+    """Numbered, logged rolls for one step. Rules ask; the log records every answer."""
+
+    def __init__(self, key: bytes, step: int) -> None:
+        self.key = key
+        self.step = step
+        self.rolls: list[Roll] = []
+
+    def _face(self, j: int, n: int) -> int:
+        return face(self.key, j, n)
+
+    def roll(self, n: int, label: str) -> int:
+        """Roll one n-sided die; j is the number of rolls made so far in this step."""
+        j = len(self.rolls)
+        value = self._face(j, n)
+        self.rolls.append(Roll(self.step, j, n, value, label))
+        return value
+
+    def roll_many(self, count: int, n: int, label: str) -> list[int]:
+        return [self.roll(n, f"{label} #{i + 1}") for i in range(count)]
+
+    def shuffle(self, items: Sequence[T], label: str) -> list[T]:
+        """Fisher-Yates exactly as DICE.md: for i = m-1..1 swap i with face-1 of a d(i+1)."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            k = self.roll(i + 1, f"{label} shuffle") - 1
+            out[i], out[k] = out[k], out[i]
+        return out
+
+
+class ScriptedDice(Dice):
+    """Dice that return the given faces in order, for rulebook tests worked out by hand."""
+
+    def __init__(self, faces: Iterable[int], step: int = 1) -> None:
+        super().__init__(b"\0" * 32, step)
+        self._faces = list(faces)
+
+    def _face(self, j: int, n: int) -> int:
+        if j >= len(self._faces):
+            raise DiceExhausted(f"roll {j} (d{n}) was not scripted")
+        value = self._faces[j]
+        if not 1 <= value <= n:
+            raise ValueError(f"scripted face {value} is not on a d{n} (roll {j})")
+        return value
+
+    @property
+    def unused(self) -> list[int]:
+        return self._faces[len(self.rolls):]

@@ -1,0 +1,266 @@
+"""The square grid every ruleset plays on: names, distance, sight and least-cost paths.
+
+Squares are named like chess: column letters then row number, `a1` bottom-left, and
+`aa` follows `z` (spreadsheet-style columns). Distances are Chebyshev: the 8
+surrounding squares are adjacent.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+_SQUARE_RE = re.compile(r"^([a-z]+)([1-9][0-9]*)$")
+
+
+class SquareError(ValueError):
+    """A square name that does not parse or lies off the grid."""
+
+
+class Square(NamedTuple):
+    """Zero-based column and row; `a1` is (0, 0)."""
+
+    col: int
+    row: int
+
+    @property
+    def name(self) -> str:
+        return square_name(self)
+
+    def __str__(self) -> str:
+        return square_name(self)
+
+
+def column_name(col: int) -> str:
+    if col < 0:
+        raise SquareError(f"negative column {col}")
+    letters = ""
+    n = col + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(ord("a") + rem) + letters
+    return letters
+
+
+def square_name(sq: Square) -> str:
+    return f"{column_name(sq.col)}{sq.row + 1}"
+
+
+def parse_square(text: str) -> Square:
+    """`c3` → Square(2, 2); case-insensitive. Raises SquareError with a readable reason."""
+    m = _SQUARE_RE.match(text.strip().lower())
+    if not m:
+        raise SquareError(f"{text!r} is not a square name (like a1 or c7)")
+    letters, digits = m.groups()
+    col = 0
+    for ch in letters:
+        col = col * 26 + (ord(ch) - ord("a") + 1)
+    return Square(col - 1, int(digits) - 1)
+
+
+def distance(a: Square, b: Square) -> int:
+    """Chebyshev distance: 'within N squares' means distance <= N."""
+    return max(abs(a.col - b.col), abs(a.row - b.row))
+
+
+def adjacent(a: Square, b: Square) -> bool:
+    return distance(a, b) == 1
+
+
+_STEPS_8 = [(dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1) if (dc, dr) != (0, 0)]
+_STEPS_4 = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+
+# The eight facings, clockwise from north (towards higher rows).
+DIRECTIONS: dict[str, tuple[int, int]] = {
+    "n": (0, 1), "ne": (1, 1), "e": (1, 0), "se": (1, -1),
+    "s": (0, -1), "sw": (-1, -1), "w": (-1, 0), "nw": (-1, 1),
+}
+
+
+def direction_between(a: Square, b: Square) -> str | None:
+    """The facing that points from a towards b (by sign of each axis), None if a == b."""
+    dc = (b.col > a.col) - (b.col < a.col)
+    dr = (b.row > a.row) - (b.row < a.row)
+    for name, step in DIRECTIONS.items():
+        if step == (dc, dr):
+            return name
+    return None
+
+
+Cost = int
+StepCost = Callable[[Square, Square], Cost | None]
+
+
+@dataclass(frozen=True)
+class Path:
+    squares: tuple[Square, ...]  # from the first square entered to the destination
+    cost: Cost
+
+    @property
+    def end(self) -> Square | None:
+        return self.squares[-1] if self.squares else None
+
+
+@dataclass
+class Grid:
+    """Width × height squares with terrain. Terrain kinds are the ruleset's words."""
+
+    width: int
+    height: int
+    terrain: dict[Square, str] = field(default_factory=dict)
+    blocks_sight: frozenset[str] = frozenset({"wall"})
+    blocks_move: frozenset[str] = frozenset({"wall"})
+
+    def __post_init__(self) -> None:
+        if not (1 <= self.width <= 702 and 1 <= self.height <= 999):
+            raise SquareError(f"grid size {self.width}x{self.height} is out of range")
+
+    # -- squares -------------------------------------------------------------
+    def contains(self, sq: Square) -> bool:
+        return 0 <= sq.col < self.width and 0 <= sq.row < self.height
+
+    def square(self, text: str) -> Square:
+        sq = parse_square(text)
+        if not self.contains(sq):
+            raise SquareError(f"{sq.name} is off the {self.width}x{self.height} grid")
+        return sq
+
+    def squares(self) -> Iterator[Square]:
+        for row in range(self.height):
+            for col in range(self.width):
+                yield Square(col, row)
+
+    def neighbours(self, sq: Square, diagonals: bool = True) -> Iterator[Square]:
+        for dc, dr in _STEPS_8 if diagonals else _STEPS_4:
+            n = Square(sq.col + dc, sq.row + dr)
+            if self.contains(n):
+                yield n
+
+    def terrain_at(self, sq: Square) -> str | None:
+        return self.terrain.get(sq)
+
+    def passable(self, sq: Square) -> bool:
+        return self.contains(sq) and self.terrain.get(sq) not in self.blocks_move
+
+    # -- sight ---------------------------------------------------------------
+    def line(self, a: Square, b: Square) -> list[Square]:
+        """Squares strictly between a and b on the Bresenham line between centres.
+
+        Drawn from the lower endpoint so that line(a, b) and line(b, a) hold the same
+        squares: sight is symmetric.
+        """
+        if (b.col, b.row) < (a.col, a.row):
+            return list(reversed(self.line(b, a)))
+        x0, y0, x1, y1 = a.col, a.row, b.col, b.row
+        dx, dy = abs(x1 - x0), -abs(y1 - y0)
+        sx = 1 if x0 < x1 else -1
+        sy = 1 if y0 < y1 else -1
+        err = dx + dy
+        out: list[Square] = []
+        x, y = x0, y0
+        while (x, y) != (x1, y1):
+            e2 = 2 * err
+            if e2 >= dy:
+                err += dy
+                x += sx
+            if e2 <= dx:
+                err += dx
+                y += sy
+            if (x, y) != (x1, y1):
+                out.append(Square(x, y))
+        return out
+
+    def sight(self, a: Square, b: Square, occupied: Iterable[Square] = ()) -> Sight:
+        """Line of sight from a to b: blocked by blocking terrain; units partly obscure."""
+        between = self.line(a, b)
+        occ = set(occupied)
+        blockers = [s for s in between if self.terrain.get(s) in self.blocks_sight]
+        obscurers = [s for s in between if s in occ or self.terrain.get(s) == "cover"]
+        return Sight(clear=not blockers, blockers=tuple(blockers), obscurers=tuple(obscurers))
+
+    # -- movement ------------------------------------------------------------
+    def reachable(
+        self, start: Square, budget: Cost, step_cost: StepCost, diagonals: bool = True
+    ) -> dict[Square, tuple[Cost, Square | None]]:
+        """Every square reachable within budget: square → (least cost, previous square).
+
+        step_cost(frm, to) gives the cost of one step, or None when it is forbidden.
+        Ties between equal-cost paths break by square order, so results are deterministic.
+        """
+        best: dict[Square, tuple[Cost, Square | None]] = {start: (0, None)}
+        heap: list[tuple[Cost, Square]] = [(0, start)]
+        while heap:
+            cost, sq = heapq.heappop(heap)
+            if cost > best[sq][0]:
+                continue
+            for n in self.neighbours(sq, diagonals):
+                if not self.passable(n):
+                    continue
+                c = step_cost(sq, n)
+                if c is None:
+                    continue
+                total = cost + c
+                if total > budget:
+                    continue
+                if n not in best or total < best[n][0]:
+                    best[n] = (total, sq)
+                    heapq.heappush(heap, (total, n))
+        return best
+
+    def path(
+        self,
+        start: Square,
+        goal: Square,
+        budget: Cost,
+        step_cost: StepCost,
+        diagonals: bool = True,
+    ) -> Path | None:
+        """The cheapest path from start to goal within budget, or None."""
+        best = self.reachable(start, budget, step_cost, diagonals)
+        if goal not in best:
+            return None
+        return Path(_walk_back(best, goal), best[goal][0])
+
+    def path_via(
+        self,
+        start: Square,
+        waypoints: list[Square],
+        budget: Cost,
+        step_cost: StepCost,
+        diagonals: bool = True,
+    ) -> Path | None:
+        """The cheapest path through each waypoint in turn, all within one budget."""
+        squares: list[Square] = []
+        spent = 0
+        here = start
+        for wp in waypoints:
+            leg = self.path(here, wp, budget - spent, step_cost, diagonals)
+            if leg is None:
+                return None
+            squares.extend(leg.squares)
+            spent += leg.cost
+            here = wp
+        return Path(tuple(squares), spent)
+
+
+def _walk_back(best: Mapping[Square, tuple[Cost, Square | None]], goal: Square) -> tuple[Square, ...]:
+    out: list[Square] = []
+    sq: Square | None = goal
+    while sq is not None and best[sq][1] is not None:
+        out.append(sq)
+        sq = best[sq][1]
+    return tuple(reversed(out))
+
+
+@dataclass(frozen=True)
+class Sight:
+    clear: bool
+    blockers: tuple[Square, ...]
+    obscurers: tuple[Square, ...]
+
+    @property
+    def partly_obscured(self) -> bool:
+        return bool(self.obscurers)

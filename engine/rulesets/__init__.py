@@ -1,0 +1,1 @@
+"""One package per rule system; each is listed explicitly in engine.registry."""

@@ -1,0 +1,106 @@
+"""Running one step of a game: the single path from inputs to a recorded result.
+
+Step 1 is setup; step r+1 resolves round r (DICE.md, "Steps"). The service calls these
+to play; replay and `dicepost verify` call the very same functions to check a record,
+so there is exactly one way a state is ever produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.contract import JSON, ForceError, PlayerId, Ruleset
+from engine.dice import Dice, state_hash
+from engine.registry import find_ruleset
+
+
+@dataclass(frozen=True)
+class StepResult:
+    t: int
+    inputs: JSON
+    state: JSON  # the ruleset's dump of the new state
+    state_hash: str
+    events: list[JSON]
+    rolls: list[JSON]
+    outcome: JSON | None
+    expected: list[PlayerId]
+    round: int
+
+    def summary(self) -> JSON:
+        """What a record keeps of a step besides the revealed key."""
+        return {
+            "t": self.t,
+            "inputs": self.inputs,
+            "state_hash": self.state_hash,
+            "events": self.events,
+            "rolls": self.rolls,
+        }
+
+
+def setup_inputs(
+    ruleset_id: str,
+    options: Mapping[str, Any],
+    players: Sequence[PlayerId],
+    forces: Mapping[PlayerId, Mapping[str, Any]],
+) -> JSON:
+    """The setup document: the inputs of step 1."""
+    return {
+        "ruleset": ruleset_id,
+        "options": dict(options),
+        "players": list(players),
+        "forces": {p: dict(forces[p]) for p in players},
+    }
+
+
+def round_inputs(players: Sequence[PlayerId], texts: Mapping[PlayerId, str]) -> JSON:
+    """The inputs of a round step: every seated player → accepted text ("" if none)."""
+    return {p: texts.get(p, "") for p in players}
+
+
+def _finish(ruleset: Ruleset[Any], t: int, inputs: JSON, state: Any, events: list[JSON],
+            dice: Dice) -> StepResult:
+    data = ruleset.dump(state)
+    outcome = ruleset.outcome(state)
+    return StepResult(
+        t=t,
+        inputs=inputs,
+        state=data,
+        state_hash=state_hash(data),
+        events=events,
+        rolls=[r.to_json() for r in dice.rolls],
+        outcome=outcome.to_json() if outcome else None,
+        expected=[] if outcome else ruleset.expected(state),
+        round=ruleset.round_number(state),
+    )
+
+
+def run_setup(inputs: JSON, dice: Dice) -> StepResult:
+    """Step 1: check every force, then let the ruleset set up the board."""
+    ruleset = find_ruleset(str(inputs["ruleset"]))
+    options = ruleset.options(inputs.get("options", {}))
+    players = [str(p) for p in inputs["players"]]
+    forces = inputs["forces"]
+    for p in players:
+        reasons = ruleset.validate_force(forces[p], options)
+        if reasons:
+            raise ForceError(p, reasons)
+    state = ruleset.setup(players, forces, options, dice)
+    events = [{"kind": "setup", "text": "The game is set up.", "data": {}}]
+    return _finish(ruleset, 1, inputs, state, events, dice)
+
+
+def run_round(ruleset_id: str, state_json: Mapping[str, Any], inputs: Mapping[PlayerId, str],
+              t: int, dice: Dice) -> StepResult:
+    """Step t = round t-1: parse each player's accepted text against the state, resolve.
+
+    Texts were accepted against this same state, so they parse; an OrderErrors here
+    means a record was tampered with, and it propagates.
+    """
+    ruleset = find_ruleset(ruleset_id)
+    state = ruleset.load(state_json)
+    orders = {p: ruleset.parse_orders(state, p, text) for p, text in inputs.items() if text}
+    res = ruleset.resolve(state, orders, dice)
+    events = [e.to_json() for e in res.events]
+    return _finish(ruleset, t, dict(inputs), res.state, events, dice)
