@@ -1,0 +1,180 @@
+"""Point-buy armies (seed 000, step 3): what a player brings, what it costs, why it is refused.
+
+Costs are kept in half points so that "+13 and higher - 1.5 each" stays an integer
+(state and records hold no floats). A force is JSON:
+
+    {"units": [{"name": "Scout", "ep": 1, "pw": 2, "d": 5, "types": ["runner"]}, ...]}
+
+`ep`, `pw` and `d` are the unit's stat line (EP/Pw/D, default 1/1/5); the Mortar's +3
+power is a unit type, not bought power, so `pw` is what was paid for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+UNIT_TYPES = ("mortar", "runner", "support", "defender")
+BASE_EP, BASE_PW, BASE_D = 1, 1, 5
+MAX_UNITS = 40
+# Upper bounds keep a round's dice and a state's size small whatever the budget.
+MAX_EP, MAX_PW, MAX_D = 30, 30, 60
+UNIT_KEYS = frozenset({"name", "ep", "pw", "d", "types"})
+
+# Half points.
+BASIC_COST = 2  # "1/1/5 character - 1 point"
+TYPE_COSTS = (2, 6)  # "1st unit type for character - 1 point", "2nd unit type ... - 3 points"
+# "Defence: +2, +4, +6 - 1 each; +8, +9, +10, +11, +12 - 1 each; +13 and higher - 1.5 each"
+DEFENCE_LEVELS = (2, 4, 6, 8, 9, 10, 11, 12)
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    name: str
+    ep: int
+    pw: int
+    d: int
+    types: tuple[str, ...]
+
+
+def power_cost(bonus: int) -> int:
+    """Half points for +bonus power: +1 → 1, +2/+3 → 2 each, +4..+6 → 3 each, +7.. → 4 each."""
+    total = 0
+    for level in range(1, bonus + 1):
+        total += 1 if level == 1 else 2 if level <= 3 else 3 if level <= 6 else 4
+    return 2 * total
+
+
+def defence_cost(bonus: int) -> int | None:
+    """Half points for +bonus defence, or None when that bonus is not a level one can buy."""
+    if bonus == 0:
+        return 0
+    if bonus in DEFENCE_LEVELS:
+        return 2 * (DEFENCE_LEVELS.index(bonus) + 1)
+    if bonus > DEFENCE_LEVELS[-1]:
+        return 2 * len(DEFENCE_LEVELS) + 3 * (bonus - DEFENCE_LEVELS[-1])
+    return None
+
+
+def health_cost(bonus: int) -> int:
+    """Half points for +bonus EP: +1 = 2, then each = previous + bonus (+2 = 4, +3 = 7, +4 = 11)."""
+    if bonus == 0:
+        return 0
+    return 2 * (bonus * (bonus + 1) // 2 + 1)
+
+
+def types_cost(count: int) -> int:
+    return sum(TYPE_COSTS[:count])
+
+
+def unit_cost(spec: UnitSpec) -> int:
+    """Half points for one unit; the spec must already be valid."""
+    d = defence_cost(spec.d - BASE_D)
+    assert d is not None
+    return (BASIC_COST + types_cost(len(spec.types)) + power_cost(spec.pw - BASE_PW) + d
+            + health_cost(spec.ep - BASE_EP))
+
+
+def points(half_points: int) -> str:
+    """Half points as a player reads them: 3 → '1.5', 4 → '2'."""
+    whole, half = divmod(half_points, 2)
+    return f"{whole}.5" if half else str(whole)
+
+
+def _stat(raw: Mapping[str, Any], key: str, default: int, low: int, high: int, label: str,
+          reasons: list[str]) -> int:
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        reasons.append(f"{label}: {key} must be a whole number, not {value!r}")
+        return default
+    if not low <= value <= high:
+        reasons.append(f"{label}: {key} must be between {low} and {high}, not {value}")
+        return default
+    return value
+
+
+def parse_unit(raw: Any, index: int, reasons: list[str]) -> UnitSpec | None:
+    """One unit of a force; appends every problem to reasons (None when unusable)."""
+    label = f"unit {index + 1}"
+    if not isinstance(raw, Mapping):
+        reasons.append(f"{label}: must be an object like {{\"pw\": 2, \"types\": [\"runner\"]}}")
+        return None
+    name = raw.get("name", "")
+    if not isinstance(name, str) or len(name) > 40:
+        reasons.append(f"{label}: name must be text of at most 40 characters")
+        name = ""
+    label = f"{label} ({name})" if name else label
+    before = len(reasons)
+    unknown = sorted(set(map(str, raw)) - UNIT_KEYS)
+    if unknown:
+        reasons.append(f"{label}: unknown field {', '.join(unknown)} (fields: ep, pw, d, types, name)")
+    ep = _stat(raw, "ep", BASE_EP, BASE_EP, MAX_EP, label, reasons)
+    pw = _stat(raw, "pw", BASE_PW, BASE_PW, MAX_PW, label, reasons)
+    d = _stat(raw, "d", BASE_D, BASE_D, MAX_D, label, reasons)
+    if defence_cost(d - BASE_D) is None:
+        reasons.append(f"{label}: defence {d} (+{d - BASE_D}) cannot be bought: defence comes in "
+                       f"+2, +4, +6, +8, then every point from +9 (D 7, 9, 11, 13, 14, 15, ...)")
+    types_raw = raw.get("types", [])
+    types: list[str] = []
+    if not isinstance(types_raw, list) or not all(isinstance(t, str) for t in types_raw):
+        reasons.append(f"{label}: types must be a list of names like [\"runner\"]")
+    else:
+        for t in types_raw:
+            low = t.strip().lower()
+            if low not in UNIT_TYPES:
+                reasons.append(f"{label}: {t!r} is not a unit type ({', '.join(UNIT_TYPES)})")
+            elif low in types:
+                reasons.append(f"{label}: unit type {low} is given twice")
+            else:
+                types.append(low)
+        if len(types_raw) > 2:
+            reasons.append(f"{label}: a character has at most two unit types, not {len(types_raw)}")
+    if len(reasons) > before:
+        return None
+    return UnitSpec(name, ep, pw, d, tuple(types))
+
+
+def parse_force(force: Any) -> tuple[list[UnitSpec], list[str]]:
+    """The units of a force and every reason it is malformed (budget not checked)."""
+    reasons: list[str] = []
+    if not isinstance(force, Mapping):
+        return [], ["a force must be an object like {\"units\": [...]}"]
+    unknown = sorted(set(map(str, force)) - {"units"})
+    if unknown:
+        reasons.append(f"unknown field {', '.join(unknown)} (a force has only \"units\")")
+    raw_units = force.get("units")
+    if not isinstance(raw_units, list) or not raw_units:
+        return [], [*reasons, "a force needs a non-empty list \"units\""]
+    if len(raw_units) > MAX_UNITS:
+        return [], [*reasons, f"a force has at most {MAX_UNITS} units, not {len(raw_units)}"]
+    specs = [parse_unit(raw, i, reasons) for i, raw in enumerate(raw_units)]
+    return [s for s in specs if s is not None], reasons
+
+
+def validate_force(force: Any, budget: int) -> list[str]:
+    """Every reason the force is refused, including the exact cost when over budget."""
+    specs, reasons = parse_force(force)
+    if reasons:
+        return reasons
+    costs = [unit_cost(s) for s in specs]
+    total = sum(costs)
+    if total > 2 * budget:
+        detail = ", ".join(f"unit {i + 1} {points(c)}" for i, c in enumerate(costs))
+        reasons.append(f"the army costs {points(total)} points, over the budget of {budget} "
+                       f"({detail})")
+    return reasons
+
+
+def default_force() -> dict[str, Any]:
+    """Eight characters costing 19 points: a bit of every unit type."""
+    return {"units": [
+        {"name": "Mortar", "types": ["mortar"]},
+        {"name": "Mortar", "types": ["mortar"]},
+        {"name": "Runner", "pw": 2, "types": ["runner"]},
+        {"name": "Runner", "pw": 2, "types": ["runner"]},
+        {"name": "Fighter", "pw": 2},
+        {"name": "Fighter", "pw": 2},
+        {"name": "Support", "types": ["support"]},
+        {"name": "Defender", "d": 7, "types": ["defender"]},
+    ]}

@@ -1,0 +1,69 @@
+"""Movement (seed 000): "Each unit can move 2 squares. One square adjacent to enemy is
+equal to 1.5 squares - and 0.5 is rounded down."
+
+Costs are in half squares so they stay integers: a step costs 2, entering a square
+adjacent to an enemy costs 3; a unit has 4 (a Runner 6). A path is legal while its total
+is within the budget, so the half square left after a 1.5 step "is rounded down" and
+lost: with movement 2, entering an enemy-adjacent square ends the move. Units never
+enter or pass through an occupied square (one unit per square).
+"""
+
+from __future__ import annotations
+
+from engine.grid import Cost, Grid, Path, Square, StepCost
+
+STEP = 2
+STEP_NEAR_ENEMY = 3
+
+
+def enemy_zone(state_units: dict[Square, str], side: str) -> set[Square]:
+    """Every square adjacent to a character of another side than `side`."""
+    zone: set[Square] = set()
+    for sq, owner in state_units.items():
+        if owner != side:
+            for dc in (-1, 0, 1):
+                for dr in (-1, 0, 1):
+                    zone.add(Square(sq.col + dc, sq.row + dr))
+    return zone
+
+
+def step_cost_for(owners: dict[Square, str], side: str) -> StepCost:
+    """The cost of one step for a unit of `side`, given every occupied square's side."""
+    zone = enemy_zone(owners, side)
+
+    def cost(_frm: Square, to: Square) -> Cost | None:
+        if to in owners:
+            return None
+        return STEP_NEAR_ENEMY if to in zone else STEP
+
+    return cost
+
+
+def reachable(grid: Grid, owners: dict[Square, str], side: str, start: Square, budget: int,
+              diagonals: bool) -> dict[Square, tuple[Cost, Square | None]]:
+    """Every square the unit at `start` can end its move on (start included, cost 0)."""
+    mover = {sq: s for sq, s in owners.items() if sq != start}
+    return grid.reachable(start, budget, step_cost_for(mover, side), diagonals)
+
+
+def plan(grid: Grid, owners: dict[Square, str], side: str, start: Square,
+         waypoints: list[Square], budget: int, diagonals: bool) -> Path | None:
+    """The cheapest path through the waypoints within the budget, or None."""
+    mover = {sq: s for sq, s in owners.items() if sq != start}
+    return grid.path_via(start, waypoints, budget, step_cost_for(mover, side), diagonals)
+
+
+def why_not(grid: Grid, owners: dict[Square, str], start: Square, waypoints: list[Square],
+            budget: int) -> str:
+    """A player's reason a planned move has no legal path."""
+    for sq in waypoints:
+        if not grid.contains(sq):
+            return f"{sq.name} is off the {grid.width}x{grid.height} grid"
+        if not grid.passable(sq):
+            return f"{sq.name} is impassable"
+        if sq in owners and sq != start:
+            return f"{sq.name} is occupied"
+    if waypoints and waypoints[-1] == start:
+        return "it is already there"
+    return (f"no path within its movement of {budget // 2}{'.5' if budget % 2 else ''} squares "
+            f"(a step costs 1, entering a square next to an enemy 1.5)")

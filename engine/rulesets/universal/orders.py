@@ -1,0 +1,130 @@
+"""The universal order language and its checks against a state.
+
+    A1 move c3        # the cheapest legal path to c3
+    A1 move b2 c3     # through b2, then on to c3, within one movement
+    A1 attack B2      # the side's one attack this round
+    pass              # no orders: every unit holds
+
+Orders are checked against the state they were written for; what changes before an
+order acts (an earlier side moved or defeated something) is judged again at resolution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.grid import Square, SquareError, parse_square
+from engine.orders import Arg, Order, Verb
+
+from .combat import can_hit
+from .movement import plan, reachable, why_not
+from .state import State, Unit
+
+MOVE = Verb("move", (Arg("squares", "square", repeat=True),),
+            help="move through the given squares in turn (the last is where it stops)")
+ATTACK = Verb("attack", (Arg("target", "unit"),),
+              help="attack an adjacent enemy (a Mortar: one 4 or more squares away)")
+VERBS = (MOVE, ATTACK)
+
+
+def owners(state: State) -> dict[Square, str]:
+    return {u.square: u.side for u in state.units.values()}
+
+
+def own_unit(state: State, player: str, unit_id: str | None) -> Unit | str:
+    """The player's living unit, or why the order cannot name it."""
+    if unit_id is None:
+        return "this order needs a unit"
+    unit = state.units.get(unit_id)
+    if unit is None:
+        return f"{unit_id} is not a unit on the board"
+    if unit.side != player:
+        return f"{unit_id} is not your unit"
+    return unit
+
+
+def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | str:
+    """The squares the move enters, or why it cannot be made now."""
+    grid = state.grid()
+    try:
+        waypoints = [parse_square(a) for a in args]
+    except SquareError as exc:
+        return str(exc)
+    occ = owners(state)
+    if waypoints[-1] == unit.square:
+        return f"{unit.id} is already on {unit.square.name}"
+    if any(not grid.contains(w) for w in waypoints):
+        return f"{unit.id} cannot move to {args[-1]}: " + why_not(grid, occ, unit.square, waypoints,
+                                                                   unit.movement)
+    path = plan(grid, occ, unit.side, unit.square, waypoints, unit.movement,
+                bool(state.options["diagonals"]))
+    if path is None:
+        return f"{unit.id} cannot move to {waypoints[-1].name}: " + why_not(
+            grid, occ, unit.square, waypoints, unit.movement)
+    return list(path.squares)
+
+
+def check_order(state: State, player: str, order: Order) -> str | None:
+    unit = own_unit(state, player, order.unit)
+    if isinstance(unit, str):
+        return unit
+    if order.verb == "move":
+        found = move_path(state, unit, order.args)
+        return found if isinstance(found, str) else None
+    if order.verb == "attack":
+        target = state.units.get(order.args[0])
+        if target is None:
+            return f"{order.args[0]} is not a unit on the board"
+        if target.side == player:
+            return f"{target.id} is your own unit"
+        return None
+    return f"'{order.verb}' is not an order in this game"
+
+
+def set_problems(state: State, player: str, orders: Sequence[Order]) -> list[tuple[int, str]]:
+    """(line, message) for clashes between lines: one attack per side, one move per unit,
+    two units moving to one square, an attack out of reach from where the attacker will be."""
+    problems: list[tuple[int, str]] = []
+    moved: dict[str, Square] = {}
+    destinations: dict[Square, str] = {}
+    attack_line = 0
+    for order in orders:
+        uid = order.unit or ""
+        if order.verb == "move":
+            if uid in moved:
+                problems.append((order.line, f"{uid} already has a move order"))
+                continue
+            end = parse_square(order.args[-1])
+            if end in destinations:
+                problems.append((order.line, f"{destinations[end]} already moves to {end.name}"))
+            destinations[end] = uid
+            moved[uid] = end
+        elif order.verb == "attack":
+            if attack_line:
+                problems.append((order.line, f"only one unit can attack each round (line "
+                                             f"{attack_line} already attacks)"))
+                continue
+            attack_line = order.line
+            attacker, target = state.units[uid], state.units[order.args[0]]
+            planned = attacker.copy()
+            planned.square = moved.get(uid, attacker.square)
+            reason = can_hit(state, planned, target)
+            if reason:
+                problems.append((order.line, reason))
+    return problems
+
+
+def legal_orders(state: State, player: str) -> dict[str, list[str]]:
+    """Each of the player's units → every move and attack it could be given now."""
+    grid = state.grid()
+    occ = owners(state)
+    diagonals = bool(state.options["diagonals"])
+    out: dict[str, list[str]] = {}
+    enemies = [u for u in state.units.values() if u.side != player]
+    for unit in state.side_units(player):
+        lines = [f"{unit.id} attack {e.id}" for e in enemies if can_hit(state, unit, e) is None]
+        for sq in sorted(reachable(grid, occ, unit.side, unit.square, unit.movement, diagonals)):
+            if sq != unit.square:
+                lines.append(f"{unit.id} move {sq.name}")
+        out[unit.id] = lines
+    return out

@@ -1,0 +1,125 @@
+"""The `universal` ruleset (seed 000): the contract's entry points, wired to the modules
+that hold each rule (forces, setup, movement, combat, orders, resolve, bot)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from engine.contract import (
+    COMMON_OPTIONS,
+    JSON,
+    Board,
+    Mark,
+    Options,
+    OptionSpec,
+    Outcome,
+    Piece,
+    Resolution,
+    Ruleset,
+    RulesetInfo,
+)
+from engine.dice import Dice
+from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
+from engine.turns import expected_players, max_rounds_reached
+
+from . import forces
+from .bot import greedy_orders
+from .orders import VERBS, check_order, legal_orders, set_problems
+from .resolve import resolve_round
+from .setup import place
+from .state import State
+
+UNIVERSAL_OPTIONS: tuple[OptionSpec, ...] = (
+    *COMMON_OPTIONS,
+    OptionSpec("budget", 20, "army points each player may spend (point-buy, seed step 3)",
+               minimum=1, maximum=1000),
+    OptionSpec("mortar_max_range", 0, "farthest a Mortar can hit, in squares (0: no limit)",
+               minimum=0, maximum=100),
+)
+
+
+class UniversalRuleset(Ruleset[State]):
+    info: ClassVar[RulesetInfo] = RulesetInfo(
+        id="universal",
+        title="Universal skirmish",
+        min_players=2,
+        max_players=4,
+        summary="Point-buy characters (EP/Pw/D) with Mortar, Runner, Support and Defender "
+                "types; dice from adjacency, one attack per side a round, capture tokens.",
+        options=UNIVERSAL_OPTIONS,
+        seed="000_de870f564d7742a3.txt",
+    )
+    verbs: ClassVar[tuple[Verb, ...]] = VERBS
+
+    def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
+        return forces.validate_force(force, int(options.get("budget", 20)))
+
+    def default_force(self, seat: int, options: Options) -> JSON:
+        return forces.default_force()
+
+    def setup(self, players: Sequence[str], forces_: Mapping[str, Mapping[str, Any]],
+              options: Options, dice: Dice) -> State:
+        return place(players, forces_, self.options(options))
+
+    def round_number(self, state: State) -> int:
+        return state.round
+
+    def expected(self, state: State) -> list[str]:
+        if self.outcome(state) is not None:
+            return []
+        return expected_players(str(state.options["turn_mode"]), state.seats, state.alive_sides,
+                                state.round)
+
+    def legal_orders(self, state: State, player: str) -> dict[str, list[str]]:
+        return legal_orders(state, player)
+
+    def check_order(self, state: State, player: str, order: Order) -> str | None:
+        return check_order(state, player, order)
+
+    def check_order_set(self, state: State, player: str, orders: Sequence[Order]) -> list[str]:
+        return [f"line {line}: {message}" for line, message in set_problems(state, player, orders)]
+
+    def parse_orders(self, state: State, player: str, text: str) -> list[Order]:
+        """As the contract's, but clashes between lines name their line too."""
+        orders = parse_order_text(text, self.verbs, lambda o: check_order(state, player, o))
+        problems = set_problems(state, player, orders)
+        if problems:
+            lines = text.splitlines()
+            raise OrderErrors([OrderError(n, lines[n - 1].strip(), m) for n, m in problems])
+        return orders
+
+    def resolve(self, state: State, orders: Mapping[str, Sequence[Order]], dice: Dice) -> Resolution[State]:
+        new, events = resolve_round(state, orders, dice)
+        return Resolution(new, events, list(dice.rolls))
+
+    def outcome(self, state: State) -> Outcome | None:
+        alive = state.alive_sides
+        if len(alive) == 1:
+            return Outcome((alive[0],), f"{alive[0]} is the last side standing")
+        if not alive:
+            return Outcome((), "no side is left standing")
+        if max_rounds_reached(int(state.options["max_rounds"]), state.round):
+            return Outcome((), f"the round limit of {state.options['max_rounds']} was reached")
+        return None
+
+    def board(self, state: State) -> Board:
+        pieces = [
+            Piece(id=u.id, square=u.square.name, side=u.side, kind="token" if u.token else "unit",
+                  label=u.id, health=u.ep, max_health=u.max_ep,
+                  note=", ".join(t.capitalize() for t in u.types) + ("; " if u.types else "")
+                  + f"{u.ep}/{u.power}/{u.d}")
+            for u in state.units.values()
+        ]
+        marks = [Mark(m["kind"], tuple(m["squares"]), m.get("side")) for m in state.marks]
+        return Board(int(state.options["width"]), int(state.options["height"]), dict(state.terrain),
+                     pieces, marks, {}, list(state.seats))
+
+    def dump(self, state: State) -> JSON:
+        return state.to_json()
+
+    def load(self, data: Mapping[str, Any]) -> State:
+        return State.from_json(data)
+
+    def bot_orders(self, state: State, player: str, dice: Dice) -> str | None:
+        return greedy_orders(state, player)
