@@ -1,0 +1,54 @@
+"""ISO 8601 durations (`PT48H`, `P1DT12H`, `PT5S`, `P2W`) to and from timedelta.
+
+Only exact units are accepted: weeks, days, hours, minutes and seconds (seconds may carry
+a fraction). Years and months are refused because their length depends on the calendar,
+and a deadline must mean the same span every round.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+_PATTERN = re.compile(
+    r"P(?:(?P<weeks>\d+)W)?(?:(?P<days>\d+)D)?"
+    r"(?:T(?:(?P<hours>\d+)H)?(?:(?P<minutes>\d+)M)?(?:(?P<seconds>\d+(?:[.,]\d+)?)S)?)?"
+)
+_CALENDAR_UNITS = re.compile(r"P(?:\d+Y|\d+M|\d+Y\d+M)")
+
+
+class DurationError(ValueError):
+    """A duration string that is not an exact ISO 8601 duration."""
+
+
+def parse_duration(text: str, field: str = "duration") -> timedelta:
+    if not isinstance(text, str):
+        raise DurationError(f"{field}: expected an ISO 8601 duration string like 'PT48H', got {text!r}")
+    value = text.strip().upper()
+    if _CALENDAR_UNITS.match(value):
+        raise DurationError(f"{field}: years and months have no fixed length; use days or weeks ({text!r})")
+    match = _PATTERN.fullmatch(value)
+    if not match or value in ("P", "PT") or value.endswith("T"):
+        raise DurationError(f"{field}: {text!r} is not an ISO 8601 duration like 'PT48H' or 'P1DT12H'")
+    parts = {k: float(v.replace(",", ".")) if v else 0.0 for k, v in match.groupdict().items()}
+    return timedelta(**parts)
+
+
+def format_duration(delta: timedelta) -> str:
+    """The shortest ISO 8601 form of a non-negative timedelta (whole seconds and fractions kept)."""
+    if delta < timedelta(0):
+        raise DurationError(f"duration: cannot format a negative span {delta}")
+    days, rest = delta.days, delta - timedelta(days=delta.days)
+    hours, rest_s = divmod(rest.total_seconds(), 3600)
+    minutes, seconds = divmod(rest_s, 60)
+    out = "P" + (f"{days}D" if days else "")
+    time = ""
+    if hours:
+        time += f"{int(hours)}H"
+    if minutes:
+        time += f"{int(minutes)}M"
+    if seconds:
+        time += f"{seconds:g}S"
+    if time:
+        out += "T" + time
+    return out if out != "P" else "PT0S"
