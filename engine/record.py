@@ -1,17 +1,49 @@
 """The game record (`dicepost-record/1`): everything needed to recompute every roll.
 
 Built in one place so that the service's `/record`, the engine's self-play and the
-verifiers agree on its shape.
+verifiers (`engine.verify`, `dicepost verify`, the page at `/verify`) agree on its shape.
+
+Top level: format, profile, game_id, ruleset, commitment (S_0 hex), chain_length,
+players (seat order), entropy {player: hex}, salt (G hex), steps, outcome (null while
+the game goes on), checksum. Each step: t, inputs, key (the revealed S_t hex),
+inputs_digest (D_t hex), step_key (K_t hex), rolls [{step, j, n, face, label}], events,
+state_hash, checksum.
+
+`inputs_digest` and `step_key` are derived values, written so a player checking by hand
+can compare each stage (DICE.md) and a verifier can say which stage differs. The two
+`checksum`s are plain SHA-256 over the canonical JSON of the rest of the step / record:
+they catch a damaged or carelessly edited record, even in the parts a browser cannot
+recompute without the rules (events, labels, state hashes). They do NOT stop a forger,
+who can recompute them; what stops a forger is the committed chain (dice) and the
+replay through the engine (rules).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.dice import DEFAULT_CHAIN_LENGTH, PROFILE
+from engine.dice import DEFAULT_CHAIN_LENGTH, PROFILE, canonical, inputs_digest, step_key
 
 RECORD_FORMAT = "dicepost-record/1"
+CHECKSUM = "checksum"
+
+
+def checksum(node: Mapping[str, Any]) -> str:
+    """SHA-256 hex of the canonical JSON of `node` without its own `checksum` field."""
+    return hashlib.sha256(canonical({k: v for k, v in node.items() if k != CHECKSUM})).hexdigest()
+
+
+def seal_step(step: Mapping[str, Any], salt: bytes) -> dict[str, Any]:
+    """A step with its derived D_t, K_t and checksum (recomputed, never trusted)."""
+    out = {k: v for k, v in step.items() if k != CHECKSUM}
+    s_t = bytes.fromhex(str(step["key"]))
+    t = int(step["t"])
+    out["inputs_digest"] = inputs_digest(step["inputs"]).hex()
+    out["step_key"] = step_key(s_t, salt, t, step["inputs"]).hex()
+    out[CHECKSUM] = checksum(out)
+    return out
 
 
 def build_record(
@@ -24,9 +56,15 @@ def build_record(
     salt: bytes,
     steps: Sequence[Mapping[str, Any]],
     chain_length: int = DEFAULT_CHAIN_LENGTH,
+    outcome: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """steps: each {"t", "inputs", "key" (hex S_t), "rolls", "events", "state_hash"}."""
+    """steps: each {"t", "inputs", "key" (hex S_t), "rolls", "events", "state_hash"}.
+
+    `extra` fields are kept (the verifiers list them as not checked by the rules) and
+    covered by the record checksum; an `outcome` given in `extra` is the same as the
+    `outcome` argument.
+    """
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
         "profile": PROFILE,
@@ -37,7 +75,9 @@ def build_record(
         "players": list(players),
         "entropy": {p: entropy[p].hex() for p in players},
         "salt": salt.hex(),
-        "steps": [dict(s) for s in steps],
+        "steps": [seal_step(s, salt) for s in steps],
+        "outcome": dict(outcome) if outcome is not None else None,
     }
-    record.update(extra or {})
+    record.update({k: v for k, v in (extra or {}).items() if k != CHECKSUM})
+    record[CHECKSUM] = checksum(record)
     return record

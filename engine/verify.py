@@ -1,0 +1,410 @@
+"""The full check of a game record: every die, then every rule (issue 6, docs/fair-dice.md).
+
+`verify(record)` checks, in this order, and names the first thing that differs:
+
+1. the record's shape: format, profile, players, lowercase hex of the right lengths;
+2. the salt G from the game id and every player's entropy (DICE.md "Salt");
+3. for every step t: the revealed S_t against the previous link (H(S_t) = S_{t-1},
+   from the commitment S_0), the inputs' digest D_t, the step key K_t, and every roll
+   (its step, its number j, its sides n, and its face recomputed by rejection sampling);
+4. the same step re-run through the engine (`engine.replay`): the rolls the rules ask
+   for, with their labels, every event and the state hash;
+5. each step's checksum, the outcome and the record's checksum.
+
+Checks 1-3 and 5's checksums are exactly what the browser page
+(templates/verify/verifier.html) does with WebCrypto, in the same order and with the same
+names for places, so both verifiers name the same first difference for anything but the
+rules. Checking goes on past a difference where it can (every step gets a row), and the
+rules replay goes on from the recomputed state; a record whose shape is broken stops at
+the broken place.
+
+Pure standard library: the CLI (`dicepost verify`) only reads the file or URL.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.contract import RulesError
+from engine.dice import (
+    PROFILE,
+    Dice,
+    H,
+    face,
+    game_salt,
+    inputs_digest,
+    step_key,
+)
+from engine.orders import OrderErrors
+from engine.record import CHECKSUM, RECORD_FORMAT, checksum
+from engine.replay import (
+    Difference,
+    RecordError,
+    compare_step,
+    run_recorded_step,
+    same_json,
+    show_json,
+)
+
+__all__ = ["RecordError", "RollRow", "StepRow", "Verification", "parse_record", "verify"]
+
+RECORD_FIELDS = ("format", "profile", "game_id", "ruleset", "commitment", "chain_length",
+                 "players", "entropy", "salt", "steps", CHECKSUM)
+OPTIONAL_RECORD_FIELDS = ("outcome",)
+STEP_FIELDS = ("t", "key", "inputs", "inputs_digest", "step_key", "rolls", "events",
+               "state_hash", CHECKSUM)
+ROLL_FIELDS = ("step", "j", "n", "face", "label")
+MAX_SIDES = 2**32 - 1
+_HEX = re.compile(r"(?:[0-9a-f]{2})+\Z")
+
+
+@dataclass(frozen=True)
+class RollRow:
+    j: int
+    n: Any
+    face: Any  # as recorded
+    expected: int | None  # recomputed from K_t, None when n is not a die
+    label: Any
+    ok: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"j": self.j, "n": self.n, "face": self.face, "expected": self.expected,
+                "label": self.label, "ok": self.ok}
+
+
+@dataclass
+class StepRow:
+    """One line of the table: None means not checked (an earlier break, or no replay)."""
+
+    t: int
+    revealed: str = ""  # S_t hex as recorded
+    chain: bool | None = None
+    inputs_digest: str = ""  # D_t recomputed
+    step_key: str = ""  # K_t recomputed
+    keys: bool | None = None  # recorded D_t and K_t match recomputation
+    rolls: list[RollRow] = field(default_factory=list)
+    rules: bool | None = None  # events, labels and state hash after replay
+    events: int | None = None
+    state_hash: str = ""
+    checksum: bool | None = None
+    differences: int = 0
+
+    @property
+    def rolls_ok(self) -> bool:
+        return all(r.ok for r in self.rolls)
+
+    @property
+    def ok(self) -> bool:
+        return self.differences == 0 and None not in (self.chain, self.keys, self.rules,
+                                                        self.checksum)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"t": self.t, "key": self.revealed, "chain": self.chain,
+                "inputs_digest": self.inputs_digest, "step_key": self.step_key,
+                "keys": self.keys, "rolls_ok": self.rolls_ok, "rules": self.rules,
+                "events": self.events, "state_hash": self.state_hash,
+                "checksum": self.checksum, "ok": self.ok,
+                "rolls": [r.to_json() for r in self.rolls]}
+
+
+@dataclass
+class Verification:
+    game_id: str = ""
+    ruleset: str = ""
+    commitment: str = ""
+    salt: str = ""  # recomputed from the entropy
+    salt_ok: bool | None = None
+    steps: list[StepRow] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)  # fields only the checksum covers
+    replayed: bool = False  # every step went through the engine
+    complete: bool = False  # checking reached the record checksum
+    final_state: dict[str, Any] | None = None
+
+    @property
+    def difference(self) -> Difference | None:
+        return self.differences[0] if self.differences else None
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences and self.complete and self.replayed
+
+    @property
+    def rolls(self) -> int:
+        return sum(len(s.rolls) for s in self.steps)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok, "game_id": self.game_id, "ruleset": self.ruleset,
+            "commitment": self.commitment, "salt": self.salt, "salt_ok": self.salt_ok,
+            "first_difference": self.difference.to_json() if self.difference else None,
+            "differences": [d.to_json() for d in self.differences],
+            "unchecked": self.unchecked, "replayed": self.replayed,
+            "steps": [s.to_json() for s in self.steps],
+        }
+
+
+class _Stop(Exception):
+    """The record is broken where checking cannot go on."""
+
+
+def parse_record(data: bytes | str) -> Any:
+    """Read a record's JSON strictly: UTF-8, no duplicate keys, no floats, no NaN."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"the record is not UTF-8 text: {exc}") from None
+    try:
+        return json.loads(data, object_pairs_hook=_no_duplicates, parse_float=_no_float,
+                          parse_constant=_no_float)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"the record is not JSON: {exc}") from None
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RecordError(f"the record has the key {key!r} twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_float(text: str) -> Any:
+    raise RecordError(f"the record holds the number {text}; records hold whole numbers only")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Checker:
+    def __init__(self, record: Any) -> None:
+        self.record = record
+        self.v = Verification()
+        self.row: StepRow | None = None
+
+    def diff(self, step: int, where: str, expected: str, found: Any) -> None:
+        difference = Difference(step, where, expected, show_json(found))
+        if difference in self.v.differences:  # the replay meets a face the dice check named
+            return
+        self.v.differences.append(difference)
+        if self.row is not None and step == self.row.t:
+            self.row.differences += 1
+
+    def stop(self, step: int, where: str, expected: str, found: Any) -> _Stop:
+        self.diff(step, where, expected, found)
+        return _Stop()
+
+    def hex(self, node: Mapping[str, Any], key: str, step: int, where: str,
+            sizes: range = range(32, 33)) -> bytes:
+        value = node.get(key)
+        want = (f"{sizes.start} bytes" if len(sizes) == 1
+                else f"{sizes.start} to {sizes.stop - 1} bytes")
+        if (not isinstance(value, str) or not _HEX.match(value)
+                or len(value) // 2 not in sizes):
+            raise self.stop(step, where, f"lowercase hex of {want}",
+                            "missing" if key not in node else value)
+        return bytes.fromhex(value)
+
+    # -- the record as a whole ---------------------------------------------------------
+
+    def header(self) -> tuple[bytes, bytes, list[str]]:
+        r = self.record
+        if not isinstance(r, dict):
+            raise self.stop(0, "record", "a JSON object", type(r).__name__)
+        for key in RECORD_FIELDS:
+            if key not in r:
+                raise self.stop(0, key, "a field", "missing")
+        if r["format"] != RECORD_FORMAT:
+            raise self.stop(0, "format", RECORD_FORMAT, r["format"])
+        if r["profile"] != PROFILE:
+            raise self.stop(0, "profile", PROFILE, r["profile"])
+        for key in ("game_id", "ruleset"):
+            if not isinstance(r[key], str) or not r[key]:
+                raise self.stop(0, key, "text", r[key])
+        self.v.game_id, self.v.ruleset = r["game_id"], r["ruleset"]
+        commitment = self.hex(r, "commitment", 0, "commitment")
+        self.v.commitment = commitment.hex()
+        players = r["players"]
+        if (not isinstance(players, list) or not players
+                or not all(isinstance(p, str) and p for p in players)
+                or len(set(players)) != len(players)):
+            raise self.stop(0, "players", "a list of distinct player ids", players)
+        entropy = r["entropy"]
+        if not isinstance(entropy, dict) or sorted(entropy) != sorted(players):
+            raise self.stop(0, "entropy", "one entropy per player: " + ", ".join(players),
+                            sorted(entropy) if isinstance(entropy, dict) else entropy)
+        values = {p: self.hex(entropy, p, 0, f"entropy of {p}", range(16, 65)) for p in players}
+        recorded_salt = self.hex(r, "salt", 0, "salt")
+        salt = game_salt(r["game_id"], values)
+        self.v.salt = salt.hex()
+        self.v.salt_ok = recorded_salt == salt
+        if not self.v.salt_ok:
+            self.diff(0, "salt", f"G from game_id and entropy = {salt.hex()}", recorded_salt.hex())
+        steps = r["steps"]
+        if not isinstance(steps, list):
+            raise self.stop(0, "steps", "a list of steps", steps)
+        n = r["chain_length"]
+        if not _is_int(n) or not len(steps) <= n < 2**32:
+            raise self.stop(0, "chain_length", f"a whole number of at least {len(steps)} steps", n)
+        self.hex(r, CHECKSUM, 0, CHECKSUM)
+        return commitment, salt, players
+
+    # -- one step: the dice ------------------------------------------------------------
+
+    def step_dice(self, t: int, step: Any, previous: bytes, salt: bytes,
+                  players: list[str]) -> tuple[bytes, bytes]:
+        """Check step t's chain link, inputs, key and rolls; return (S_t, K_t)."""
+        assert self.row is not None
+        row = self.row
+        if not isinstance(step, dict):
+            raise self.stop(t, "step", "a JSON object", step)
+        for key in STEP_FIELDS:
+            if key not in step:
+                raise self.stop(t, key, "a field", "missing")
+        for key in sorted(step):
+            if key not in STEP_FIELDS:
+                self.diff(t, f"field {key}", "no such field", step[key])
+        if not _is_int(step["t"]) or step["t"] != t:
+            raise self.stop(t, "t", str(t), step["t"])
+        s_t = self.hex(step, "key", t, "key (S_t)")
+        row.revealed = s_t.hex()
+        link = H(PROFILE, "chain", s_t)
+        row.chain = link == previous
+        if not row.chain:
+            self.diff(t, "chain", f"H(S_{t}) = S_{t - 1} = {previous.hex()}", f"H(S_{t}) = {link.hex()}")
+        inputs = step["inputs"]
+        self.inputs_shape(t, inputs, players)
+        d_t = inputs_digest(inputs)
+        k_t = step_key(s_t, salt, t, inputs)
+        row.inputs_digest, row.step_key = d_t.hex(), k_t.hex()
+        recorded_d = self.hex(step, "inputs_digest", t, "inputs_digest (D_t)")
+        recorded_k = self.hex(step, "step_key", t, "step_key (K_t)")
+        row.keys = True
+        if recorded_d != d_t:
+            row.keys = False
+            self.diff(t, "inputs_digest (D_t)", f"H(inputs) = {d_t.hex()}", recorded_d.hex())
+        if recorded_k != k_t:
+            row.keys = False
+            self.diff(t, "step_key (K_t)", f"M(S_{t}, step, G, {t}, D_{t}) = {k_t.hex()}",
+                      recorded_k.hex())
+        rolls = step["rolls"]
+        if not isinstance(rolls, list):
+            raise self.stop(t, "rolls", "a list of rolls", rolls)
+        for j, roll in enumerate(rolls):
+            row.rolls.append(self.roll(t, j, roll, k_t))
+        return s_t, k_t
+
+    def inputs_shape(self, t: int, inputs: Any, players: list[str]) -> None:
+        if t == 1:
+            if not isinstance(inputs, dict):
+                raise self.stop(t, "inputs", "the setup document", inputs)
+            if inputs.get("ruleset") != self.v.ruleset:
+                self.diff(t, "inputs ruleset", self.v.ruleset, inputs.get("ruleset", "missing"))
+            if inputs.get("players") != players:
+                self.diff(t, "inputs players", show_json(players), inputs.get("players", "missing"))
+            return
+        if (not isinstance(inputs, dict) or sorted(inputs) != sorted(players)
+                or not all(isinstance(v, str) for v in inputs.values())):
+            raise self.stop(t, "inputs", "every player's order text: " + ", ".join(players), inputs)
+
+    def roll(self, t: int, j: int, roll: Any, k_t: bytes) -> RollRow:
+        where = f"roll {j}"
+        if not isinstance(roll, dict):
+            raise self.stop(t, where, "a JSON object", roll)
+        for key in ROLL_FIELDS:
+            if key not in roll:
+                raise self.stop(t, f"{where} {key}", "a field", "missing")
+        ok = True
+        for key in sorted(roll):
+            if key not in ROLL_FIELDS:
+                ok = False
+                self.diff(t, f"{where} field {key}", "no such field", roll[key])
+        for key, want in (("step", t), ("j", j)):
+            if not _is_int(roll[key]) or roll[key] != want:
+                ok = False
+                self.diff(t, f"{where} {key}", str(want), roll[key])
+        n = roll["n"]
+        expected = None
+        if not _is_int(n) or not 1 <= n <= MAX_SIDES:
+            ok = False
+            self.diff(t, f"{where} n", f"1 to {MAX_SIDES} sides", n)
+        else:
+            expected = face(k_t, j, n)
+            if not _is_int(roll["face"]) or roll["face"] != expected:
+                ok = False
+                self.diff(t, f"{where} face", str(expected), roll["face"])
+        if not isinstance(roll["label"], str):
+            ok = False
+            self.diff(t, f"{where} label", "text", roll["label"])
+        return RollRow(j, n, roll["face"], expected, roll["label"], ok)
+
+    # -- one step: the rules -----------------------------------------------------------
+
+    def step_rules(self, t: int, step: dict[str, Any], state: dict[str, Any] | None,
+                   k_t: bytes) -> tuple[dict[str, Any] | None, Any]:
+        """Re-run step t; return the recomputed state and outcome (state None: stop)."""
+        assert self.row is not None
+        try:
+            result = run_recorded_step(self.v.ruleset, state, step["inputs"], t, Dice(k_t, t))
+        except (OrderErrors, RulesError, KeyError, ValueError, TypeError) as exc:
+            self.row.rules = False
+            self.diff(t, "rules", "the step to run", f"error: {exc}")
+            return None, None
+        self.row.events = len(result.events)
+        self.row.state_hash = result.state_hash
+        difference = compare_step(t, result, step)
+        self.row.rules = difference is None
+        if difference:
+            self.diff(difference.step, difference.where, difference.expected, difference.found)
+        return result.state, result.outcome
+
+    def run(self) -> Verification:
+        v = self.v
+        try:
+            commitment, salt, players = self.header()
+        except _Stop:
+            return v
+        previous = commitment
+        state: dict[str, Any] | None = None
+        replaying = True
+        outcome: Any = None
+        steps: list[Any] = self.record["steps"]
+        for index, step in enumerate(steps):
+            t = index + 1
+            self.row = StepRow(t)
+            v.steps.append(self.row)
+            try:
+                previous, k_t = self.step_dice(t, step, previous, salt, players)
+            except _Stop:
+                return v
+            if replaying:
+                state, outcome = self.step_rules(t, step, state, k_t)
+                replaying = state is not None
+            recorded = step[CHECKSUM]
+            self.row.checksum = recorded == checksum(step)
+            if not self.row.checksum:
+                self.diff(t, CHECKSUM, checksum(step), recorded)
+        self.row = None
+        v.replayed = replaying and bool(steps)
+        v.final_state = state if v.replayed else None
+        record = self.record
+        if v.replayed and "outcome" in record and not same_json(record["outcome"], outcome):
+            self.diff(len(steps), "outcome", show_json(outcome), record["outcome"])
+        v.unchecked = sorted(k for k in record
+                             if k not in RECORD_FIELDS and k not in OPTIONAL_RECORD_FIELDS)
+        if record[CHECKSUM] != checksum(record):
+            self.diff(0, CHECKSUM, checksum(record), record[CHECKSUM])
+        v.complete = True
+        return v
+
+
+def verify(record: Any) -> Verification:
+    """Check everything a record claims; see the module doc for the order of checks."""
+    return _Checker(record).run()
