@@ -183,21 +183,34 @@ class Grid:
 
     # -- movement ------------------------------------------------------------
     def reachable(
-        self, start: Square, budget: Cost, step_cost: StepCost, diagonals: bool = True
+        self, start: Square, budget: Cost, step_cost: StepCost, diagonals: bool = True,
+        goal: Square | None = None,
     ) -> dict[Square, tuple[Cost, Square | None]]:
         """Every square reachable within budget: square → (least cost, previous square).
 
         step_cost(frm, to) gives the cost of one step, or None when it is forbidden.
         Ties between equal-cost paths break by square order, so results are deterministic.
+        With a goal the search stops once the goal's cost is final (its entry is then
+        exactly what the full search gives; other entries may be missing).
         """
+        # The hot path of every move check: neighbours come from a shared table and
+        # passable() is inlined (same order, same results) because bots and resolution
+        # call this thousands of times a second.
+        table = _neighbour_table(self.width, self.height, diagonals)
+        terrain, blocked = self.terrain, self.blocks_move
         best: dict[Square, tuple[Cost, Square | None]] = {start: (0, None)}
         heap: list[tuple[Cost, Square]] = [(0, start)]
         while heap:
             cost, sq = heapq.heappop(heap)
             if cost > best[sq][0]:
                 continue
-            for n in self.neighbours(sq, diagonals):
-                if not self.passable(n):
+            if sq == goal:
+                break
+            around = table.get(sq)
+            if around is None:
+                around = table[sq] = tuple(self.neighbours(sq, diagonals))
+            for n in around:
+                if terrain and terrain.get(n) in blocked:
                     continue
                 c = step_cost(sq, n)
                 if c is None:
@@ -219,7 +232,7 @@ class Grid:
         diagonals: bool = True,
     ) -> Path | None:
         """The cheapest path from start to goal within budget, or None."""
-        best = self.reachable(start, budget, step_cost, diagonals)
+        best = self.reachable(start, budget, step_cost, diagonals, goal)
         if goal not in best:
             return None
         return Path(_walk_back(best, goal), best[goal][0])
@@ -244,6 +257,14 @@ class Grid:
             spent += leg.cost
             here = wp
         return Path(tuple(squares), spent)
+
+
+# Each grid shape's neighbour lists, filled lazily as searches visit squares.
+_NEIGHBOUR_TABLES: dict[tuple[int, int, bool], dict[Square, tuple[Square, ...]]] = {}
+
+
+def _neighbour_table(width: int, height: int, diagonals: bool) -> dict[Square, tuple[Square, ...]]:
+    return _NEIGHBOUR_TABLES.setdefault((width, height, diagonals), {})
 
 
 def _walk_back(best: Mapping[Square, tuple[Cost, Square | None]], goal: Square) -> tuple[Square, ...]:

@@ -16,15 +16,16 @@ STEP = 2
 STEP_NEAR_ENEMY = 3
 
 
-def enemy_zone(state_units: dict[Square, str], side: str) -> set[Square]:
-    """Every square adjacent to a character of another side than `side`."""
-    zone: set[Square] = set()
-    for sq, owner in state_units.items():
-        if owner != side:
-            for dc in (-1, 0, 1):
-                for dr in (-1, 0, 1):
-                    zone.add(Square(sq.col + dc, sq.row + dr))
-    return zone
+_AROUND = tuple((dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1))
+
+
+def enemy_zone(state_units: dict[Square, str], side: str) -> set[tuple[int, int]]:
+    """Every square adjacent to a character of another side than `side`.
+
+    Plain (col, row) tuples: they hash and compare equal to Squares and are cheaper to make.
+    """
+    return {(sq[0] + dc, sq[1] + dr) for sq, owner in state_units.items() if owner != side
+            for dc, dr in _AROUND}
 
 
 def step_cost_for(owners: dict[Square, str], side: str) -> StepCost:
