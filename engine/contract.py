@@ -103,6 +103,7 @@ class RulesetInfo:
     summary: str
     options: tuple[OptionSpec, ...] = COMMON_OPTIONS
     seed: str = ""  # the seed file this ruleset implements
+    shared_squares: bool = False  # True where figures may share a square (heroes: same space)
 
     def option(self, name: str) -> OptionSpec:
         for spec in self.options:
