@@ -15,9 +15,10 @@ class UnknownRuleset(RulesError):
 
 def _build() -> list[Ruleset[Any]]:
     # Imported here so engine.contract stays importable by the rulesets themselves.
+    from engine.rulesets.jep1 import Jep1Ruleset
     from engine.rulesets.universal import UniversalRuleset
 
-    return [UniversalRuleset()]
+    return [UniversalRuleset(), Jep1Ruleset()]
 
 
 _RULESETS: list[Ruleset[Any]] | None = None

@@ -1,0 +1,104 @@
+"""jep1's own greedy bot: good enough to finish games, simple enough to read.
+
+Each unit stands guard with its defence skills, then: a shooter (R above M) shoots the
+weakest enemy in reach, stepping up first if none is; a fighter attacks the weakest
+enemy it can close in on, else marches on the nearest. Skills with uses left are
+spent at once. Squares other units of the bot plan to take are kept free. Choices
+between equally good squares come from the bot's dice, so a seed names one game.
+"""
+
+from __future__ import annotations
+
+from engine.contract import PlayerId
+from engine.dice import Dice
+from engine.grid import Grid, Square, distance
+from engine.rulesets.jep1.initiative import acting_order
+from engine.rulesets.jep1.legal import usable
+from engine.rulesets.jep1.movement import MOVE, approach, reachable
+from engine.rulesets.jep1.progress import expected
+from engine.rulesets.jep1.ranged import shot_problem
+from engine.rulesets.jep1.skills import ATTACK, DEFENCE, MAX_PER_PHASE, SKILLS
+from engine.rulesets.jep1.state import JepState
+from engine.rulesets.jep1.units import Unit
+
+
+def bot_orders(state: JepState, player: PlayerId, dice: Dice) -> str:
+    if player not in expected(state):
+        return ""
+    grid, occupied = state.grid(), state.occupied()
+    diagonals = bool(state.options["diagonals"])
+    enemies = [u for u in state.living() if u.side != player]
+    claimed = set(occupied)
+    lines: list[str] = []
+    for uid in acting_order(state.units, state.round, state.first):
+        unit = state.unit(uid)
+        if unit is None or unit.side != player:
+            continue
+        guard = _per_phase(usable(unit, DEFENCE))
+        if guard and sorted(guard) != sorted(unit.guard):
+            lines.append(f"{uid} guard {' '.join(guard)}")
+        with_skills = _with(_per_phase(usable(unit, ATTACK)))
+        weakest = sorted(enemies, key=lambda e: (e.H + e.A, distance(unit.at, e.at), e.id))
+        if unit.R > unit.M:
+            lines.extend(_shooter(grid, unit, weakest, claimed, occupied, diagonals, with_skills, dice))
+            continue
+        for enemy in weakest:
+            path = approach(grid, unit.at, enemy.at, MOVE, claimed - {unit.at}, diagonals)
+            if path is not None:
+                if path.end is not None:
+                    claimed.add(path.end)
+                lines.append(f"{uid} attack {enemy.id}{with_skills}")
+                break
+        else:
+            step = _towards(grid, unit, enemies, claimed, occupied, diagonals, dice)
+            if step is not None:
+                lines.append(f"{uid} move {step.name}")
+    return "\n".join(lines)
+
+
+def _shooter(grid: Grid, unit: Unit, weakest: list[Unit], claimed: set[Square], occupied: set[Square],
+             diagonals: bool, with_skills: str, dice: Dice) -> list[str]:
+    for enemy in weakest:
+        if shot_problem(grid, unit, unit.at, enemy.at) is None:
+            return [f"{unit.id} shoot {enemy.id}{with_skills}"]
+    step = _towards(grid, unit, weakest, claimed, occupied, diagonals, dice)
+    if step is None:
+        return []
+    lines = [f"{unit.id} move {step.name}"]
+    for enemy in weakest:
+        if shot_problem(grid, unit, step, enemy.at) is None:
+            lines.append(f"{unit.id} shoot {enemy.id}{with_skills}")
+            break
+    return lines
+
+
+def _towards(grid: Grid, unit: Unit, enemies: list[Unit], claimed: set[Square], occupied: set[Square],
+             diagonals: bool, dice: Dice) -> Square | None:
+    """A free square within 4 that is closest to the nearest enemy (None: stay)."""
+    if not enemies:
+        return None
+    spots = [sq for sq in reachable(grid, unit.at, MOVE, occupied, diagonals) if sq not in claimed]
+
+    def gap(sq: Square) -> int:
+        return min(distance(sq, e.at) for e in enemies)
+
+    if not spots or min(map(gap, spots)) >= gap(unit.at):
+        return None
+    best = min(map(gap, spots))
+    pick = sorted((sq for sq in spots if gap(sq) == best), key=lambda s: (s.row, s.col))
+    chosen = pick[dice.roll(len(pick), f"bot {unit.id} move") - 1]
+    claimed.add(chosen)
+    return chosen
+
+
+def _per_phase(names: list[str]) -> list[str]:
+    """Keep at most MAX_PER_PHASE skills of each phase, in order."""
+    out: list[str] = []
+    for name in names:
+        if sum(1 for k in out if SKILLS[k].phase == SKILLS[name].phase) < MAX_PER_PHASE:
+            out.append(name)
+    return out
+
+
+def _with(names: list[str]) -> str:
+    return f" with {' '.join(names)}" if names else ""

@@ -1,0 +1,50 @@
+"""Every order line a unit may be given now: what the web form offers and the bots pick from.
+
+Each line parses on its own. Attacks are listed for enemies the unit can close in on
+this round; shots for enemies within reach and sight from where it stands.
+"""
+
+from __future__ import annotations
+
+from engine.contract import PlayerId
+from engine.rulesets.jep1.movement import MOVE, approach, reachable
+from engine.rulesets.jep1.progress import expected
+from engine.rulesets.jep1.ranged import shot_problem
+from engine.rulesets.jep1.skills import ATTACK, DEFENCE, SKILLS
+from engine.rulesets.jep1.state import JepState
+from engine.rulesets.jep1.units import Unit
+
+
+def usable(unit: Unit, side: str) -> list[str]:
+    """The unit's skills of this side that have uses left, in the unit's own order."""
+    return [n for n in unit.skills if SKILLS[n].side == side and unit.uses.get(n, 0) > 0]
+
+
+def legal_orders(state: JepState, player: PlayerId) -> dict[str, list[str]]:
+    if player not in expected(state):
+        return {}
+    grid, occupied = state.grid(), state.occupied()
+    diagonals = bool(state.options["diagonals"])
+    enemies = [u for u in state.living() if u.side != player]
+    out: dict[str, list[str]] = {}
+    for unit in state.living():
+        if unit.side != player:
+            continue
+        spots = reachable(grid, unit.at, MOVE, occupied, diagonals)
+        lines = [f"{unit.id} move {sq.name}" for sq in sorted(spots, key=lambda s: (s.row, s.col))
+                 if sq != unit.at]
+        attack_skills = usable(unit, ATTACK)
+        for enemy in enemies:
+            verbs = []
+            if approach(grid, unit.at, enemy.at, MOVE, occupied, diagonals) is not None:
+                verbs.append("attack")
+            if unit.R >= 1 and shot_problem(grid, unit, unit.at, enemy.at) is None:
+                verbs.append("shoot")
+            for verb in verbs:
+                lines.append(f"{unit.id} {verb} {enemy.id}")
+                lines.extend(f"{unit.id} {verb} {enemy.id} with {k}" for k in attack_skills)
+        lines.extend(f"{unit.id} guard {k}" for k in usable(unit, DEFENCE))
+        if unit.guard:
+            lines.append(f"{unit.id} guard none")
+        out[unit.id] = lines
+    return out

@@ -1,0 +1,183 @@
+"""jep1's order verbs, their checks against the state, and every legal line per unit.
+
+    A1 move c3                   # up to 4 squares (waypoints allowed: A1 move b2 c3)
+    A1 attack B2                 # melee; closes in with what is left of the 4 squares
+    A1 attack B2 with berserk    # attack skills are named with the attack (at most 2 a phase)
+    A3 shoot B3 with aim         # ranged: R dice against the target's I dice
+    A1 guard parry shield        # standing defence skills, kept until changed
+    A1 guard none                # stop using standing defence skills
+
+A unit takes at most one move, one attack or shoot, and one guard a round. The move
+happens before the attack whatever the line order ("move 4 squares before his melee
+attack").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.contract import PlayerId
+from engine.grid import Grid, Square, distance, parse_square
+from engine.orders import Arg, Order, Verb
+from engine.rulesets.jep1.movement import MOVE, move_path
+from engine.rulesets.jep1.progress import expected
+from engine.rulesets.jep1.ranged import shot_problem
+from engine.rulesets.jep1.skills import ATTACK, DEFENCE, skill_problem
+from engine.rulesets.jep1.state import JepState
+from engine.rulesets.jep1.units import Unit
+
+_SKILL_WORDS = Arg("skills", "word", optional=True, repeat=True)
+VERBS: tuple[Verb, ...] = (
+    Verb("move", (Arg("to", "square", repeat=True),),
+         help="move up to 4 squares, around other units: A1 move c3"),
+    Verb("attack", (Arg("target", "unit"), _SKILL_WORDS),
+         help="melee an enemy, closing in first if needed: A1 attack B2 [with berserk aim]"),
+    Verb("shoot", (Arg("target", "unit"), _SKILL_WORDS),
+         help="shoot an enemy within reach and sight: A3 shoot B2 [with aim]"),
+    Verb("guard", (Arg("skills", "word", repeat=True),),
+         help="standing defence skills, kept until changed: A1 guard parry (or: A1 guard none)"),
+)
+ACTIONS = ("attack", "shoot")
+
+
+@dataclass
+class Plan:
+    """One unit's orders for a round."""
+
+    move: Order | None = None
+    action: Order | None = None
+    guard: Order | None = None
+
+
+def plans(orders: Sequence[Order]) -> dict[str, Plan]:
+    out: dict[str, Plan] = {}
+    for o in orders:
+        assert o.unit is not None
+        plan = out.setdefault(o.unit, Plan())
+        if o.verb == "move":
+            plan.move = o
+        elif o.verb in ACTIONS:
+            plan.action = o
+        elif o.verb == "guard":
+            plan.guard = o
+    return out
+
+
+def named_skills(order: Order) -> list[str]:
+    """The skills after 'with' in an attack or shoot order (checked to be well formed)."""
+    return list(order.args[2:])
+
+
+def guard_skills(order: Order) -> list[str]:
+    return [] if order.args == ("none",) else list(order.args)
+
+
+def _squares(grid: Grid, words: Sequence[str]) -> list[Square] | str:
+    out = []
+    for w in words:
+        sq = parse_square(w)
+        if not grid.contains(sq):
+            return f"{w} is off the {grid.width}x{grid.height} grid"
+        out.append(sq)
+    return out
+
+
+def check_order(state: JepState, player: PlayerId, order: Order) -> str | None:
+    if player not in expected(state):
+        return f"{player} has no orders to give this round"
+    unit = state.unit(order.unit or "")
+    if unit is None:
+        return f"there is no unit {order.unit}"
+    if unit.side != player:
+        return f"{unit.id} is not your unit"
+    if not unit.alive:
+        return f"{unit.id} is dead"
+    if order.verb == "move":
+        return _check_move(state, unit, order)
+    if order.verb in ACTIONS:
+        return _check_action(state, unit, order)
+    return _check_guard(unit, order)
+
+
+def _check_move(state: JepState, unit: Unit, order: Order) -> str | None:
+    grid = state.grid()
+    squares = _squares(grid, order.args)
+    if isinstance(squares, str):
+        return squares
+    path = move_path(grid, unit.at, squares, MOVE, state.occupied(), bool(state.options["diagonals"]))
+    if path is not None and not path.squares:
+        return f"{unit.id} is already on {unit.at.name}"
+    if path is None:
+        return (f"{unit.id} cannot reach {' then '.join(order.args)} from {unit.at.name} in {MOVE} squares "
+                "without passing through other units")
+    return None
+
+
+def _check_action(state: JepState, unit: Unit, order: Order) -> str | None:
+    target = state.unit(order.args[0])
+    if target is None:
+        return f"there is no unit {order.args[0]}"
+    if target.side == unit.side:
+        return f"{target.id} is on your side"
+    if not target.alive:
+        return f"{target.id} is already dead"
+    if order.verb == "shoot" and unit.R < 1:
+        return f"{unit.id} has no ranged attack (R0)"
+    words = order.args[1:]
+    if words and words[0] != "with":
+        return f"name skills after 'with': {unit.id} {order.verb} {target.id} with SKILL"
+    if words and len(words) == 1:
+        return "name at least one skill after 'with'"
+    return skill_problem(words[1:], ATTACK, unit.skills, unit.uses)
+
+
+def _check_guard(unit: Unit, order: Order) -> str | None:
+    if "none" in order.args:
+        return None if order.args == ("none",) else "'guard none' stands alone"
+    return skill_problem(order.args, DEFENCE, unit.skills, unit.uses)
+
+
+def check_order_set(state: JepState, player: PlayerId, orders: Sequence[Order]) -> list[tuple[int, str]]:
+    """(line, problem): one move, one attack or shoot and one guard per unit, actions in range."""
+    problems: list[tuple[int, str]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for o in orders:
+        slot = "action" if o.verb in ACTIONS else o.verb
+        key = (o.unit or "", slot)
+        if key in seen:
+            problems.append((o.line, f"{o.unit} already has a{'n' * (slot == 'action')} {slot} order "
+                                     f"on line {seen[key]}"))
+        else:
+            seen[key] = o.line
+    if problems:
+        return problems
+    grid = state.grid()
+    occupied = state.occupied()
+    diagonals = bool(state.options["diagonals"])
+    for uid, plan in plans(orders).items():
+        unit = state.unit(uid)
+        if plan.action is None or unit is None:
+            continue
+        frm, left = unit.at, MOVE
+        if plan.move is not None:
+            path = move_path(grid, unit.at, [parse_square(w) for w in plan.move.args], MOVE, occupied,
+                             diagonals)
+            if path is not None and path.end is not None:
+                frm, left = path.end, MOVE - path.cost
+        target = state.unit(plan.action.args[0])
+        problem = target and _reach_problem(grid, unit, frm, left, plan.action.verb, target)
+        if problem:
+            problems.append((plan.action.line, problem))
+    return problems
+
+
+def _reach_problem(grid: Grid, unit: Unit, frm: Square, left: int, verb: str, target: Unit) -> str | None:
+    """Whether the target, where it stands now, is in reach from where the unit will be."""
+    if verb == "shoot":
+        return shot_problem(grid, unit, frm, target.at)
+    far = distance(frm, target.at)
+    if far > left + 1:
+        return (f"{target.id} is {far} squares from {frm.name}: too far for {unit.id} "
+                f"to reach this round ({left} squares of movement left)")
+    return None

@@ -1,0 +1,123 @@
+"""The jep1 ruleset: the JEP1 combat system (seeds/001) on dicepost's grid.
+
+This class only wires the contract to the modules that hold the rules; see
+docs/rulesets/jep1.md for how to play and every reading of the seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from engine.contract import (
+    COMMON_OPTIONS,
+    JSON,
+    Board,
+    Mark,
+    Options,
+    OptionSpec,
+    Outcome,
+    Piece,
+    PlayerId,
+    Resolution,
+    Ruleset,
+    RulesetInfo,
+)
+from engine.dice import Dice
+from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
+from engine.rulesets.jep1 import bot, forces, legal, orders, progress
+from engine.rulesets.jep1.initiative import first_round_order, keep_roll_offs
+from engine.rulesets.jep1.resolve import resolve_round
+from engine.rulesets.jep1.state import JepState
+
+JEP1_OPTIONS: tuple[OptionSpec, ...] = (
+    *COMMON_OPTIONS,
+    OptionSpec("points", 300, "points budget of each force (see the cost table)", minimum=10, maximum=5000),
+    OptionSpec("ties_block", False,
+               "a defence value equal to an attack value blocks it (the seed's example); "
+               "off: attack >= defence is a hit (the seed's rule text)", kind="bool"),
+    OptionSpec("ranged_strikes_back", False,
+               "a unit that is shot and lives shoots back if it can", kind="bool"),
+)
+
+
+class Jep1Ruleset(Ruleset[JepState]):
+    info: ClassVar[RulesetInfo] = RulesetInfo(
+        id="jep1",
+        title="JEP1 combat system",
+        min_players=2,
+        max_players=2,
+        summary="Skirmish with initiative, melee and ranged dice pools, blocks, toughness, "
+                "armor and skills; each melee attack is answered by a strike back.",
+        options=JEP1_OPTIONS,
+        seed="001_c5a248f8d4f42b88.txt",
+    )
+    verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
+
+    def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
+        return forces.validate_force(force, self.options(options))
+
+    def default_force(self, seat: int, options: Options) -> JSON:
+        return forces.default_force()
+
+    def setup(self, players: Sequence[PlayerId], forces_by_player: Mapping[PlayerId, Mapping[str, Any]],
+              options: Options, dice: Dice) -> JepState:
+        opts = self.options(options)
+        units = [u for seat, p in enumerate(players)
+                 for u in forces.build_units(seat, p, forces_by_player[p], opts)]
+        first = first_round_order(units, dice)
+        keep_roll_offs(units, dice)
+        return JepState(opts, list(players), units, 1, first, [])
+
+    def round_number(self, state: JepState) -> int:
+        return state.round
+
+    def expected(self, state: JepState) -> list[PlayerId]:
+        return progress.expected(state)
+
+    def legal_orders(self, state: JepState, player: PlayerId) -> dict[str, list[str]]:
+        return legal.legal_orders(state, player)
+
+    def check_order(self, state: JepState, player: PlayerId, order: Order) -> str | None:
+        return orders.check_order(state, player, order)
+
+    def check_order_set(self, state: JepState, player: PlayerId, given: Sequence[Order]) -> list[str]:
+        return [f"line {n}: {m}" for n, m in orders.check_order_set(state, player, given)]
+
+    def parse_orders(self, state: JepState, player: PlayerId, text: str) -> list[Order]:
+        """As the contract's, but a clash between lines names its line and text."""
+        given = parse_order_text(text, self.verbs, lambda o: orders.check_order(state, player, o))
+        problems = orders.check_order_set(state, player, given)
+        if problems:
+            lines = text.splitlines()
+            raise OrderErrors([OrderError(n, lines[n - 1].strip(), m) for n, m in problems])
+        return given
+
+    def resolve(self, state: JepState, given: Mapping[PlayerId, Sequence[Order]],
+                dice: Dice) -> Resolution[JepState]:
+        return resolve_round(state, given, dice)
+
+    def outcome(self, state: JepState) -> Outcome | None:
+        return progress.outcome(state)
+
+    def board(self, state: JepState) -> Board:
+        pieces = [
+            Piece(id=u.id, square=u.at.name, side=u.side, kind="unit", label=u.id, health=u.H,
+                  max_health=u.max_h,
+                  note=f"{u.kind} {u.stat_line()}; skills: "
+                       + (", ".join(f"{k} {u.uses[k]}" for k in u.skills) or "none")
+                       + (f"; guard: {', '.join(u.guard)}" if u.guard else ""))
+            for u in state.living()
+        ]
+        marks = [Mark(m["kind"], tuple(m["squares"]), m["side"]) for m in state.marks]
+        return Board(int(state.options["width"]), int(state.options["height"]), {}, pieces, marks,
+                     {}, list(state.players))
+
+    def dump(self, state: JepState) -> JSON:
+        return state.to_json()
+
+    def load(self, data: Mapping[str, Any]) -> JepState:
+        return JepState.from_json(dict(data))
+
+    def bot_orders(self, state: JepState, player: PlayerId, dice: Dice) -> str | None:
+        return bot.bot_orders(state, player, dice)
