@@ -15,10 +15,11 @@ class UnknownRuleset(RulesError):
 
 def _build() -> list[Ruleset[Any]]:
     # Imported here so engine.contract stays importable by the rulesets themselves.
+    from engine.rulesets.fivedice import FivediceRuleset
     from engine.rulesets.jep1 import Jep1Ruleset
     from engine.rulesets.universal import UniversalRuleset
 
-    return [UniversalRuleset(), Jep1Ruleset()]
+    return [UniversalRuleset(), Jep1Ruleset(), FivediceRuleset()]
 
 
 _RULESETS: list[Ruleset[Any]] | None = None

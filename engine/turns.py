@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.contract import PlayerId
+from engine.contract import Outcome, PlayerId
 
 
 def expected_players(turn_mode: str, seats: Sequence[PlayerId], alive: Sequence[PlayerId],
@@ -31,3 +31,15 @@ def alternating_player(seats: Sequence[PlayerId], alive: Sequence[PlayerId],
 def max_rounds_reached(max_rounds: int, round_number: int) -> bool:
     """True once the round about to be played is past the game's cap (0: no cap)."""
     return max_rounds > 0 and round_number > max_rounds
+
+
+def standing_outcome(alive: Sequence[PlayerId], max_rounds: int, round_number: int) -> Outcome | None:
+    """The common end of a game: the last side with units wins, none left is a draw, and
+    the round cap (if any) ends it as a draw."""
+    if len(alive) == 1:
+        return Outcome((alive[0],), f"{alive[0]} has the last units standing")
+    if not alive:
+        return Outcome((), "every unit has fallen")
+    if max_rounds_reached(max_rounds, round_number):
+        return Outcome((), f"the {max_rounds}-round limit is reached")
+    return None

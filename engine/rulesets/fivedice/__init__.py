@@ -1,0 +1,5 @@
+"""fivedice: "Combat System with miniatures" (seeds/004). See docs/rulesets/fivedice.md."""
+
+from engine.rulesets.fivedice.ruleset import FivediceRuleset
+
+__all__ = ["FivediceRuleset"]

@@ -1,0 +1,56 @@
+"""The order lines each unit may be given now: for forms, bots and the contract test.
+
+Moves list every square a unit can reach now (a `lose defence` variant where a move
+costs one action); attacks list only targets in reach now. Orders written for squares
+or targets that only open up later in the round are still accepted by the parser.
+"""
+
+from __future__ import annotations
+
+from engine.grid import distance
+from engine.rulesets.fivedice.actions import melee_weapon, movement_losses
+from engine.rulesets.fivedice.gear import GEAR
+from engine.rulesets.fivedice.movement import enemy_squares
+from engine.rulesets.fivedice.ranged import MIN_SHOT
+from engine.rulesets.fivedice.state import GameState, Unit
+
+
+def _moves(state: GameState, unit: Unit) -> list[str]:
+    blocked = enemy_squares(state, unit)
+    taken = {u.square for u in state.living()}
+    mp = unit.sheet.movement
+    reach = state.grid.reachable(unit.square, 3 * mp, lambda _f, to: None if to in blocked else 1,
+                                 bool(state.options["diagonals"]))
+    lines = []
+    for sq, (cost, _) in sorted(reach.items()):
+        if sq in taken:
+            continue
+        lines.append(f"{unit.id} move {sq.name}")
+        if movement_losses(cost, mp) == 1:
+            lines.append(f"{unit.id} move {sq.name} lose defence")
+    return lines
+
+
+def _targets(state: GameState, unit: Unit, low: int, high: int) -> list[Unit]:
+    return [e for e in state.living() if e.player != unit.player
+            and low <= distance(unit.square, e.square) <= high
+            and state.grid.sight(unit.square, e.square).clear]
+
+
+def unit_lines(state: GameState, unit: Unit) -> list[str]:
+    lines = _moves(state, unit)
+    lines += [f"{unit.id} attack {e.id}" for e in _targets(state, unit, 1, melee_weapon(unit).reach)]
+    wielded = GEAR.weapons[unit.wielded] if unit.wielded else None
+    if wielded and wielded.ranged:
+        lines += [f"{unit.id} shoot {e.id}" for e in _targets(state, unit, MIN_SHOT, wielded.reach)]
+    for name in unit.sheet.spells:
+        spell = GEAR.spells[name]
+        lines += [f"{unit.id} cast {name} {e.id}" for e in _targets(state, unit, 0, spell.range)]
+    lines += [f"{unit.id} use {item}" for item in sorted(set(unit.items))]
+    lines += [f"{unit.id} switch {w}" for w in unit.sheet.weapons if w != unit.wielded]
+    lines += [f"{unit.id} dice {p}" for p in ("aggressive", "balanced", "defensive")]
+    return lines
+
+
+def legal_lines(state: GameState, player: str) -> dict[str, list[str]]:
+    return {u.id: unit_lines(state, u) for u in state.living() if u.player == player}

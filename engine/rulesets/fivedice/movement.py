@@ -1,0 +1,59 @@
+"""Moving: up to 3 × movement points, paid for with the attack and defence actions.
+
+"Diagonal movement is allowed but not over an the enemy occupied the field." Friendly
+squares may be passed through, but a move ends on an empty square.
+"""
+
+from __future__ import annotations
+
+from engine.grid import Path, Square, parse_square
+from engine.rulesets.fivedice.actions import Skip, movement_losses
+from engine.rulesets.fivedice.context import RoundContext
+from engine.rulesets.fivedice.state import GameState, Unit
+
+DEFAULT_LOSS = "attack"  # RULES.md: the order says which, default attack
+
+
+def enemy_squares(state: GameState, unit: Unit) -> set[Square]:
+    return {u.square for u in state.units if u.alive and u.player != unit.player}
+
+
+def find_path(state: GameState, unit: Unit, dest: Square) -> Path | None:
+    """The cheapest way to dest now (never through an enemy), None if beyond 3 × MP."""
+    enemies = enemy_squares(state, unit)
+    return state.grid.path(unit.square, dest, 3 * unit.sheet.movement,
+                           lambda _frm, to: None if to in enemies else 1,
+                           bool(state.options["diagonals"]))
+
+
+def move(ctx: RoundContext, unit: Unit, dest_name: str, lose: str | None) -> None:
+    turn = ctx.turns[unit.id]
+    if not turn.move:
+        raise Skip("its move is already spent this round")
+    dest = parse_square(dest_name)
+    if dest == unit.square:
+        raise Skip(f"it is already on {dest.name}")
+    occupant = ctx.state.occupant(dest)
+    if occupant is not None:
+        raise Skip(f"{dest.name} is taken by {occupant.id}")
+    mp = unit.sheet.movement
+    path = find_path(ctx.state, unit, dest)
+    if path is None:
+        raise Skip(f"{dest.name} cannot be reached within 3 x {mp} squares without crossing "
+                   f"an enemy or a wall")
+    losses = movement_losses(path.cost, mp)
+    lost: list[str] = []
+    if losses == 1:
+        lost = [lose or DEFAULT_LOSS]
+    elif losses == 2:
+        lost = ["attack", "defence"]
+    for action in lost:
+        turn.spend(action)
+    turn.spend("move")
+    start = unit.square
+    unit.square = dest
+    cost = f" (costs its {' and '.join(lost)})" if lost else ""
+    ctx.log("move", f"{unit.id} moves {start.name} to {dest.name}: {path.cost} squares of "
+                    f"movement {mp}{cost}.",
+            unit=unit.id, path=[start.name, *(s.name for s in path.squares)], lost=lost)
+    ctx.mark("move", [start, *path.squares], unit)

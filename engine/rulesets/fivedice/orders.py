@@ -1,0 +1,124 @@
+"""The fivedice order language (see docs/rulesets/fivedice.md for examples).
+
+    A1 move c3                  A1 move e5 lose defence
+    A1 attack B2                A1 shoot B3
+    A1 cast firebolt B2         A1 use potion [lose defence]
+    A1 switch shortbow          A1 dice aggressive | defensive | balanced
+    A1 dice priority defence attack
+
+A unit's lines run in the order written when its initiative turn comes; `dice` is a
+standing order, taking effect from this round's placement on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.grid import SquareError, distance
+from engine.orders import Arg, Order, Verb
+from engine.rulesets.fivedice.allocation import AREAS
+from engine.rulesets.fivedice.state import GameState
+
+_LOSE = Arg("lose", "word", choices=("lose",), optional=True)
+_ACTION = Arg("action", "word", choices=("attack", "defence", "defense"), optional=True)
+_DROP = Arg("action", "word", choices=("attack", "defence", "defense", "move"), optional=True)
+
+VERBS: tuple[Verb, ...] = (
+    Verb("move", (Arg("square", "square"), _LOSE, _ACTION),
+         help="move up to 3 x movement; beyond 1 x it loses attack or defence (say which, "
+              "default attack), beyond 2 x both"),
+    Verb("attack", (Arg("target", "unit"),), help="close combat with an enemy in reach"),
+    Verb("shoot", (Arg("target", "unit"),), help="shoot the wielded ranged weapon"),
+    Verb("cast", (Arg("spell", "word"), Arg("target", "unit")), help="cast a spell at an enemy"),
+    Verb("use", (Arg("item", "word"), _LOSE, _DROP), help="use an item instead of one action"),
+    Verb("switch", (Arg("weapon", "word"), _LOSE, _DROP),
+         help="wield another carried weapon instead of one action"),
+    Verb("dice", (Arg("policy", "word", choices=("aggressive", "defensive", "balanced", "priority")),
+                  Arg("areas", "word", choices=(*AREAS, "defense"), optional=True, repeat=True)),
+         help="how this unit places its dice from now on"),
+)
+
+# Lines of one unit that compete for the same action: at most one of each group.
+GROUPS = {"move": "move", "attack": "attack", "shoot": "attack", "cast": "attack",
+          "use": "drop", "switch": "drop", "dice": "dice"}
+
+
+def spelled(word: str) -> str:
+    return "defence" if word == "defense" else word
+
+
+def lost_action(order: Order) -> str | None:
+    """The action a move, use or switch line names after 'lose', if any."""
+    return spelled(order.args[2]) if len(order.args) == 3 else None
+
+
+def check_order(state: GameState, player: str, order: Order, expected: Sequence[str]) -> str | None:
+    if player not in expected:
+        return f"{player} has no orders to give this round"
+    unit = state.unit(order.unit or "")
+    if unit is None:
+        return f"there is no unit {order.unit}"
+    if unit.player != player:
+        return f"{unit.id} is not yours"
+    if not unit.alive:
+        return f"{unit.id} has fallen"
+    verb, args = order.verb, order.args
+    if verb in ("move", "use", "switch") and len(args) == 2:
+        return "say which action to lose, like 'lose attack'"
+    if verb == "move":
+        try:
+            dest = state.grid.square(args[0])
+        except SquareError as exc:
+            return str(exc)
+        if not state.grid.passable(dest):
+            return f"{dest.name} is a wall"
+        far, most = distance(unit.square, dest), 3 * unit.sheet.movement
+        if far > most:
+            return f"{dest.name} is {far} squares away; {unit.id} moves at most 3 x {unit.sheet.movement}"
+    elif verb in ("attack", "shoot", "cast"):
+        target = state.unit(args[-1])
+        if target is None:
+            return f"there is no unit {args[-1]}"
+        if target.player == player:
+            return f"{target.id} is on your own side"
+        if not target.alive:
+            return f"{target.id} has fallen"
+        if verb == "shoot" and not unit.sheet.ranged_weapons:
+            return f"{unit.id} carries no ranged weapon"
+        if verb == "cast" and args[0] not in unit.sheet.spells:
+            return f"{unit.id} knows no spell {args[0]!r} (it knows: {_listed(unit.sheet.spells)})"
+    elif verb == "use" and args[0] not in unit.items:
+        return f"{unit.id} has no {args[0]} (it has: {_listed(unit.items)})"
+    elif verb == "switch" and args[0] not in unit.sheet.weapons:
+        return f"{unit.id} does not carry {args[0]} (it carries: {_listed(unit.sheet.weapons)})"
+    elif verb == "dice":
+        return _check_dice(args)
+    return None
+
+
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join(names) or "nothing"
+
+
+def _check_dice(args: tuple[str, ...]) -> str | None:
+    areas = [spelled(a) for a in args[1:]]
+    if args[0] != "priority":
+        return f"'{args[0]}' takes no areas" if areas else None
+    if not areas:
+        return "'priority' needs areas in order, like 'priority attack defence initiative'"
+    if len(set(areas)) != len(areas):
+        return "name each area once"
+    return None
+
+
+def check_order_set(orders: Sequence[Order]) -> list[str]:
+    """At most one line per unit for each action group (one move, one attack, ...)."""
+    seen: dict[tuple[str | None, str], int] = {}
+    problems = []
+    for o in orders:
+        key = (o.unit, GROUPS[o.verb])
+        if key in seen:
+            problems.append(f"line {o.line}: {o.unit} already has a {key[1]} order on line {seen[key]}")
+        else:
+            seen[key] = o.line
+    return problems

@@ -1,0 +1,117 @@
+"""The `fivedice` ruleset: "Combat System with miniatures" (seeds/004), as RULES.md reads it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.contract import (
+    COMMON_OPTIONS,
+    JSON,
+    Board,
+    ForceError,
+    Options,
+    OptionSpec,
+    Outcome,
+    PlayerId,
+    Resolution,
+    Ruleset,
+    RulesetInfo,
+    UnitId,
+)
+from engine.dice import Dice
+from engine.orders import Order
+from engine.rulesets.fivedice import board as board_view
+from engine.rulesets.fivedice.allocation import DEFAULT_POLICY
+from engine.rulesets.fivedice.bot import bot_lines
+from engine.rulesets.fivedice.forces import default_force, read_force
+from engine.rulesets.fivedice.legal import legal_lines
+from engine.rulesets.fivedice.orders import VERBS, check_order, check_order_set
+from engine.rulesets.fivedice.resolve import resolve_round
+from engine.rulesets.fivedice.state import SIDE_LETTERS, GameState, Unit
+from engine.rulesets.fivedice.terrain import battlefield, deployment_zone
+from engine.turns import expected_players, standing_outcome
+
+OPTIONS = (
+    *COMMON_OPTIONS,
+    OptionSpec("die", 6, "sides of each of the five dice", minimum=2, maximum=100),
+    OptionSpec("points", 250, "points budget of each force (sheet cost table in the docs)",
+               minimum=10, maximum=10_000),
+    OptionSpec("map", "ruins", "ruins: a few walls and half-cover squares in the middle; open: none",
+               kind="choice", choices=("ruins", "open")),
+)
+
+
+class FivediceRuleset(Ruleset[GameState]):
+    info = RulesetInfo(
+        id="fivedice",
+        title="Combat System with miniatures",
+        min_players=2,
+        max_players=4,
+        summary="Every unit rolls five dice a round and places them on attack, initiative "
+                "and defence as its skill allows; skirmishes resolve both ways at once.",
+        options=OPTIONS,
+        seed="seeds/004_31dbae41576ee524.txt",
+    )
+    verbs = VERBS
+
+    def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
+        return read_force(force, self.options(options))[1]
+
+    def default_force(self, seat: int, options: Options) -> JSON:
+        return default_force()
+
+    def setup(self, players: Sequence[PlayerId], forces: Mapping[PlayerId, Mapping[str, Any]],
+              options: Options, dice: Dice) -> GameState:
+        opts = self.options(options)
+        width, height = int(opts["width"]), int(opts["height"])
+        terrain = battlefield(width, height, str(opts["map"]))
+        units: list[Unit] = []
+        for seat, player in enumerate(players):
+            sheets, errors = read_force(forces[player], opts)
+            if errors:
+                raise ForceError(player, errors)
+            zone = [sq for sq in deployment_zone(seat, len(players), width, height) if sq not in terrain]
+            for n, (sheet, square) in enumerate(zip(sheets, zone, strict=False), start=1):
+                units.append(Unit(f"{SIDE_LETTERS[seat]}{n}", player, sheet, square, sheet.life,
+                                  sheet.weapons[0] if sheet.weapons else None, list(sheet.items),
+                                  DEFAULT_POLICY))
+        return GameState(list(players), opts, 1, terrain, units)
+
+    def round_number(self, state: GameState) -> int:
+        return state.round
+
+    def expected(self, state: GameState) -> list[PlayerId]:
+        if self.outcome(state) is not None:
+            return []
+        return expected_players(str(state.options["turn_mode"]), state.players,
+                                state.players_alive(), state.round)
+
+    def legal_orders(self, state: GameState, player: PlayerId) -> dict[UnitId, list[str]]:
+        return legal_lines(state, player)
+
+    def check_order(self, state: GameState, player: PlayerId, order: Order) -> str | None:
+        return check_order(state, player, order, self.expected(state))
+
+    def check_order_set(self, state: GameState, player: PlayerId, orders: Sequence[Order]) -> list[str]:
+        return check_order_set(orders)
+
+    def resolve(self, state: GameState, orders: Mapping[PlayerId, Sequence[Order]],
+                dice: Dice) -> Resolution[GameState]:
+        return resolve_round(state, orders, dice, self.expected(state))
+
+    def outcome(self, state: GameState) -> Outcome | None:
+        return standing_outcome(state.players_alive(), int(state.options["max_rounds"]), state.round)
+
+    def board(self, state: GameState) -> Board:
+        return board_view.board(state)
+
+    def dump(self, state: GameState) -> JSON:
+        return state.to_json()
+
+    def load(self, data: Mapping[str, Any]) -> GameState:
+        return GameState.from_json(data)
+
+    def bot_orders(self, state: GameState, player: PlayerId, dice: Dice) -> str | None:
+        return "\n".join(bot_lines(state, player))
+

@@ -1,0 +1,59 @@
+"""The battlefield: a few walls and half-cover squares in the middle, deployment zones
+at the edges.
+
+Half cover ("cover") partly obscures a line of sight: the seed's "obscured partly
+(50%)" gives the defender +5. Walls block movement and sight. The layout is
+symmetric under a half turn so that no seat gets the better side.
+"""
+
+from __future__ import annotations
+
+from engine.grid import Square
+
+COVER = "cover"
+WALL = "wall"
+LEGEND = {COVER: "half cover: passable, +5 defence against shots across it",
+          WALL: "wall: blocks movement and sight"}
+
+
+def battlefield(width: int, height: int, kind: str) -> dict[Square, str]:
+    """Terrain for the `map` option: "open" is bare, "ruins" has 4 cover squares, 2 walls."""
+    if kind == "open" or width < 8 or height < 8:
+        return {}
+    mid_c, mid_r = width // 2, height // 2
+    half: dict[Square, str] = {
+        Square(2, mid_r - 1): COVER,
+        Square(mid_c - 1, mid_r): COVER,
+        Square(width // 4, mid_r): WALL,
+    }
+    out = dict(half)
+    for sq, kind_ in half.items():
+        out[Square(width - 1 - sq.col, height - 1 - sq.row)] = kind_
+    return out
+
+
+def _centred(low: int, high: int) -> list[int]:
+    """low..high inclusive, from the middle outwards (deterministic)."""
+    middle = (low + high) / 2
+    return sorted(range(low, high + 1), key=lambda v: (abs(v - middle), v))
+
+
+def deployment_zone(seat: int, players: int, width: int, height: int) -> list[Square]:
+    """The squares a seat's units start on, in filling order: front line first, centred.
+
+    Seat 0 deploys along the bottom edge, seat 1 the top, seats 2 and 3 the left and
+    right edges; with more than two players the corners are left free.
+    """
+    inset = 2 if players > 2 else 0
+    if seat in (0, 1):
+        cols = _centred(inset, width - 1 - inset)
+        rows = [1, 0] if seat == 0 else [height - 2, height - 1]
+        return [Square(c, r) for r in rows for c in cols]
+    rows_ = _centred(2, height - 3)
+    cols_ = [1, 0] if seat == 2 else [width - 2, width - 1]
+    return [Square(c, r) for c in cols_ for r in rows_]
+
+
+def zone_capacity(width: int, height: int) -> int:
+    """How many units any seat can deploy, whatever the number of players."""
+    return 2 * (min(width, height) - 4)
