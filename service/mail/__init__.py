@@ -1,0 +1,1 @@
+"""Play by email: outgoing mail from the outbox, incoming orders, tokens and headers."""

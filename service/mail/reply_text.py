@@ -1,0 +1,107 @@
+"""What a player wrote in a reply: orders or one command, without quotes and signature.
+
+Rules, in order:
+- a signature starts at a line `-- ` (RFC 3676; clients that trim it to `--` count
+  too) and runs to the end;
+- Outlook-style quoting starts at `-----Original Message-----`, a line of underscores,
+  or a `From:` line followed by `Sent:`/`Date:`, and runs to the end;
+- quoted lines (`>`) are dropped wherever they are, so top-, bottom- and inline
+  posting all work;
+- attribution lines ("On Mon, 30 Nov 2026, dicepost wrote:", possibly wrapped over
+  two or three lines, and the German, French, Spanish, Dutch and Italian forms) are
+  dropped;
+- `TOKEN <token>` lines are taken out and returned apart;
+- if the first remaining line is STATUS, CLEAR, HELP or UNSUBSCRIBE, the mail is that
+  command; otherwise the remaining text is an order text for the ruleset's parser.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+Command = Literal["orders", "status", "clear", "help", "unsubscribe", "empty"]
+COMMANDS: dict[str, Command] = {"status": "status", "clear": "clear", "help": "help",
+                                 "unsubscribe": "unsubscribe"}
+
+_SIG_RE = re.compile(r"^--\s*$")
+_OUTLOOK_RE = re.compile(r"^\s*(-{2,}\s*original message\s*-{2,}|_{10,})\s*$", re.IGNORECASE)
+_FROM_RE = re.compile(r"^\s*\*?(from|von|de|van|da)\s*:\*?\s", re.IGNORECASE)
+_SENT_RE = re.compile(r"^\s*\*?(sent|date|gesendet|datum|envoyé|enviado|verzonden|inviato)\s*:",
+                      re.IGNORECASE)
+_ATTRIBUTION_START = re.compile(r"^\s*(on|am|le|el|op|il)\s", re.IGNORECASE)
+_ATTRIBUTION_END = re.compile(
+    r"\b(wrote|schrieb|a écrit|escribió|schreef|ha scritto)\b.*:\s*$", re.IGNORECASE
+)
+_TOKEN_RE = re.compile(r"^\s*token\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE)
+_SUBJECT_PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Reply:
+    command: Command
+    text: str  # the order text (for "orders"), else ""
+    tokens: list[str] = field(default_factory=list)
+
+
+def _cut_at_end_markers(lines: list[str]) -> list[str]:
+    for i, line in enumerate(lines):
+        if _SIG_RE.match(line) or _OUTLOOK_RE.match(line):
+            return lines[:i]
+        if _FROM_RE.match(line) and any(_SENT_RE.match(x) for x in lines[i + 1 : i + 4]):
+            return lines[:i]
+    return lines
+
+
+def _drop_attributions(lines: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if _ATTRIBUTION_START.match(lines[i]):
+            span = next(
+                (k for k in range(i, min(i + 3, len(lines))) if _ATTRIBUTION_END.search(lines[k])), None
+            )
+            if span is not None:
+                i = span + 1
+                continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+def clean_reply(text: str) -> list[str]:
+    """The lines a player wrote: no signature, no quoted text, no attribution lines."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = _cut_at_end_markers(lines)
+    lines = [x for x in lines if not x.lstrip().startswith(">")]
+    lines = _drop_attributions(lines)
+    # Non-breaking and zero-width spaces that clients insert are spaces to the parser.
+    return [re.sub(r"[\u00a0\u200b\u2007\u202f\ufeff]", " ", x).rstrip() for x in lines]
+
+
+def strip_subject(subject: str) -> str:
+    return _SUBJECT_PREFIX.sub("", subject or "").strip()
+
+
+def read_reply(text: str, subject: str = "") -> Reply:
+    """Orders, a command, or nothing; TOKEN lines are returned apart from either."""
+    tokens: list[str] = []
+    kept: list[str] = []
+    for line in clean_reply(text):
+        m = _TOKEN_RE.match(line)
+        if m:
+            tokens.append(m.group(1))
+        else:
+            kept.append(line)
+    meaningful = [x.split("#", 1)[0].strip() for x in kept]
+    meaningful = [x for x in meaningful if x]
+    if meaningful:
+        first = meaningful[0].lower()
+        if first in COMMANDS:
+            return Reply(COMMANDS[first], "", tokens)
+        return Reply("orders", "\n".join(kept).strip("\n"), tokens)
+    word = strip_subject(subject).lower()
+    if word in COMMANDS:
+        return Reply(COMMANDS[word], "", tokens)
+    return Reply("empty", "", tokens)

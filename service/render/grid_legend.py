@@ -1,0 +1,108 @@
+"""What both text pictures of a board share: terrain symbols, piece names, side colours.
+
+The ASCII grid (plain-text mail) and the HTML table grid (HTML mail) draw the same
+squares with the same symbols and list the same legend, so a player reading either
+part of a mail sees the same board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.contract import Board, Mark, Piece
+from engine.grid import column_name
+
+CELL = 3  # characters a square takes in the ASCII grid; labels are at most this long
+EMPTY = "."
+
+# Symbols for terrain kinds rulesets commonly use; other kinds get a free character.
+_KNOWN_SYMBOLS = {
+    "wall": "#", "building": "#", "rock": "#", "blocked": "#",
+    "water": "~", "river": "~", "lake": "~",
+    "forest": "^", "wood": "^", "woods": "^", "trees": "^",
+    "rough": ":", "rubble": ":", "difficult": ":",
+    "hill": "/", "high": "/",
+    "cover": "+", "low_wall": "=", "fence": "=",
+    "objective": "*", "hazard": "!", "fire": "!",
+}
+_SPARE = "%&=+:;!?$@*/\\|<>o0xXzZ"
+
+# Seat colours that keep contrast on white in mail clients (text) and as light fills.
+SIDE_COLOURS = ("#b3261e", "#1f5fbf", "#1e7b34", "#8a3fb0", "#b06000", "#00796b", "#6d4c41", "#37474f")
+SIDE_FILLS = ("#fde3e1", "#e1ecfd", "#e0f3e4", "#f1e4f8", "#fdebd3", "#dcf1ee", "#efe6e2", "#e7eaec")
+TERRAIN_FILLS = {"#": "#9e9e9e", "~": "#b3d9f2", "^": "#b7dfb0", ":": "#e8dcc2", "/": "#e6d3a8"}
+
+
+@dataclass(frozen=True)
+class PieceRow:
+    label: str
+    square: str
+    side: str  # player id, or "game" for pieces the game runs
+    health: str  # "3/4", "3" or ""
+    note: str
+    kind: str
+
+
+def short_label(piece: Piece) -> str:
+    label = "".join(ch for ch in piece.label if ch.isprintable() and not ch.isspace())
+    return (label or "?")[:CELL]
+
+
+def terrain_symbols(board: Board) -> dict[str, str]:
+    """Terrain kind → one printable character, stable for a given board."""
+    out: dict[str, str] = {}
+    used = {EMPTY}
+    kinds = sorted(set(board.terrain.values()) | set(board.legend))
+    for kind in kinds:
+        sym = _KNOWN_SYMBOLS.get(kind.lower())
+        if sym is None or sym in used:
+            sym = next((c for c in kind[:1].lower() + _SPARE if c not in used and c.isprintable()), "?")
+        out[kind] = sym
+        used.add(sym)
+    return out
+
+
+def side_index(board: Board, side: str | None) -> int | None:
+    if side is None or side not in board.sides:
+        return None
+    return board.sides.index(side)
+
+
+def pieces_at(board: Board) -> dict[str, list[Piece]]:
+    """Square name → pieces there; units before tokens so the unit is what is drawn."""
+    out: dict[str, list[Piece]] = {}
+    for piece in board.pieces:
+        out.setdefault(piece.square.lower(), []).append(piece)
+    for stack in out.values():
+        stack.sort(key=lambda p: (p.kind != "unit", p.label))
+    return out
+
+
+def piece_rows(board: Board) -> list[PieceRow]:
+    """One legend line per piece, grouped by seat order then label."""
+    def order(p: Piece) -> tuple[int, str]:
+        idx = side_index(board, p.side)
+        return (len(board.sides) if idx is None else idx, p.label)
+
+    rows = []
+    for p in sorted(board.pieces, key=order):
+        if p.health is not None and p.max_health is not None:
+            health = f"{p.health}/{p.max_health}"
+        else:
+            health = "" if p.health is None else str(p.health)
+        rows.append(PieceRow(short_label(p), p.square.lower(), p.side or "game", health, p.note, p.kind))
+    return rows
+
+
+def mark_text(mark: Mark, arrow: str = "->") -> str:
+    """`move b2 -> c3 -> d4 (alice)`: a mark of last round in words."""
+    who = f" ({mark.side})" if mark.side else ""
+    return f"{mark.kind} " + f" {arrow} ".join(s.lower() for s in mark.squares) + who
+
+
+def columns(board: Board) -> list[str]:
+    return [column_name(c) for c in range(board.width)]
+
+
+def square_key(col: int, row: int) -> str:
+    return f"{column_name(col)}{row + 1}"

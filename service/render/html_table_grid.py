@@ -1,0 +1,114 @@
+"""The board as an HTML table for mail clients: the grid of the HTML mail part.
+
+Mail clients drop <style> blocks, SVG, scripts and often remote images, so the grid is
+a plain <table> with inline styles only: one cell per square, a light fill for terrain,
+pieces written in their seat's colour, coordinates round the edge. Every text is
+escaped (markupsafe), so a hostile unit note or player name stays text.
+"""
+
+from __future__ import annotations
+
+from markupsafe import Markup, escape
+
+from engine.contract import Board
+from service.render.grid_legend import (
+    EMPTY,
+    SIDE_COLOURS,
+    SIDE_FILLS,
+    TERRAIN_FILLS,
+    columns,
+    mark_text,
+    piece_rows,
+    pieces_at,
+    short_label,
+    side_index,
+    square_key,
+    terrain_symbols,
+)
+
+_TABLE = "border-collapse:collapse;font-family:Menlo,Consolas,'Courier New',monospace;font-size:13px"
+_CELL = "border:1px solid #c8c8c8;width:26px;height:26px;text-align:center;padding:0"
+_EDGE = "color:#666;width:22px;height:22px;text-align:center;padding:0;font-size:11px"
+
+
+def _colour(board: Board, side: str | None) -> tuple[str, str]:
+    idx = side_index(board, side)
+    if idx is None:
+        return "#333333", "#f0f0f0"
+    return SIDE_COLOURS[idx % len(SIDE_COLOURS)], SIDE_FILLS[idx % len(SIDE_FILLS)]
+
+
+def _edge_row(board: Board) -> str:
+    cells = "".join(f'<td style="{_EDGE}">{escape(c)}</td>' for c in columns(board))
+    return f'<tr><td style="{_EDGE}"></td>{cells}<td style="{_EDGE}"></td></tr>'
+
+
+def html_table_grid(board: Board) -> Markup:
+    """The grid alone: a table of width+2 by height+2 cells."""
+    symbols = terrain_symbols(board)
+    stacks = pieces_at(board)
+    terrain = {k.lower(): v for k, v in board.terrain.items()}
+    rows = [_edge_row(board)]
+    for row in range(board.height - 1, -1, -1):
+        cells = [f'<td style="{_EDGE}">{row + 1}</td>']
+        for col in range(board.width):
+            key = square_key(col, row)
+            kind = terrain.get(key)
+            sym = symbols[kind] if kind else ""
+            fill = TERRAIN_FILLS.get(sym, "#eeeeee" if kind else "#ffffff")
+            title = f"{key}" + (f" {kind}" if kind else "")
+            if key in stacks:
+                piece = stacks[key][0]
+                ink, piece_fill = _colour(board, piece.side)
+                fill = piece_fill if not kind else fill
+                title += " " + " ".join(f"{p.label} ({p.side or 'game'})" for p in stacks[key])
+                body = f'<b style="color:{ink}">{escape(short_label(piece))}</b>'
+            else:
+                body = f'<span style="color:#999">{escape(sym or EMPTY)}</span>'
+            cells.append(f'<td style="{_CELL};background:{fill}" title="{escape(title)}">{body}</td>')
+        cells.append(f'<td style="{_EDGE}">{row + 1}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    rows.append(_edge_row(board))
+    return Markup(
+        f'<table role="grid" cellpadding="0" cellspacing="0" style="{_TABLE}">' + "".join(rows) + "</table>"
+    )
+
+
+def html_legend(board: Board) -> Markup:
+    """Pieces, terrain and last round's marks, as small tables and a list."""
+    parts: list[str] = []
+    rows = piece_rows(board)
+    if rows:
+        body = []
+        for r in rows:
+            ink, _ = _colour(board, None if r.side == "game" else r.side)
+            body.append(
+                f'<tr><td style="padding:2px 8px;color:{ink}"><b>{escape(r.label)}</b></td>'
+                f'<td style="padding:2px 8px">{escape(r.square)}</td>'
+                f'<td style="padding:2px 8px">{escape(r.side)}</td>'
+                f'<td style="padding:2px 8px">{escape(r.health)}</td>'
+                f'<td style="padding:2px 8px">{escape(r.note)}</td></tr>'
+            )
+        head = "".join(
+            f'<th style="padding:2px 8px;text-align:left">{h}</th>'
+            for h in ("Piece", "Square", "Side", "Health", "Notes")
+        )
+        table = f'<table style="border-collapse:collapse;font-size:13px"><tr>{head}</tr>'
+        parts.append(table + "".join(body) + "</table>")
+    symbols = terrain_symbols(board)
+    if symbols:
+        items = "".join(
+            f"<li><code>{escape(sym)}</code> {escape(kind)}"
+            + (f": {escape(board.legend[kind])}" if board.legend.get(kind) else "")
+            + "</li>"
+            for kind, sym in symbols.items()
+        )
+        parts.append(f'<p style="margin:8px 0 2px">Terrain:</p><ul style="margin:0">{items}</ul>')
+    if board.marks:
+        marks = "".join(f"<li>{escape(mark_text(m, '→'))}</li>" for m in board.marks)
+        parts.append(f'<p style="margin:8px 0 2px">Last round:</p><ul style="margin:0">{marks}</ul>')
+    return Markup("".join(parts))
+
+
+def html_board(board: Board) -> Markup:
+    return html_table_grid(board) + html_legend(board)
