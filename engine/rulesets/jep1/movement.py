@@ -38,15 +38,17 @@ def approach(grid: Grid, start: Square, target: Square, budget: int, occupied: s
              diagonals: bool) -> Path | None:
     """The cheapest path to a free square adjacent to target (empty if already adjacent).
 
-    Ties go to the lowest row, then column, so the same state always charges the same way.
+    Among the cheapest, the straightest (least squared distance from the start) wins, then
+    the lowest row and column, so the same state always charges the same way.
     """
     if distance(start, target) == 1:
         return Path((), 0)
     if distance(start, target) > budget + 1:
         return None
     spots = reachable(grid, start, budget, occupied, diagonals)
-    ends = [(cost, sq.row, sq.col) for sq, cost in spots.items() if distance(sq, target) == 1]
+    ends = [(cost, (sq.col - start.col) ** 2 + (sq.row - start.row) ** 2, sq.row, sq.col)
+            for sq, cost in spots.items() if distance(sq, target) == 1]
     if not ends:
         return None
-    cost, row, col = min(ends)
+    _, _, row, col = min(ends)
     return move_path(grid, start, [Square(col, row)], budget, occupied, diagonals)

@@ -29,6 +29,7 @@ from engine.rulesets.jep1 import bot, forces, legal, orders, progress
 from engine.rulesets.jep1.initiative import first_round_order, keep_roll_offs
 from engine.rulesets.jep1.resolve import resolve_round
 from engine.rulesets.jep1.state import JepState
+from engine.rulesets.jep1.terrain import LEGEND, WALL, place_walls
 
 JEP1_OPTIONS: tuple[OptionSpec, ...] = (
     *COMMON_OPTIONS,
@@ -36,6 +37,8 @@ JEP1_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("ties_block", False,
                "a defence value equal to an attack value blocks it (the seed's example); "
                "off: attack >= defence is a hit (the seed's rule text)", kind="bool"),
+    OptionSpec("walls", 0, "wall squares placed by dice between the sides at setup (block movement "
+               "and sight)", minimum=0, maximum=60),
     OptionSpec("ranged_strikes_back", False,
                "a unit that is shot and lives shoots back if it can", kind="bool"),
 )
@@ -65,9 +68,11 @@ class Jep1Ruleset(Ruleset[JepState]):
         opts = self.options(options)
         units = [u for seat, p in enumerate(players)
                  for u in forces.build_units(seat, p, forces_by_player[p], opts)]
+        width, height = int(opts["width"]), int(opts["height"])
+        walls = place_walls(int(opts["walls"]), width, height, forces.DEPLOY_ROWS, dice)
         first = first_round_order(units, dice)
         keep_roll_offs(units, dice)
-        return JepState(opts, list(players), units, 1, first, [])
+        return JepState(opts, list(players), units, 1, first, [], walls)
 
     def round_number(self, state: JepState) -> int:
         return state.round
@@ -110,8 +115,9 @@ class Jep1Ruleset(Ruleset[JepState]):
             for u in state.living()
         ]
         marks = [Mark(m["kind"], tuple(m["squares"]), m["side"]) for m in state.marks]
-        return Board(int(state.options["width"]), int(state.options["height"]), {}, pieces, marks,
-                     {}, list(state.players))
+        terrain = {sq.name: WALL for sq in state.walls}
+        return Board(int(state.options["width"]), int(state.options["height"]), terrain, pieces, marks,
+                     dict(LEGEND) if terrain else {}, list(state.players))
 
     def dump(self, state: JepState) -> JSON:
         return state.to_json()

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.grid import Grid, Square
+from engine.grid import Grid, Square, parse_square
+from engine.rulesets.jep1.terrain import WALL
 from engine.rulesets.jep1.units import Unit
 
 
@@ -21,13 +22,15 @@ class JepState:
     round: int = 1  # the round waiting for orders
     first: list[str] = field(default_factory=list)  # round-1 order of action
     marks: list[dict[str, Any]] = field(default_factory=list)  # last round's moves and attacks
+    walls: list[Square] = field(default_factory=list)
 
     def clone(self) -> JepState:
         return JepState(dict(self.options), list(self.players), [u.clone() for u in self.units],
-                        self.round, list(self.first), list(self.marks))
+                        self.round, list(self.first), list(self.marks), list(self.walls))
 
     def grid(self) -> Grid:
-        return Grid(int(self.options["width"]), int(self.options["height"]))
+        return Grid(int(self.options["width"]), int(self.options["height"]),
+                    dict.fromkeys(self.walls, WALL))
 
     def unit(self, uid: str) -> Unit | None:
         for u in self.units:
@@ -50,10 +53,12 @@ class JepState:
             "options": dict(self.options), "players": list(self.players),
             "units": [u.to_json() for u in self.units], "round": self.round,
             "first": list(self.first), "marks": [dict(m) for m in self.marks],
+            "walls": [sq.name for sq in self.walls],
         }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> JepState:
         return cls(dict(d["options"]), [str(p) for p in d["players"]],
                    [Unit.from_json(u) for u in d["units"]], int(d["round"]),
-                   [str(x) for x in d["first"]], [dict(m) for m in d["marks"]])
+                   [str(x) for x in d["first"]], [dict(m) for m in d["marks"]],
+                   [parse_square(str(w)) for w in d.get("walls", [])])
