@@ -1,0 +1,63 @@
+"""Shared pieces of the verifier tests: a finished self-played game, and the page's JS in Node."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.record import checksum, seal_step
+from engine.selfplay import play
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "templates" / "verify" / "verifier.html"
+JS = Path(__file__).resolve().parent / "js"
+NODE = shutil.which("node") or "/usr/bin/node"
+
+
+def serialize(record: Any) -> bytes:
+    """A record as the service sends it: compact JSON, UTF-8."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+
+
+def copy(record: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(record))
+
+
+def reseal(record: dict[str, Any]) -> dict[str, Any]:
+    """What a forger would do after an edit: recompute D_t, K_t and every checksum."""
+    salt = bytes.fromhex(record["salt"])
+    record["steps"] = [seal_step(s, salt) for s in record["steps"]]
+    record["checksum"] = checksum(record)
+    return record
+
+
+def node(script: str, *args: str, stdin: Any = None) -> str:
+    proc = subprocess.run([NODE, str(JS / script), *args], input=None if stdin is None else json.dumps(stdin),
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, f"node {script} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def js_compute(cases: list[dict[str, Any]]) -> list[Any]:
+    """Run cases through the page's own core script (see js/compute.mjs)."""
+    out: list[Any] = json.loads(node("compute.mjs", stdin={"html": str(PAGE), "cases": cases}))
+    assert len(out) == len(cases)
+    return out
+
+
+def js_verify(texts: list[bytes]) -> list[dict[str, Any]]:
+    return js_compute([{"op": "verify", "text": base64.b64encode(t).decode()} for t in texts])
+
+
+@pytest.fixture(scope="session")
+def finished() -> dict[str, Any]:
+    """A whole game of the universal ruleset, played to its end by bots."""
+    record = play("universal", "verify-suite", max_rounds=60).record
+    assert record["outcome"] is not None, "the fixture game should finish"
+    return record
