@@ -65,6 +65,8 @@ def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | s
 
 
 def check_order(state: State, player: str, order: Order) -> str | None:
+    if order.verb == "pass":
+        return None
     unit = own_unit(state, player, order.unit)
     if isinstance(unit, str):
         return unit
