@@ -16,10 +16,11 @@ class UnknownRuleset(RulesError):
 def _build() -> list[Ruleset[Any]]:
     # Imported here so engine.contract stays importable by the rulesets themselves.
     from engine.rulesets.fivedice import FivediceRuleset
+    from engine.rulesets.heroes import HeroesRuleset
     from engine.rulesets.jep1 import Jep1Ruleset
     from engine.rulesets.universal import UniversalRuleset
 
-    return [UniversalRuleset(), Jep1Ruleset(), FivediceRuleset()]
+    return [UniversalRuleset(), Jep1Ruleset(), FivediceRuleset(), HeroesRuleset()]
 
 
 _RULESETS: list[Ruleset[Any]] | None = None

@@ -1,0 +1,36 @@
+"""What a picture of the city needs: rooftops, start corners, and every figure distinctly."""
+
+from __future__ import annotations
+
+from engine.contract import Board, Mark, Piece
+from engine.grid import square_name
+from engine.rulesets.heroes.citymap import CORNERS, corner_square
+from engine.rulesets.heroes.state import Figure, HeroesState
+
+LEGEND = {
+    "rooftop": "rooftop (X): stepping up is a climb, roll-off + E of 13 or more",
+    "start": "start corner: a knocked-out hero comes back here",
+}
+
+
+def board(state: HeroesState) -> Board:
+    terrain = {square_name(r): "rooftop" for r in state.roofs}
+    for corner in CORNERS[: len(state.heroes)]:
+        terrain[square_name(corner_square(corner, state.width, state.height))] = "start"
+    pieces = [_piece(state, f) for f in state.figures.values()]
+    marks = [Mark(m["kind"], tuple(m["squares"]), m.get("side")) for m in state.marks]
+    return Board(state.width, state.height, terrain, pieces, marks, dict(LEGEND), list(state.seats))
+
+
+def _piece(state: HeroesState, f: Figure) -> Piece:
+    square = square_name(f.square)
+    if f.kind == "civvie":
+        return Piece(f.id, square, None, "civvie", f.id, note="civvie: save me")
+    spec = f.spec
+    if f.kind == "hero":
+        note = f"{spec.name}: {f.saved} civvies saved" + (", nemesis captured" if f.captured else "")
+        if f.misses >= state.round:
+            note += ", knocked out"
+        return Piece(f.id, square, f.owner, "hero", f.id, f.vitality, spec.vitality, f.facing, note)
+    note = spec.name + (" (down: waiting to be captured)" if f.vitality == 0 else "")
+    return Piece(f.id, square, state.villain, f.kind, f.id, f.vitality, spec.vitality, f.facing, note)

@@ -1,0 +1,84 @@
+"""A bot that plays the race: save the nearest civvie, then beat and capture its Nemesis.
+
+Good enough to finish games in self-play and benchmarks; it walks the streets (no
+climbing), faces where it is going, and spends leftover General A.P. on searching. A
+villain-player bot sends no orders, so the game's own henchman behaviour plays.
+"""
+
+from __future__ import annotations
+
+from engine.grid import Square, direction_between, distance, square_name
+from engine.rulesets.heroes import movement, star_actions
+from engine.rulesets.heroes.engagement import resting
+from engine.rulesets.heroes.state import Figure, HeroesState
+
+COMBAT_EFFECTS = ("extra_attack", "extra_damage", "reroll")
+
+
+def bot_orders(state: HeroesState, player: str) -> str:
+    hero = state.hero_of(player)
+    if hero is None or resting(state, hero):
+        return ""
+    nemesis = state.nemesis_of(player)
+    lines: list[str] = []
+    if nemesis is not None and nemesis.vitality == 0:
+        dest = _approach(state, hero, nemesis.square)
+        lines.append(_move(hero, dest))
+        lines += [f"{hero.id} capture {nemesis.id}"] * hero.spec.general_ap
+    elif nemesis is not None and hero.saved >= _civvies_first(state):
+        dest = _approach(state, hero, nemesis.square)
+        lines.append(_move(hero, dest))
+        lines.append(_face(hero, dest, nemesis.square))
+        lines.append(f"{hero.id} attack {nemesis.id}")
+        if distance(hero.square, nemesis.square) <= hero.spec.move_ap + 1:
+            lines += _combat_actions(state, hero, nemesis)
+    else:
+        lines += _save_nearest(state, hero)
+    return "\n".join(line for line in lines if line)
+
+
+def _civvies_first(state: HeroesState) -> int:
+    """Fight the Nemesis once it is out, unless the civvies are far from done."""
+    return max(0, int(state.options["civvies_to_win"]) - 6)
+
+
+def _save_nearest(state: HeroesState, hero: Figure) -> list[str]:
+    civvies = sorted(state.of_kind("civvie"), key=lambda c: (distance(c.square, hero.square), c.id))
+    if not civvies:
+        return [f"{hero.id} search"] * hero.spec.general_ap
+    goal = civvies[0]
+    dest = _approach(state, hero, goal.square)
+    lines = [_move(hero, dest), _face(hero, dest, goal.square)]
+    in_contact = [c for c in civvies if distance(c.square, dest) <= 1][: hero.spec.general_ap]
+    lines += [f"{hero.id} save {c.id}" for c in in_contact]
+    lines += [f"{hero.id} search"] * (hero.spec.general_ap - len(in_contact))
+    if hero.vitality <= 2:
+        lines += [f"{hero.id} action {a.id}" for a in hero.spec.actions
+                  if a.effect == "heal" and star_actions.why_not(state, hero, a.id) is None][:1]
+    return lines
+
+
+def _combat_actions(state: HeroesState, hero: Figure, nemesis: Figure) -> list[str]:
+    for a in hero.spec.actions:
+        if star_actions.why_not(state, hero, a.id) is not None:
+            continue
+        if a.effect in COMBAT_EFFECTS:
+            return [f"{hero.id} action {a.id}"]
+        if a.effect == "reduce_stat" and distance(hero.square, nemesis.square) <= a.reach:
+            return [f"{hero.id} action {a.id} {nemesis.id}"]
+    return []
+
+
+def _approach(state: HeroesState, hero: Figure, goal: Square) -> Square:
+    """The street square nearest the goal (in contact if possible), fewest steps first."""
+    options = movement.reachable(state, hero, hero.spec.move_ap, streets_only=True)
+    return min(options, key=lambda s: (max(distance(s, goal), 1), options[s], s.row, s.col))
+
+
+def _move(hero: Figure, dest: Square) -> str:
+    return "" if dest == hero.square else f"{hero.id} move {square_name(dest)}"
+
+
+def _face(hero: Figure, dest: Square, goal: Square) -> str:
+    d = direction_between(dest, goal)
+    return f"{hero.id} face {d}" if d else ""

@@ -1,0 +1,266 @@
+"""S.U.P.E.R. cards as data: heroes, nemeses and henchmen, with strike tables and (*) actions.
+
+The cards live in data/ as JSON so a group can add a hero without touching code. Each
+card says which of its values come from the seed (`from_seed`); every other value is
+ours, chosen for balance, and docs/rulesets/heroes.md lists them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from engine.rulesets.heroes.rolloff import RollOff
+
+DATA = Path(__file__).parent / "data"
+STATS = ("S", "U", "P", "E", "R")
+EFFECTS = ("flight", "extra_attack", "extra_damage", "reroll", "reduce_stat", "heal")
+
+# The seed's generic strike table: "Weak Strike: 2 - 10 : Dmg 10 / Strong Strike: 11 - 19 :
+# Dmg 15 / Critical : 20 : Dmg 17".
+GENERIC_STRIKES: list[dict[str, Any]] = [
+    {"name": "Weak Strike", "from": 2, "to": 10, "dmg": 10},
+    {"name": "Strong Strike", "from": 11, "to": 19, "dmg": 15},
+    {"name": "Critical", "from": 20, "to": 20, "dmg": 17},
+]
+
+
+class CardError(ValueError):
+    """A data file with a missing or bad field; names the file and the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Strike:
+    name: str
+    low: int
+    high: int
+    dmg: int
+
+    @property
+    def critical(self) -> bool:
+        return self.low == 20
+
+
+@dataclass(frozen=True, slots=True)
+class StarAction:
+    """A (*) action: "anything from Flying to adding extra attacks, damage or even reducing
+    a S.U.P.E.R. stat to 1!". uses None = "as much apart of our Hero as an arm or leg"."""
+
+    id: str
+    name: str
+    effect: str
+    value: int
+    stat: str  # reduce_stat: which stat of the target drops to 1
+    reach: int  # reduce_stat: target within this many squares
+    uses: int | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    id: str
+    name: str
+    code: str  # letters of unit ids: Z → Z1
+    kind: str  # hero, nemesis, henchman
+    stats: Mapping[str, int]
+    att: int
+    arm: int
+    move_ap: int
+    general_ap: int
+    vitality: int
+    ranged: bool  # attacks with R and also reaches the square 2 ahead
+    strikes: tuple[Strike, ...]
+    actions: tuple[StarAction, ...]
+    nemesis: str
+    from_seed: tuple[str, ...]
+    text: str
+
+    @property
+    def weak(self) -> Strike:
+        """The lowest row: what a free "Weak" strike does."""
+        return self.strikes[0]
+
+    @property
+    def strong(self) -> Strike:
+        """The highest row below the critical: used by totals of 20 and more."""
+        return [s for s in self.strikes if not s.critical][-1]
+
+    def strike_for(self, roll: RollOff) -> Strike | None:
+        """The row a roll-off hits with; None when it misses.
+
+        "Only natural rolls of a 20 can be used for Critical Hits. If the total including
+        modifiers is higher than 20, a Strong Strike will be used." A total of exactly 20
+        without a natural 20 is no critical either, so it also takes the strong row. A
+        fail (a 1) or a total below the table's first row misses (our reading).
+        """
+        if roll.fail:
+            return None
+        if roll.critical:
+            return next((s for s in self.strikes if s.critical), self.strong)
+        total = roll.total
+        if total >= 20:
+            return self.strong
+        return next((s for s in self.strikes if s.low <= total <= s.high), None)
+
+    def action(self, action_id: str) -> StarAction | None:
+        return next((a for a in self.actions if a.id == action_id), None)
+
+
+def _need(data: Mapping[str, Any], key: str, where: str, kind: type) -> Any:
+    if key not in data:
+        raise CardError(f"{where}: missing field {key!r}")
+    value = data[key]
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise CardError(f"{where}: field {key!r} must be a whole number")
+    if kind is not int and not isinstance(value, kind):
+        raise CardError(f"{where}: field {key!r} must be {kind.__name__}")
+    return value
+
+
+def _strikes(raw: Any, where: str) -> tuple[Strike, ...]:
+    rows = GENERIC_STRIKES if raw == "generic" else raw
+    if not isinstance(rows, list) or not rows:
+        raise CardError(f"{where}: strikes must be 'generic' or a list of rows")
+    out = tuple(Strike(str(_need(r, "name", where, str)), _need(r, "from", where, int),
+                       _need(r, "to", where, int), _need(r, "dmg", where, int)) for r in rows)
+    if not any(s.critical for s in out) or out[0].critical:
+        raise CardError(f"{where}: strikes need rows below 20 and a critical row at 20")
+    return out
+
+
+def _action(raw: Mapping[str, Any], where: str) -> StarAction:
+    effect = _need(raw, "effect", where, str)
+    if effect not in EFFECTS:
+        raise CardError(f"{where}: effect {effect!r} is not one of {', '.join(EFFECTS)}")
+    uses = raw.get("uses", 1)  # issue 8: one use unless the card says otherwise
+    if uses is not None and (isinstance(uses, bool) or not isinstance(uses, int) or uses < 1):
+        raise CardError(f"{where}: uses must be a positive number or null (unlimited)")
+    stat = str(raw.get("stat", ""))
+    if effect == "reduce_stat" and stat not in STATS:
+        raise CardError(f"{where}: reduce_stat needs a stat, one of {', '.join(STATS)}")
+    return StarAction(_need(raw, "id", where, str), _need(raw, "name", where, str), effect,
+                      int(raw.get("value", 0)), stat, int(raw.get("reach", 1)), uses,
+                      str(raw.get("text", "")))
+
+
+def parse_card(data: Mapping[str, Any], where: str) -> Card:
+    ap = _need(data, "AP", where, str)
+    try:
+        move_ap, general_ap = (int(x) for x in ap.split("-"))
+    except ValueError:
+        raise CardError(f"{where}: AP must be written X-Y, like 2-2") from None
+    attack = str(data.get("attack", "melee"))
+    if attack not in ("melee", "ranged"):
+        raise CardError(f"{where}: attack must be melee or ranged")
+    return Card(
+        id=_need(data, "id", where, str), name=_need(data, "name", where, str),
+        code=_need(data, "code", where, str), kind=_need(data, "kind", where, str),
+        stats={s: _need(data, s, where, int) for s in STATS},
+        att=_need(data, "ATT", where, int), arm=_need(data, "ARM", where, int),
+        move_ap=move_ap, general_ap=general_ap, vitality=_need(data, "vitality", where, int),
+        ranged=attack == "ranged", strikes=_strikes(data.get("strikes", "generic"), where),
+        actions=tuple(_action(a, f"{where} action {i + 1}")
+                      for i, a in enumerate(data.get("actions", []))),
+        nemesis=str(data.get("nemesis", "")), from_seed=tuple(data.get("from_seed", [])),
+        text=str(data.get("text", "")),
+    )
+
+
+def _read(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CardError(f"{path.name}: not JSON ({exc})") from None
+
+
+@cache
+def heroes() -> dict[str, Card]:
+    """Every hero card in data/heroes/, by id, in file-name order."""
+    out: dict[str, Card] = {}
+    for path in sorted((DATA / "heroes").glob("*.json")):
+        card = parse_card(_read(path), path.name)
+        out[card.id] = card
+    return out
+
+
+@cache
+def nemeses() -> dict[str, Card]:
+    return {c["id"]: parse_card(c, f"nemeses.json {c.get('id')}")
+            for c in _read(DATA / "nemeses.json")}
+
+
+@cache
+def henchmen() -> dict[str, Card]:
+    return {c["id"]: parse_card(c, f"henchmen.json {c.get('id')}")
+            for c in _read(DATA / "henchmen.json")}
+
+
+def card(card_id: str) -> Card:
+    for table in (heroes(), nemeses(), henchmen()):
+        if card_id in table:
+            return table[card_id]
+    raise CardError(f"no card {card_id!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """An items-deck card: "pipes, cars, guns, health powerups, and the like"."""
+
+    id: str
+    name: str
+    effect: str  # stat, att, arm, dmg, heal, reach
+    stat: str
+    value: int
+    uses: int | None  # attacks it lasts for (None: kept for good); heal is spent at once
+    text: str
+
+
+ITEM_EFFECTS = ("stat", "att", "arm", "dmg", "heal", "reach")
+
+
+@cache
+def items() -> dict[str, Item]:
+    out: dict[str, Item] = {}
+    for raw in _read(DATA / "items.json"):
+        where = f"items.json {raw.get('id')}"
+        effect = _need(raw, "effect", where, str)
+        if effect not in ITEM_EFFECTS:
+            raise CardError(f"{where}: effect must be one of {', '.join(ITEM_EFFECTS)}")
+        item = Item(_need(raw, "id", where, str), _need(raw, "name", where, str), effect,
+                    str(raw.get("stat", "")), int(raw.get("value", 0)), raw.get("uses"),
+                    str(raw.get("text", "")))
+        out[item.id] = item
+    return out
+
+
+@cache
+def items_deck() -> tuple[str, ...]:
+    """The item deck before shuffling: each item as many times as its `count`."""
+    return tuple(raw["id"] for raw in _read(DATA / "items.json")
+                 for _ in range(int(raw.get("count", 1))))
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """A henchmen-deck card: where in the quadrant the henchman goes (on a 6×6 quadrant,
+    scaled to the real one), which henchman, and the direction of its civvie."""
+
+    henchman: str
+    col: int
+    row: int
+    civvie: str
+
+
+@cache
+def henchmen_deck() -> tuple[Placement, ...]:
+    out = []
+    for i, raw in enumerate(_read(DATA / "henchmen_deck.json")):
+        where = f"henchmen_deck.json card {i + 1}"
+        col, row = _need(raw, "at", where, list)
+        out.append(Placement(_need(raw, "henchman", where, str), int(col), int(row),
+                             _need(raw, "civvie", where, str)))
+    return tuple(out)

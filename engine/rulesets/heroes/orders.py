@@ -1,0 +1,167 @@
+"""The Heroes United order language: what a hero (or the villain player) may be told.
+
+    Z1 reroll auto        # standing re-roll policy for stats of 5+: auto | lowest | never
+    Z1 action flight      # (*) action phase (not round 1); `PK1 action lullaby H3` aims it
+    Z1 move c3            # movement phase; `Z1 move b2 c3` goes through b2
+    Z1 face ne            # then turn (free)
+    Z1 run                # before combat: try to run away (`Z1 run e5` names the refuge)
+    Z1 attack H3 N1       # combat targets in order of preference (combat itself is forced)
+    Z1 save C2            # general actions, one General A.P. each, in line order
+    Z1 capture N1
+    Z1 search
+    Z1 climb d4
+
+The villain player (option villain_player) orders henchmen and nemeses with move, face
+and attack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.grid import Square, distance, parse_square, square_name
+from engine.orders import Arg, Order, Verb
+from engine.rulesets.heroes import movement, star_actions
+from engine.rulesets.heroes.engagement import engaged, resting
+from engine.rulesets.heroes.facing import CLOCKWISE
+from engine.rulesets.heroes.rolloff import POLICIES
+from engine.rulesets.heroes.state import Figure, HeroesState
+
+VERBS: tuple[Verb, ...] = (
+    Verb("reroll", (Arg("policy", "word", choices=POLICIES),),
+         "re-roll policy for stats of 5 or more: auto (when the lowest die is taken or a 1), "
+         "lowest (always), never"),
+    Verb("action", (Arg("name", "word"), Arg("target", "unit", optional=True)),
+         "use a (*) action of your card (not in round 1)"),
+    Verb("move", (Arg("square", "square", repeat=True),),
+         "move up to your Movement A.P., through the squares given; stepping onto a rooftop "
+         "is a climb"),
+    Verb("face", (Arg("direction", "word", choices=CLOCKWISE),), "turn to face a direction"),
+    Verb("run", (Arg("square", "square", optional=True),),
+         "before combat, try to run away (roll-off + E against the enemy's roll-off + P)"),
+    Verb("attack", (Arg("target", "unit", repeat=True),), "whom to strike first in combat"),
+    Verb("save", (Arg("civvie", "unit"),), "save a civvie in base contact (1 General A.P.)"),
+    Verb("capture", (Arg("nemesis", "unit"),),
+         "capture your Nemesis at 0 Vitality: roll-off + P above 13 (1 General A.P.)"),
+    Verb("search", (), "search for items: roll-off + P of 13 or more (1 General A.P.)"),
+    Verb("climb", (Arg("square", "square"),),
+         "climb onto an adjacent rooftop at -2 (1 General A.P.)"),
+)
+HERO_VERBS = frozenset(v.name for v in VERBS)
+VILLAIN_VERBS = frozenset({"move", "face", "attack"})
+ONCE = ("reroll", "action", "move", "face", "run")
+GENERAL = ("save", "capture", "search", "climb")
+
+
+def unit_of(state: HeroesState, player: str, unit: str | None) -> tuple[Figure | None, str | None]:
+    """The figure this player may order, or why not."""
+    f = state.figures.get(unit or "")
+    if f is None:
+        return None, f"there is no {unit} on the board"
+    if f.kind == "hero" and f.owner == player:
+        if resting(state, f):
+            return None, f"{f.id} is knocked out and misses round {state.round}"
+        return f, None
+    if f.kind in ("henchman", "nemesis") and state.villain == player:
+        if not f.active:
+            return None, f"{f.id} is down and cannot act"
+        return f, None
+    return None, f"{unit} is not yours to order"
+
+
+def _on_board(state: HeroesState, name: str) -> Square | str:
+    sq = parse_square(name)
+    if not (0 <= sq.col < state.width and 0 <= sq.row < state.height):
+        return f"{name} is off the {state.width}x{state.height} board"
+    return sq
+
+
+def check(state: HeroesState, player: str, o: Order) -> str | None:
+    f, problem = unit_of(state, player, o.unit)
+    if f is None:
+        return problem
+    allowed = HERO_VERBS if f.kind == "hero" else VILLAIN_VERBS
+    if o.verb not in allowed:
+        return f"{f.id} cannot {o.verb}; its orders are: {', '.join(sorted(allowed))}"
+    if o.verb in ("move", "run", "climb"):
+        squares = [_on_board(state, a) for a in o.args]
+        bad = [s for s in squares if isinstance(s, str)]
+        if bad:
+            return bad[0]
+        good = [s for s in squares if isinstance(s, Square)]
+        if o.verb == "move" and movement.plan(state, f, good, f.spec.move_ap, True) is None:
+            return f"no route through {' '.join(o.args)} within {f.spec.move_ap} Movement A.P."
+        if o.verb == "climb" and good[0] not in state.roofs:
+            return f"{o.args[0]} is not a rooftop"
+    if o.verb == "attack":
+        for target in o.args:
+            t = state.figures.get(target)
+            foe = ("henchman", "nemesis") if f.kind == "hero" else ("hero",)
+            if t is None or t.kind not in foe:
+                return f"{target} is not an enemy on the board"
+    if o.verb == "save":
+        t = state.figures.get(o.args[0])
+        if t is None or t.kind != "civvie":
+            return f"{o.args[0]} is not a civvie on the board"
+    if o.verb == "capture":
+        t = state.figures.get(o.args[0])
+        if t is None or t.kind != "nemesis" or t.owner != player:
+            return f"{o.args[0]} is not your Nemesis (only your own Nemesis can be captured)"
+    if o.verb == "action":
+        return star_actions.why_not(state, f, o.args[0])
+    return None
+
+
+def check_set(state: HeroesState, player: str, orders: Sequence[Order]) -> list[str]:
+    problems: list[str] = []
+    for unit in sorted({o.unit for o in orders if o.unit}):
+        mine = [o for o in orders if o.unit == unit]
+        for verb in ONCE:
+            lines = [o.line for o in mine if o.verb == verb]
+            if len(lines) > 1:
+                problems.append(f"line {lines[1]}: {unit} has a '{verb}' order already "
+                                f"(line {lines[0]})")
+        f = state.figures.get(unit)
+        general = [o for o in mine if o.verb in GENERAL]
+        if f is not None and len(general) > f.spec.general_ap:
+            problems.append(f"line {general[f.spec.general_ap].line}: {unit} has only "
+                            f"{f.spec.general_ap} General A.P. for general actions")
+    return problems
+
+
+def legal(state: HeroesState, player: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    grid = state.grid()
+    for f in state.figures.values():
+        if unit_of(state, player, f.id)[0] is None:
+            continue
+        steps = movement.reachable(state, f, f.spec.move_ap, grid=grid)
+        lines = [f"{f.id} move {square_name(sq)}" for sq in steps if sq != f.square]
+        lines += [f"{f.id} face {d}" for d in CLOCKWISE]
+        near = f.spec.move_ap + 2
+        foes = ("henchman", "nemesis") if f.kind == "hero" else ("hero",)
+        lines += [f"{f.id} attack {g.id}" for g in state.figures.values()
+                  if g.kind in foes and g.active and distance(g.square, f.square) <= near]
+        if f.kind == "hero":
+            lines += _hero_lines(state, f, player)
+        out[f.id] = lines
+    return out
+
+
+def _hero_lines(state: HeroesState, f: Figure, player: str) -> list[str]:
+    reach = f.spec.move_ap + 1
+    lines = [f"{f.id} save {c.id}" for c in state.of_kind("civvie")
+             if distance(c.square, f.square) <= reach]
+    nemesis = state.nemesis_of(player)
+    if nemesis is not None and nemesis.vitality == 0 and distance(nemesis.square, f.square) <= reach:
+        lines.append(f"{f.id} capture {nemesis.id}")
+    lines.append(f"{f.id} search")
+    if f.square not in state.roofs:
+        lines += [f"{f.id} climb {square_name(r)}" for r in sorted(state.roofs)
+                  if distance(r, f.square) == 1]
+    if engaged(state, f):
+        lines.append(f"{f.id} run")
+    lines += [f"{f.id} action {a.id}" for a in f.spec.actions
+              if star_actions.why_not(state, f, a.id) is None]
+    lines += [f"{f.id} reroll {p}" for p in POLICIES]
+    return lines

@@ -1,0 +1,148 @@
+"""One round: each hero's turn in turn order, then the game's figures, then the end-of-round
+rolls.
+
+Seed, Game Turns: "1. (*) Action phase: This is skipped the first turn of the game.
+2. Movement phase ... 3. Combat phase: If you're in your or another's Hero's combat range
+combat must be initiated. Attack as many times as you have General A.P. 4. General Action
+phase: If you're not in combat, you can use any leftover General A.P.. 5. At the end of
+the last player's turn, perform a Henchmen & Civvies roll."
+
+Orders are read in that phase order whatever their line order; general actions keep
+their line order. An order that no longer fits when its phase comes is skipped with an
+event saying why (RULES.md, Common to all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from engine.contract import Event
+from engine.dice import Dice
+from engine.grid import parse_square
+from engine.orders import Order
+from engine.rulesets.heroes import general_actions, movement, star_actions
+from engine.rulesets.heroes.engagement import fight, in_reach, resting
+from engine.rulesets.heroes.npc import npc_phase
+from engine.rulesets.heroes.runaway import run_away
+from engine.rulesets.heroes.spawning import henchmen_and_civvies_roll, nemesis_entries
+from engine.rulesets.heroes.state import Figure, HeroesState
+
+GENERAL_VERBS = ("save", "capture", "search", "climb")
+
+
+def resolve_round(state: HeroesState, orders: Mapping[str, Sequence[Order]], dice: Dice) -> list[Event]:
+    """Play the round in place on `state` (a copy the caller owns)."""
+    events: list[Event] = []
+    state.marks = []
+    saves: dict[str, list[str]] = {}
+    for player_orders in orders.values():
+        for o in player_orders:
+            if o.verb == "save" and o.unit:
+                saves.setdefault(o.args[0], []).append(o.unit)
+    for player in state.order:
+        hero = state.hero_of(player)
+        if hero is not None:
+            hero_turn(state, hero, orders.get(player, ()), saves, dice, events)
+        if state.winner is not None:
+            break
+    if state.winner is None:
+        villain_orders: dict[str, list[Order]] = {}
+        if state.villain is not None:
+            for o in orders.get(state.villain, ()):
+                villain_orders.setdefault(o.unit or "", []).append(o)
+        npc_phase(state, villain_orders, dice, events)
+    for f in state.figures.values():
+        f.effects.clear()
+        f.reduced.clear()
+    if state.winner is None:
+        nemesis_entries(state, events, state.round + 1)
+        henchmen_and_civvies_roll(state, dice, events)
+    state.round += 1
+    return events
+
+
+def hero_turn(state: HeroesState, hero: Figure, orders: Sequence[Order], saves: Mapping[str, list[str]],
+              dice: Dice, events: list[Event]) -> None:
+    if resting(state, hero):
+        events.append(Event("rest", f"{hero.id} is recovering from a knock-out and misses round "
+                            f"{state.round}.", {"unit": hero.id}))
+        return
+    hero.effects.clear()
+    by: dict[str, list[Order]] = {}
+    for o in orders:
+        by.setdefault(o.verb, []).append(o)
+    for o in by.get("reroll", []):
+        hero.policy = o.args[0]
+    for o in by.get("action", [])[:1]:
+        star_actions.perform(state, hero, o.args[0], o.args[1] if len(o.args) > 1 else None, events)
+    moved = False
+    flying = "flight" in hero.effects
+    for o in by.get("move", [])[:1]:
+        moved = movement.move_order(state, hero, list(o.args), flying, dice, events)
+    for o in by.get("face", [])[:1]:
+        hero.facing = o.args[0]
+        events.append(Event("face", f"{hero.id} faces {hero.facing}.", {"unit": hero.id}))
+    general = hero.spec.general_ap
+    ran = False
+    for o in by.get("run", [])[:1]:
+        ran = run_away(state, hero, parse_square(o.args[0]) if o.args else None, dice, events)
+        if resting(state, hero):
+            return  # knocked out by the free strike
+    if not ran:
+        preferred = [a for o in by.get("attack", []) for a in o.args]
+        general = fight(state, hero, preferred, general, moved, dice, events)
+    for o in orders:
+        if o.verb not in GENERAL_VERBS or state.winner is not None:
+            continue
+        if general <= 0:
+            events.append(Event("skip", f"{o.format()}: skipped, no General A.P. left.",
+                                {"unit": hero.id}))
+            continue
+        if in_reach(state, hero):
+            events.append(Event("skip", f"{o.format()}: skipped, {hero.id} is in combat.",
+                                {"unit": hero.id}))
+            continue
+        if general_action(state, hero, o, saves, dice, events):
+            general -= 1
+
+
+def general_action(state: HeroesState, hero: Figure, o: Order, saves: Mapping[str, list[str]],
+                   dice: Dice, events: list[Event]) -> bool:
+    """Carry out one general action; False (no A.P. spent) when it no longer fits."""
+    problem = None
+    if o.verb == "search":
+        general_actions.search(state, hero, dice, events)
+        return True
+    if o.verb == "climb":
+        to = parse_square(o.args[0])
+        if hero.square in state.roofs or not movement.is_climb(state, hero.square, to) \
+                or not general_actions.in_contact(hero.square, to):
+            problem = f"{o.args[0]} is not a rooftop next to {hero.id}'s street square"
+        else:
+            general_actions.climb_action(state, hero, to, dice, events)
+            return True
+    target = state.figures.get(o.args[0]) if o.args else None
+    if o.verb == "save":
+        if target is None or target.kind != "civvie":
+            problem = f"civvie {o.args[0]} is no longer on the board"
+        elif not general_actions.in_contact(hero.square, target.square):
+            problem = f"{hero.id} is not in base contact with {target.id}"
+        else:
+            rivals = [r for rid in saves.get(target.id, []) if rid != hero.id
+                      for r in [state.figures.get(rid)]
+                      if r is not None and not resting(state, r)
+                      and general_actions.in_contact(r.square, target.square)]
+            general_actions.save_civvie(state, hero, target, rivals, dice, events)
+            return True
+    if o.verb == "capture":
+        if target is None or target.kind != "nemesis" or target.owner != hero.owner:
+            problem = f"{o.args[0]} is not {hero.id}'s nemesis on the board"
+        elif target.vitality > 0:
+            problem = f"{target.id} still has {target.vitality} Vitality"
+        elif not general_actions.in_contact(hero.square, target.square):
+            problem = f"{hero.id} is not in base contact with {target.id}"
+        else:
+            general_actions.capture(state, hero, target, dice, events)
+            return True
+    events.append(Event("skip", f"{o.format()}: skipped, {problem}.", {"unit": hero.id}))
+    return False

@@ -1,0 +1,168 @@
+"""`heroes`: Heroes United (seeds/003), as RULES.md reads it. See docs/rulesets/heroes.md."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from engine.contract import (
+    COMMON_OPTIONS,
+    JSON,
+    Board,
+    OptionError,
+    Options,
+    OptionSpec,
+    Outcome,
+    PlayerId,
+    Resolution,
+    Ruleset,
+    RulesetInfo,
+    UnitId,
+)
+from engine.dice import Dice
+from engine.grid import Square, direction_between
+from engine.orders import Order, Verb
+from engine.rulesets.heroes import bot, cards, orders
+from engine.rulesets.heroes.board import board
+from engine.rulesets.heroes.citymap import CORNERS, build_rooftops, corner_square, map_ids, tiles
+from engine.rulesets.heroes.engagement import resting
+from engine.rulesets.heroes.general_actions import contest
+from engine.rulesets.heroes.phases import resolve_round
+from engine.rulesets.heroes.spawning import henchmen_and_civvies_roll, nemesis_entries, parse_trigger
+from engine.rulesets.heroes.state import Figure, HeroesState
+from engine.turns import expected_players, max_rounds_reached
+
+HEROES_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("nemesis_trigger", "saved:5",
+               "when a hero's Nemesis enters: saved:N (its hero has saved N civvies) or "
+               "round:N (from round N on)", kind="str"),
+    OptionSpec("villain_player", False,
+               "the last seat plays the henchmen and nemeses instead of a hero", kind="bool"),
+    OptionSpec("map", "tiles", "tiles: each hero's chosen corner tile; or a whole custom map",
+               kind="choice", choices=("tiles", *map_ids())),
+    OptionSpec("civvies_to_win", 10, "civvies a hero must save (with its Nemesis captured) to win",
+               minimum=1, maximum=50),
+)
+FORCE_KEYS = ("hero", "tile")
+
+
+class HeroesRuleset(Ruleset[HeroesState]):
+    info: ClassVar[RulesetInfo] = RulesetInfo(
+        id="heroes",
+        title="Heroes United",
+        min_players=1,
+        max_players=4,
+        summary="Heroes race to save 10 civvies and capture their Nemesis, while the game "
+                "sends henchmen into Regal City.",
+        options=(*COMMON_OPTIONS, *HEROES_OPTIONS),
+        seed="003_1fcb45bb137cbb61.txt",
+        shared_squares=True,  # "Attacking on the same space: +1 to Result"
+    )
+    verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
+
+    # -- forces -------------------------------------------------------------------
+    def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
+        problems = [f"unknown field {k!r} (a force has: {', '.join(FORCE_KEYS)})"
+                    for k in force if k not in FORCE_KEYS]
+        hero = force.get("hero")
+        if hero not in cards.heroes():
+            problems.append(f"hero {hero!r} is not one of {', '.join(cards.heroes())}")
+        tile = force.get("tile")
+        if tile is not None and tile not in tiles():
+            problems.append(f"tile {tile!r} is not one of {', '.join(tiles())}")
+        return problems
+
+    def default_force(self, seat: int, options: Options) -> JSON:
+        return {"hero": list(cards.heroes())[seat % len(cards.heroes())],
+                "tile": list(tiles())[seat % len(tiles())]}
+
+    # -- setup --------------------------------------------------------------------
+    def setup(self, players: Sequence[PlayerId], forces: Mapping[PlayerId, Mapping[str, Any]],
+              options: Options, dice: Dice) -> HeroesState:
+        opts = self.options(options)
+        parse_trigger(str(opts["nemesis_trigger"]))
+        seats = [str(p) for p in players]
+        villain = seats[-1] if opts["villain_player"] else None
+        if villain is not None and len(seats) < 2:
+            raise OptionError("villain_player", "needs at least 2 players: heroes and the villains")
+        hero_players = [p for p in seats if p != villain]
+        roofs = build_rooftops(opts, [forces[p].get("tile") for p in hero_players])
+        w, h = int(opts["width"]), int(opts["height"])
+        centre = Square(w // 2, h // 2)
+        figures: dict[str, Figure] = {}
+        heroes: dict[str, str] = {}
+        for i, p in enumerate(hero_players):
+            spec = cards.heroes()[str(forces[p]["hero"])]
+            start = corner_square(CORNERS[i], w, h)
+            fid = f"{spec.code}{i + 1}"
+            figures[fid] = Figure(fid, "hero", spec.id, start, direction_between(start, centre) or "n",
+                                  spec.vitality, owner=p, start=start)
+            heroes[p] = fid
+        state = HeroesState(dict(opts), seats, heroes, villain, list(hero_players), 1, frozenset(roofs),
+                            figures, {}, dice.shuffle(list(range(len(cards.henchmen_deck()))),
+                                                      "henchmen deck"),
+                            [], dice.shuffle(list(cards.items_deck()), "items deck"), [])
+        state.order = turn_order(state, dice)
+        nemesis_entries(state, [], 1)
+        henchmen_and_civvies_roll(state, dice, [])
+        return state
+
+    # -- each round ------------------------------------------------------------------
+    def round_number(self, state: HeroesState) -> int:
+        return state.round
+
+    def expected(self, state: HeroesState) -> list[PlayerId]:
+        if self.outcome(state) is not None:
+            return []
+        alive = [p for p in state.seats
+                 if p == state.villain or not resting(state, state.figures[state.heroes[p]])]
+        return expected_players(str(state.options["turn_mode"]), state.seats,
+                                alive or state.seats, state.round)
+
+    def legal_orders(self, state: HeroesState, player: PlayerId) -> dict[UnitId, list[str]]:
+        return orders.legal(state, player)
+
+    def check_order(self, state: HeroesState, player: PlayerId, order: Order) -> str | None:
+        return orders.check(state, player, order)
+
+    def check_order_set(self, state: HeroesState, player: PlayerId, given: Sequence[Order]) -> list[str]:
+        return orders.check_set(state, player, given)
+
+    def resolve(self, state: HeroesState, given: Mapping[PlayerId, Sequence[Order]],
+                dice: Dice) -> Resolution[HeroesState]:
+        new = state.copy()
+        events = resolve_round(new, given, dice)
+        return Resolution(new, events, list(dice.rolls))
+
+    def outcome(self, state: HeroesState) -> Outcome | None:
+        if state.winner is not None:
+            return Outcome((state.winner,), state.end_reason)
+        if max_rounds_reached(int(state.options["max_rounds"]), state.round):
+            if state.villain is not None:
+                return Outcome((state.villain,), "no hero won before the last round: the villains win")
+            return Outcome((), f"no hero won in {state.options['max_rounds']} rounds: a draw")
+        return None
+
+    # -- pictures and storage ----------------------------------------------------------
+    def board(self, state: HeroesState) -> Board:
+        return board(state)
+
+    def dump(self, state: HeroesState) -> JSON:
+        return state.to_json()
+
+    def load(self, data: Mapping[str, Any]) -> HeroesState:
+        return HeroesState.from_json(data)
+
+    def bot_orders(self, state: HeroesState, player: PlayerId, dice: Dice) -> str | None:
+        return bot.bot_orders(state, player)
+
+
+def turn_order(state: HeroesState, dice: Dice) -> list[str]:
+    """"Roll dice and add your (P) stat to the Result. Highest total goes first, with the
+    rest falling in seat order." Ties for first roll again among the tied."""
+    heroes = [state.figures[state.heroes[p]] for p in state.order]
+    if not heroes:
+        return []
+    first = contest(heroes, "P", "turn order", dice, [])
+    i = state.order.index(str(first.owner))
+    return state.order[i:] + state.order[:i]
