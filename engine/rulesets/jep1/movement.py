@@ -13,6 +13,10 @@ from collections.abc import Sequence
 from engine.grid import Cost, Grid, Path, Square, StepCost, distance
 
 MOVE = 4
+# move_path counts a step as STEP plus up to BEND for straying from the straight line, so
+# of the equally short paths the straightest wins (no zigzags on the board). MOVE * BEND
+# < STEP keeps "at most MOVE steps" exactly "cost at most MOVE * (STEP + BEND)".
+STEP, BEND = 64, 15
 
 
 def _blocked_by(occupied: set[Square]) -> StepCost:
@@ -21,10 +25,37 @@ def _blocked_by(occupied: set[Square]) -> StepCost:
     return cost
 
 
+def _straight(frm: Square, goal: Square, occupied: set[Square]) -> StepCost:
+    span = max(1, distance(frm, goal))
+
+    def cost(_frm: Square, to: Square) -> Cost | None:
+        if to in occupied:
+            return None
+        cross = (to.col - frm.col) * (goal.row - frm.row) - (to.row - frm.row) * (goal.col - frm.col)
+        return STEP + min(BEND, 4 * abs(cross) // span)
+    return cost
+
+
 def move_path(grid: Grid, start: Square, waypoints: Sequence[Square], budget: int,
               occupied: set[Square], diagonals: bool) -> Path | None:
-    """The cheapest path through the waypoints within budget, or None."""
-    return grid.path_via(start, list(waypoints), budget, _blocked_by(occupied - {start}), diagonals)
+    """The shortest path through the waypoints within budget steps (straightest of equals), or None.
+
+    The Path's cost is in steps.
+    """
+    assert budget <= MOVE
+    blocked = occupied - {start}
+    squares: list[Square] = []
+    here, left = start, budget * (STEP + BEND)
+    for goal in waypoints:
+        leg = grid.path(here, goal, left, _straight(here, goal, blocked), diagonals)
+        if leg is None:
+            return None
+        squares.extend(leg.squares)
+        left -= leg.cost
+        here = goal
+    if len(squares) > budget:
+        return None
+    return Path(tuple(squares), len(squares))
 
 
 def reachable(grid: Grid, start: Square, budget: int, occupied: set[Square],

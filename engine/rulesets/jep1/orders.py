@@ -86,7 +86,9 @@ def _squares(grid: Grid, words: Sequence[str]) -> list[Square] | str:
 def check_order(state: JepState, player: PlayerId, order: Order) -> str | None:
     if player not in expected(state):
         return f"{player} has no orders to give this round"
-    unit = state.unit(order.unit or "")
+    if order.unit is None:  # 'pass'
+        return None
+    unit = state.unit(order.unit)
     if unit is None:
         return f"there is no unit {order.unit}"
     if unit.side != player:
