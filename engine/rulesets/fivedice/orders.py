@@ -39,8 +39,9 @@ VERBS: tuple[Verb, ...] = (
 )
 
 # Lines of one unit that compete for the same action: at most one of each group.
-GROUPS = {"move": "move", "attack": "attack", "shoot": "attack", "cast": "attack",
-          "use": "drop", "switch": "drop", "dice": "dice"}
+_ATTACKS = "an attack (attack, shoot or cast)"
+GROUPS = {"move": "a move", "attack": _ATTACKS, "shoot": _ATTACKS, "cast": _ATTACKS,
+          "use": "a use or switch", "switch": "a use or switch", "dice": "a dice"}
 
 
 def spelled(word: str) -> str:
@@ -118,7 +119,7 @@ def check_order_set(orders: Sequence[Order]) -> list[str]:
     for o in orders:
         key = (o.unit, GROUPS[o.verb])
         if key in seen:
-            problems.append(f"line {o.line}: {o.unit} already has a {key[1]} order on line {seen[key]}")
+            problems.append(f"line {o.line}: {o.unit} already has {key[1]} order on line {seen[key]}")
         else:
             seen[key] = o.line
     return problems

@@ -1,0 +1,110 @@
+"""fivedice rulebook: movement points and what a long move costs."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.orders import OrderErrors
+
+from .fivedice_fixtures import life, play, state, texts, unit, where
+
+QUIET = [1, 1, 1, 1, 1]  # five dice that decide nothing in these tests
+FIRST = [6, 6, 6, 1, 1]  # initiative die 6: this unit acts before a QUIET one
+# Attack 6+6, initiative 3, defence 1+1 under the fixtures' policy.
+STRONG = [6, 6, 3, 1, 1]
+
+
+def test_move_up_to_movement_points_keeps_attack_and_defence() -> None:
+    """'Up to Movement Points: able to use Attack and Defense.' A1 (MP 3) moves 3 squares
+    and still attacks: 6+6 + 3 + sword 3 = 18 against B1's 1+1 + 3 = 5 → 13 damage."""
+    s = state(unit("A1", "c2"), unit("B1", "c6", life=20))
+    res = play(s, {"alice": "A1 move c5\nA1 attack B1"}, [*STRONG, *QUIET])
+    assert where(res, "A1") == "c5"
+    assert texts(res, "move") == ["A1 moves c2 to c5: 3 squares of movement 3."]
+    assert life(res, "B1") == 20 - 13
+
+
+def test_move_up_to_double_loses_the_attack_by_default() -> None:
+    """'Up to double Movement Points: loose either Attack or Defence (Player's choice)';
+    RULES.md: default attack. A1 moves 5 (MP 3) and its attack is skipped."""
+    s = state(unit("A1", "c1"), unit("B1", "c7"))
+    res = play(s, {"alice": "A1 move c6\nA1 attack B1"}, [*STRONG, *QUIET])
+    assert texts(res, "move") == ["A1 moves c1 to c6: 5 squares of movement 3 (costs its attack)."]
+    assert texts(res, "skip") == ["'A1 attack B1' skipped: its attack is already spent this round."]
+    assert life(res, "B1") == 10
+
+
+def test_move_up_to_double_may_lose_the_defence_instead() -> None:
+    """'(Player's choice)': `lose defence` keeps the attack, and the unit then defends with
+    stat alone. A1 attacks: 12 + 3 + 3 = 18 vs 1+1 + 3 = 5 → 13. B1 strikes back:
+    1+1 + 3 + 3 = 8 against A1's defence 3 (dice lost) → 5."""
+    s = state(unit("A1", "c1"), unit("B1", "c7", life=20))
+    res = play(s, {"alice": "A1 move c6 lose defence\nA1 attack B1"}, [*STRONG, *QUIET])
+    assert life(res, "B1") == 20 - 13
+    assert life(res, "A1") == 10 - 5
+
+
+def test_move_up_to_triple_loses_attack_and_defence() -> None:
+    """'Up to three-times Movement Points: loose Attack and Defence.' A1 runs 8 (MP 3)."""
+    s = state(unit("A1", "c1"), unit("B1", "c10"))
+    res = play(s, {"alice": "A1 move c9\nA1 attack B1"}, [*STRONG, *QUIET])
+    assert texts(res, "move") == [
+        "A1 moves c1 to c9: 8 squares of movement 3 (costs its attack and defence)."]
+    assert len(texts(res, "skip")) == 1
+
+
+def test_beyond_triple_movement_is_refused() -> None:
+    """A move of more than 3 × MP is not an order the unit can be given."""
+    s = state(unit("A1", "c1", movement=2), unit("B1", "l12"))
+    with pytest.raises(OrderErrors) as err:
+        play(s, {"alice": "A1 move c8"}, [])
+    assert str(err.value) == "line 1: c8 is 7 squares away; A1 moves at most 3 x 2"
+
+
+def test_diagonal_movement_is_allowed() -> None:
+    """'Diagonal movement is allowed': c3 to e5 is 2 squares."""
+    s = state(unit("A1", "c3", movement=2), unit("B1", "l12"))
+    res = play(s, {"alice": "A1 move e5"}, [*QUIET, *FIRST])
+    assert texts(res, "move") == ["A1 moves c3 to e5: 2 squares of movement 2."]
+
+
+def test_never_through_an_enemy_square() -> None:
+    """'...but not over an the enemy occupied the field.' Without diagonals, B1 on b1
+    forces A1 round it: 4 squares instead of 2, so the move costs the attack."""
+    s = state(unit("A1", "a1", movement=2), unit("B1", "b1"), diagonals=False)
+    res = play(s, {"alice": "A1 move c1"}, [*QUIET, *FIRST])
+    assert res.events[-1].data["path"] == ["a1", "a2", "b2", "c2", "c1"]
+    assert res.events[-1].data["lost"] == ["attack"]
+
+
+def test_friendly_squares_may_be_passed_through() -> None:
+    """Only enemy squares block the way: A1 walks over its friend A2 on b1 (2 squares)."""
+    s = state(unit("A1", "a1", movement=2), unit("A2", "b1"), unit("B1", "l12"), diagonals=False)
+    res = play(s, {"alice": "A1 move c1"}, [*QUIET, 2, 2, 2, 1, 1, *FIRST])
+    assert res.events[-1].data["path"] == ["a1", "b1", "c1"]
+    assert res.events[-1].data["lost"] == []
+
+
+def test_a_move_after_the_skirmish_uses_the_move_left() -> None:
+    """'...resolving the complete skirmish between the opponents for this round. First
+    leaving the potential move action available if not already used.' A1 attacks, then
+    steps back."""
+    s = state(unit("A1", "c4"), unit("B1", "c5", life=30))
+    res = play(s, {"alice": "A1 attack B1\nA1 move c2"}, [*STRONG, *QUIET])
+    assert where(res, "A1") == "c2"
+    assert texts(res, "skip") == []
+
+
+def test_a_second_move_order_is_refused() -> None:
+    """One movement action a round: two move lines for one unit are refused."""
+    s = state(unit("A1", "c4"), unit("B1", "l12"))
+    with pytest.raises(OrderErrors) as err:
+        play(s, {"alice": "A1 move c5\nA1 move c6"}, [])
+    assert "line 2: A1 already has a move order on line 1" in str(err.value)
+
+
+def test_lose_needs_the_action_named() -> None:
+    s = state(unit("A1", "c4"), unit("B1", "l12"))
+    with pytest.raises(OrderErrors) as err:
+        play(s, {"alice": "A1 move c8 lose"}, [])
+    assert str(err.value) == "line 1: say which action to lose, like 'lose attack'"
