@@ -1,0 +1,66 @@
+"""dicepost's turn service: the Flask app factory (the Flask tutorial's flaskr shape).
+
+`create_app(config=None)` reads the environment (service.config), then applies the
+given overrides. Blueprints: web pages (service.web), the JSON API (service.api),
+and, when present, inbound mail (service.mail).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+from flask_wtf.csrf import CSRFProtect
+
+from service import config as config_module
+from service import db
+
+csrf = CSRFProtect()
+log = logging.getLogger(__name__)
+
+# Optional blueprints written by other parts of the project: (module, attribute).
+OPTIONAL_BLUEPRINTS = [("service.mail.inbound", "bp"), ("service.gm.api", "bp"), ("service.gm.pages", "bp")]
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    app = Flask(__name__, instance_relative_config=True,
+                template_folder=str(_templates_dir()))
+    app.config.from_mapping(config_module.from_env(app.instance_path))
+    if config:
+        app.config.update(config)
+    config_module.finish(app.config)
+    db.init_app(app)
+    csrf.init_app(app)
+
+    from service import api, web
+
+    app.register_blueprint(web.bp)
+    app.register_blueprint(api.bp)
+    csrf.exempt(api.bp)
+    for module_name, attr in OPTIONAL_BLUEPRINTS:
+        _register_optional(app, module_name, attr)
+
+    from worker import celery_init_app
+
+    celery_init_app(app)
+    return app
+
+
+def _register_optional(app: Flask, module_name: str, attr: str) -> None:
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            return  # that part of the project is not installed
+        raise
+    bp = getattr(module, attr)
+    app.register_blueprint(bp)
+
+
+def _templates_dir() -> Any:
+    from pathlib import Path
+
+    return Path(__file__).resolve().parent.parent / "templates"

@@ -1,0 +1,150 @@
+"""The JSON API blueprint (/api): exact shapes of issue 3, described by /api/openapi.json.
+
+Every refusal is JSON naming the field or line: 400 bad JSON, 401 token, 404 unknown,
+409 round not open, 413 body too large, 422 content refused. A refused request
+changes nothing (each service call is one transaction).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from service import games, rounds, views
+from service.db import get_session
+from service.errors import BadRequest, Invalid, ServiceError
+from service.urls import join_url, player_url
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+@bp.errorhandler(ServiceError)
+def service_error(exc: ServiceError) -> tuple[Response, int]:
+    return jsonify(exc.to_json()), exc.status
+
+
+@bp.errorhandler(HTTPException)
+def http_error(exc: HTTPException) -> tuple[Response, int]:
+    status = exc.code or 500
+    message = {413: f"the request body is larger than {current_app.config['MAX_CONTENT_LENGTH']} bytes",
+               405: "method not allowed here", 404: "no such API endpoint"}.get(status, exc.description)
+    return jsonify({"error": message}), status
+
+
+def json_body() -> dict[str, Any]:
+    if not request.is_json:
+        raise BadRequest("send a JSON object with Content-Type: application/json")
+    data = request.get_json(silent=True)
+    if data is None:
+        raise BadRequest("the body is not valid JSON")
+    if not isinstance(data, dict):
+        raise BadRequest("the body must be a JSON object")
+    return data
+
+
+def bearer() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def seat_specs(value: Any) -> list[games.SeatSpec]:
+    if not isinstance(value, list) or not value:
+        raise Invalid("seats must be a non-empty list of {\"name\", \"email\"}", "seats")
+    specs = []
+    for i, item in enumerate(value):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise Invalid("each seat is an object with a \"name\"", f"seats[{i}]")
+        email = item.get("email")
+        if email is not None and not isinstance(email, str):
+            raise Invalid("email must be text", f"seats[{i}].email")
+        unknown = set(item) - {"name", "email", "force"}
+        if unknown:
+            raise Invalid(f"unknown seat field {sorted(unknown)[0]!r}", f"seats[{i}]")
+        specs.append(games.SeatSpec(item["name"], email or None, item.get("force")))
+    return specs
+
+
+@bp.post("/games")
+def create_game() -> tuple[Response, int]:
+    data = json_body()
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        raise Invalid("options must be a JSON object", "options")
+    public = data.get("public", True)
+    if not isinstance(public, bool):
+        raise Invalid("public must be true or false", "public")
+    title = data.get("title")
+    if title is not None and not isinstance(title, str):
+        raise Invalid("title must be text", "title")
+    created = games.create_game(get_session(), data.get("ruleset"), title, seat_specs(data.get("seats")),
+                                options, public, join_url)
+    return jsonify({
+        "id": created.id,
+        "commitment": created.commitment,
+        "gm_token": created.gm_token,
+        "seats": [{"name": name, "invite_token": token, "join_url": join_url(created.id, token)}
+                  for name, token in created.invites],
+    }), 201
+
+
+@bp.post("/games/<game_id>/join")
+def join(game_id: str) -> Response:
+    data = json_body()
+    joined = games.join(get_session(), game_id, data.get("invite_token"), data.get("entropy"),
+                        data.get("force"))
+    return jsonify({"player_token": joined.player_token,
+                    "player_url": player_url(game_id, joined.player_token)})
+
+
+@bp.get("/games/<game_id>")
+def game(game_id: str) -> Response:
+    return jsonify(views.game_json(get_session(), game_id))
+
+
+@bp.get("/games/<game_id>/orders")
+def get_orders(game_id: str) -> Response:
+    session = get_session()
+    with session.begin():
+        seat = rounds.seat_by_token(session, game_id, bearer())
+        return jsonify(views.orders_json(session, seat))
+
+
+@bp.put("/games/<game_id>/orders")
+def put_orders(game_id: str) -> Response:
+    token = bearer()
+    if token is None:
+        rounds.seat_by_token(get_session(), game_id, None)  # 404 or 401, before reading the body
+    data = json_body()
+    if "round" not in data:
+        raise Invalid("round is missing: the number of the round these orders are for", "round")
+    if "orders" not in data:
+        raise Invalid("orders is missing: the order text, one order a line", "orders")
+    accepted = rounds.submit(get_session(), game_id, token, data["round"], data["orders"], "api")
+    return jsonify({"round": accepted.round, "accepted": accepted.lines})
+
+
+@bp.get("/games/<game_id>/rounds/<int:number>")
+def round_(game_id: str, number: int) -> Response:
+    return jsonify(views.round_json(get_session(), game_id, number))
+
+
+@bp.get("/games/<game_id>/record")
+def record(game_id: str) -> Response:
+    return jsonify(views.record_json(get_session(), game_id))
+
+
+@bp.get("/rulesets")
+def rulesets() -> Response:
+    from service.catalog import rulesets_json
+
+    return jsonify(rulesets_json())
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    from service.openapi import spec
+
+    return jsonify(spec())

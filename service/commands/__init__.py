@@ -1,0 +1,1 @@
+"""Sub-commands of `dicepost`, each a module with `register(subparsers)` (see service.cli)."""

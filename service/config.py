@@ -1,0 +1,103 @@
+"""Configuration from the environment: the embedded default unless DATABASE_URL/REDIS_URL are set.
+
+Embedded: an SQLite file in the instance folder, Celery tasks run in-process (eager),
+mail kept in the database for the web app's mailbox page, a sweeper thread.
+Full: PostgreSQL (psycopg 3) + Redis broker + separate `dicepost worker`/`beat` processes.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+DEFAULT_SWEEP_SECONDS = 30
+MAX_BODY_BYTES = 64 * 1024
+
+
+def database_url(raw: str | None, instance_path: str) -> str:
+    """The SQLAlchemy URL: psycopg 3 for PostgreSQL, else the embedded SQLite file."""
+    if not raw:
+        return "sqlite:///" + str(Path(instance_path) / "dicepost.sqlite3")
+    for prefix in ("postgres://", "postgresql://"):
+        if raw.startswith(prefix):
+            return "postgresql+psycopg://" + raw[len(prefix):]
+    return raw
+
+
+def queue_names(prefix: str) -> dict[str, str]:
+    """The two Celery queues: a mail backlog never delays a round."""
+    return {"resolve": prefix + "resolve", "mail": prefix + "mail"}
+
+
+def celery_config(redis_url: str | None, prefix: str, key_prefix: str,
+                  sweep_seconds: int) -> dict[str, Any]:
+    """Celery settings following its reliability guidance (late acks, prefetch 1, ...)."""
+    queues = queue_names(prefix)
+    conf: dict[str, Any] = {
+        "task_ignore_result": True,
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        "task_default_queue": queues["resolve"],
+        "task_routes": {
+            "worker.tasks.resolve_round": {"queue": queues["resolve"]},
+            "worker.tasks.sweep": {"queue": queues["resolve"]},
+            "worker.tasks.deliver_mail": {"queue": queues["mail"]},
+        },
+        "beat_schedule": {
+            "sweep": {"task": "worker.tasks.sweep", "schedule": float(sweep_seconds)},
+        },
+        "broker_connection_retry_on_startup": True,
+    }
+    if redis_url:
+        transport: dict[str, Any] = {"visibility_timeout": 3600}
+        if key_prefix:
+            transport["global_keyprefix"] = key_prefix
+        conf.update(broker_url=redis_url, broker_transport_options=transport,
+                    task_always_eager=False)
+    else:
+        # Embedded: the same task functions run in-process, right after the commit.
+        conf.update(broker_url="memory://localhost/", task_always_eager=True,
+                    task_eager_propagates=False)
+    return conf
+
+
+def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    env = os.environ if env is None else env
+    redis_url = env.get("REDIS_URL") or None
+    sweep = int(env.get("DICEPOST_SWEEP_SECONDS", DEFAULT_SWEEP_SECONDS))
+    prefix = env.get("DICEPOST_QUEUE_PREFIX", "")
+    return {
+        "SECRET_KEY": env.get("SECRET_KEY") or _instance_secret(instance_path),
+        "DATABASE_URL": database_url(env.get("DATABASE_URL"), instance_path),
+        "REDIS_URL": redis_url,
+        "BASE_URL": env.get("DICEPOST_BASE_URL", ""),
+        "SWEEP_SECONDS": sweep,
+        "QUEUE_PREFIX": prefix,
+        "REDIS_PREFIX": env.get("DICEPOST_REDIS_PREFIX", ""),
+        "MAX_CONTENT_LENGTH": MAX_BODY_BYTES,
+    }
+
+
+def finish(config: dict[str, Any]) -> None:
+    """Fill in what follows from the settings (after overrides were applied)."""
+    config["EMBEDDED"] = not config.get("REDIS_URL")
+    config["QUEUES"] = queue_names(config["QUEUE_PREFIX"])
+    config.setdefault("CELERY", celery_config(config.get("REDIS_URL"), config["QUEUE_PREFIX"],
+                                              config["REDIS_PREFIX"], int(config["SWEEP_SECONDS"])))
+
+
+def _instance_secret(instance_path: str) -> str:
+    """A stable secret for the embedded default, kept in the instance folder."""
+    path = Path(instance_path) / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_hex(32)
+        path.write_text(key)
+        path.chmod(0o600)
+        return key

@@ -1,0 +1,237 @@
+"""Game lifecycle: create (commitment published at once) and join (entropy, force).
+
+The last join computes the salt G, runs setup (step 1) through engine.steps and opens
+round 1, in the same transaction. Every function here owns its transaction and rings
+the doorbells after COMMIT.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from engine import ForceError, OptionError, Ruleset, UnknownRuleset, chain, find_ruleset
+from engine.dice import DEFAULT_CHAIN_LENGTH, game_salt
+from engine.steps import run_setup, setup_inputs
+from service.doorbell import Doorbells
+from service.errors import Conflict, Invalid, NotFound, Unauthorized
+from service.models import Game, Seat, utcnow
+from service.notify import queue_mail
+from service.progress import audit, record_step, step_dice
+from service.tokens import new_game_id, new_token, token_hash
+
+NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+EMAIL_RE = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
+HEX_RE = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
+MAX_CHAIN_LENGTH = 100_000
+SERVICE_OPTIONS = ("chain_length",)
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    name: str
+    email: str | None = None
+    force: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    id: str
+    commitment: str
+    gm_token: str
+    invites: list[tuple[str, str]]  # (seat name, invite token), in seat order
+
+
+@dataclass(frozen=True)
+class Joined:
+    game_id: str
+    seat: str
+    player_token: str
+    started: bool
+
+
+def ruleset_or_invalid(name: Any) -> Ruleset[Any]:
+    if not isinstance(name, str):
+        raise Invalid("ruleset must be the id of a ruleset (text)", "ruleset")
+    try:
+        return find_ruleset(name)
+    except UnknownRuleset as exc:
+        raise Invalid(str(exc), "ruleset") from None
+
+
+def check_options(ruleset: Ruleset[Any], given: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """(the ruleset's options with defaults, the chain length); 422 naming a bad option."""
+    rest = dict(given)
+    length = rest.pop("chain_length", DEFAULT_CHAIN_LENGTH)
+    if isinstance(length, bool) or not isinstance(length, int) or not 2 <= length <= MAX_CHAIN_LENGTH:
+        raise Invalid(f"option chain_length: must be a whole number from 2 to {MAX_CHAIN_LENGTH}",
+                      "options.chain_length")
+    try:
+        options = ruleset.options(rest)
+    except OptionError as exc:
+        raise Invalid(str(exc), f"options.{exc.name}") from None
+    return options, length
+
+
+def check_seats(ruleset: Ruleset[Any], seats: list[SeatSpec], options: Mapping[str, Any]) -> None:
+    info = ruleset.info
+    if not info.min_players <= len(seats) <= info.max_players:
+        raise Invalid(f"{info.id} is played by {info.min_players} to {info.max_players} players, "
+                      f"not {len(seats)}", "seats")
+    seen: set[str] = set()
+    for i, seat in enumerate(seats):
+        if not NAME_RE.match(seat.name):
+            raise Invalid(f"seat name {seat.name!r}: 1 to 32 letters, digits, '_' or '-', "
+                          "starting with a letter", f"seats[{i}].name")
+        if seat.name.lower() in seen:
+            raise Invalid(f"seat name {seat.name!r} is used twice", f"seats[{i}].name")
+        seen.add(seat.name.lower())
+        if seat.email is not None and not EMAIL_RE.match(seat.email):
+            raise Invalid(f"{seat.email!r} is not an e-mail address", f"seats[{i}].email")
+        if seat.force is not None:
+            check_force(ruleset, seat.force, options, f"seats[{i}].force")
+
+
+def check_force(ruleset: Ruleset[Any], force: Any, options: Mapping[str, Any], field: str) -> None:
+    if not isinstance(force, dict):
+        raise Invalid("a force is a JSON object", field)
+    if _has_float(force):
+        raise Invalid("a force holds whole numbers only (no fractions: they are hashed into the "
+                      "dice inputs)", field)
+    reasons = ruleset.validate_force(force, options)
+    if reasons:
+        raise Invalid(f"force refused: {'; '.join(reasons)}", field)
+
+
+def _has_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_float(v) for v in value)
+    return False
+
+
+def create_game(session: Session, ruleset_id: Any, title: str | None, seats: list[SeatSpec],
+                options: Mapping[str, Any], public: bool, join_url: Any = None) -> CreatedGame:
+    """Draw the chain tip (the only OS randomness), publish S_0, invite every seat.
+
+    join_url(game_id, invite_token) -> str, for the invitations' payload.
+    """
+    ruleset = ruleset_or_invalid(ruleset_id)
+    opts, length = check_options(ruleset, options)
+    check_seats(ruleset, seats, opts)
+    title = (title or "").strip() or f"{ruleset.info.title} game"
+    if len(title) > 200:
+        raise Invalid("title: at most 200 characters", "title")
+    tip = secrets.token_bytes(32)
+    commitment = chain(tip, length)[0].hex()
+    gm_token = new_token()
+    bells = Doorbells()
+    with session.begin():
+        game_id = _free_game_id(session)
+        game = Game(id=game_id, ruleset=ruleset.info.id, title=title,
+                    options={**opts, "chain_length": length}, public=public, status="waiting",
+                    chain_tip=tip.hex(), chain_length=length, commitment=commitment,
+                    current_round=0, gm_token_hash=token_hash(gm_token), created_at=utcnow())
+        session.add(game)
+        invites: list[tuple[str, str]] = []
+        for i, spec in enumerate(seats):
+            invite = new_token()
+            seat = Seat(game_id=game_id, seat_index=i, name=spec.name, email=spec.email,
+                        invite_token_hash=token_hash(invite), force=spec.force, mail_pref="all",
+                        reply_token_salt=secrets.token_hex(16))
+            session.add(seat)
+            session.flush()
+            invites.append((spec.name, invite))
+            url = join_url(game_id, invite) if join_url else None
+            queue_mail(session, bells, game, seat, "invitation",
+                       {"join_url": url, "commitment": commitment, "title": title})
+        audit(session, game_id, "gm", "created",
+              {"ruleset": ruleset.info.id, "seats": [s.name for s in seats], "commitment": commitment})
+    bells.ring()
+    return CreatedGame(game_id, commitment, gm_token, invites)
+
+
+def _free_game_id(session: Session) -> str:
+    while True:
+        game_id = new_game_id()
+        if session.get(Game, game_id) is None:
+            return game_id
+
+
+def parse_entropy(value: Any) -> bytes | None:
+    """A player's entropy: hex of 16 to 64 bytes, or None to have the server make one."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not HEX_RE.match(value) or not 16 <= len(value) // 2 <= 64:
+        raise Invalid("entropy must be hex of 16 to 64 bytes (32 to 128 hex digits)", "entropy")
+    return bytes.fromhex(value)
+
+
+def seat_by_invite(session: Session, game_id: str, invite_token: Any) -> tuple[Game, Seat]:
+    """The game (row-locked on PostgreSQL) and the seat an invite token opens; 404 / 401."""
+    if not isinstance(invite_token, str) or not invite_token:
+        raise Unauthorized("invite_token is missing", "invite_token")
+    game = session.get(Game, game_id, with_for_update=True)
+    if game is None:
+        raise NotFound(f"no game {game_id!r}")
+    seat = session.scalars(select(Seat).where(
+        Seat.game_id == game_id, Seat.invite_token_hash == token_hash(invite_token))).first()
+    if seat is None:
+        raise Unauthorized("this invite token does not open a seat of this game", "invite_token")
+    return game, seat
+
+
+def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
+         force: Any = None) -> Joined:
+    given_entropy = parse_entropy(entropy)
+    bells = Doorbells()
+    with session.begin():
+        game, seat = seat_by_invite(session, game_id, invite_token)
+        if seat.joined_at is not None:
+            raise Conflict(f"seat {seat.name} has already joined this game", "invite_token")
+        ruleset = find_ruleset(game.ruleset)
+        opts = ruleset.options({k: v for k, v in game.options.items() if k not in SERVICE_OPTIONS})
+        if force is not None:
+            check_force(ruleset, force, opts, "force")
+            seat.force = dict(force)
+        elif seat.force is None:
+            seat.force = ruleset.default_force(seat.seat_index, opts)
+        raw = given_entropy if given_entropy is not None else secrets.token_bytes(32)
+        seat.entropy = raw.hex()
+        seat.entropy_source = "player" if given_entropy is not None else "server"
+        player_token = new_token()
+        seat.player_token_hash = token_hash(player_token)
+        seat.joined_at = utcnow()
+        audit(session, game.id, seat.name, "joined", {"entropy_source": seat.entropy_source})
+        started = all(s.joined_at is not None for s in game.seats)
+        if started:
+            _start(session, bells, game, ruleset, opts)
+    bells.ring()
+    return Joined(game_id, seat.name, player_token, started)
+
+
+def _start(session: Session, bells: Doorbells, game: Game, ruleset: Ruleset[Any],
+           opts: dict[str, Any]) -> None:
+    """Salt from every entropy, then step 1 (setup) and round 1."""
+    seats = list(game.seats)
+    entropy = {s.name: bytes.fromhex(s.entropy or "") for s in seats}
+    game.salt = game_salt(game.id, entropy).hex()
+    players = [s.name for s in seats]
+    inputs = setup_inputs(ruleset.info.id, opts, players, {s.name: s.force or {} for s in seats})
+    dice, s_1 = step_dice(game, 1, inputs)
+    try:
+        result = run_setup(inputs, dice)
+    except ForceError as exc:
+        raise Invalid(str(exc), "force") from None
+    game.status = "active"
+    record_step(session, bells, game, result, s_1)
+    audit(session, game.id, "service", "started", {"salt": game.salt})

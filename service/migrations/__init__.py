@@ -1,0 +1,1 @@
+"""Alembic migrations, packaged with the service so `dicepost db upgrade` runs anywhere."""

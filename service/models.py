@@ -1,0 +1,226 @@
+"""The tables of dicepost (SQLAlchemy 2). The database is the source of truth.
+
+Secrets are never stored in the clear: the chain tip is the one secret value kept
+(never served); every token is kept as its SHA-256 (service.tokens).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes on every database (SQLite returns naive ones otherwise)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetimes are not stored; use service.models.utcnow()")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(64))
+    title: Mapped[str] = mapped_column(String(200))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    public: Mapped[bool] = mapped_column(Boolean, default=True)
+    status: Mapped[str] = mapped_column(String(16), default="waiting")  # waiting/active/finished
+    chain_tip: Mapped[str] = mapped_column(String(64))  # hex S_N: secret, never served
+    chain_length: Mapped[int] = mapped_column(Integer)
+    commitment: Mapped[str] = mapped_column(String(64))  # hex S_0
+    salt: Mapped[str | None] = mapped_column(String(64))
+    current_round: Mapped[int] = mapped_column(Integer, default=0)
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    gm_token_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    deadline_policy: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+    seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.seat_index")
+
+    __table_args__ = (Index("ix_games_public_status", "public", "status"),)
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    seat_index: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(32))  # the player id the engine uses
+    email: Mapped[str | None] = mapped_column(String(320))
+    invite_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    player_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    joined_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    entropy: Mapped[str | None] = mapped_column(String(128))  # hex, public once joined
+    entropy_source: Mapped[str | None] = mapped_column(String(8))  # player/server
+    force: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    mail_pref: Mapped[str] = mapped_column(String(8), default="all")  # all/results/none
+    unsubscribe_token_hash: Mapped[str | None] = mapped_column(String(64))
+    reply_token_salt: Mapped[str | None] = mapped_column(String(64))
+
+    game: Mapped[Game] = relationship(back_populates="seats")
+
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat_index", name="uq_seats_game_index"),
+        UniqueConstraint("game_id", "name", name="uq_seats_game_name"),
+    )
+
+
+class Round(Base):
+    __tablename__ = "rounds"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    number: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open/ready/resolved
+    expected: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    opened_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    closes_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (
+        UniqueConstraint("game_id", "number", name="uq_rounds_game_number"),
+        Index("ix_rounds_status", "status"),
+    )
+
+
+class Submission(Base):
+    """Every version of a player's orders is kept; the latest before the close counts."""
+
+    __tablename__ = "submissions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id"))
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"))
+    version: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    accepted: Mapped[str] = mapped_column(Text)  # normalized order text
+    source: Mapped[str] = mapped_column(String(8))  # web/api/mail
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    __table_args__ = (UniqueConstraint("round_id", "seat_id", "version", name="uq_submissions_version"),)
+
+
+class Step(Base):
+    __tablename__ = "steps"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    t: Mapped[int] = mapped_column(Integer)
+    inputs: Mapped[dict[str, Any]] = mapped_column(JSON)
+    inputs_digest: Mapped[str] = mapped_column(String(64))
+    key: Mapped[str] = mapped_column(String(64))  # hex S_t, revealed with the step
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    state_hash: Mapped[str] = mapped_column(String(64))
+    events: Mapped[list[Any]] = mapped_column(JSON)
+    rolls: Mapped[list[Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    __table_args__ = (UniqueConstraint("game_id", "t", name="uq_steps_game_t"),)
+
+
+class Outbox(Base):
+    """Mail to send: inserted in the same transaction as the change it reports."""
+
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"))
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))
+    kind: Mapped[str] = mapped_column(String(16))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    message_id: Mapped[str] = mapped_column(String(255), unique=True)
+    to_address: Mapped[str | None] = mapped_column(String(320))
+    status: Mapped[str] = mapped_column(String(8), default="pending")  # pending/sending/sent/failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+
+
+class StoredMail(Base):
+    """The embedded mailbox: sent mail kept for viewing in the web app."""
+
+    __tablename__ = "stored_mail"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    outbox_id: Mapped[int | None] = mapped_column(ForeignKey("outbox.id"))
+    to: Mapped[str] = mapped_column(String(320))
+    subject: Mapped[str] = mapped_column(String(998))
+    raw: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class InboundMail(Base):
+    __tablename__ = "inbound_mail"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message_id: Mapped[str] = mapped_column(String(998), unique=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    status: Mapped[str] = mapped_column(String(10), default="stored")  # stored/processed/refused
+    result: Mapped[str | None] = mapped_column(Text)
+    game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"))
+
+    __table_args__ = (Index("ix_inbound_mail_status", "status"),)
+
+
+class AuditLog(Base):
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    actor: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(64))
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+    __table_args__ = (Index("ix_audit_log_game_at", "game_id", "at"),)
+
+
+Index("ix_seats_game", Seat.game_id)
+Index("ix_submissions_round_seat", Submission.round_id, Submission.seat_id)
+Index("ix_outbox_game", Outbox.game_id)

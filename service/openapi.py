@@ -1,0 +1,125 @@
+"""GET /api/openapi.json: a hand-written OpenAPI 3.1 description of every API route.
+
+tests/service/test_openapi.py checks that every route of the api blueprint is here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ERROR = {"$ref": "#/components/schemas/Error"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    text = {400: "bad JSON", 401: "missing or invalid token", 404: "unknown game or round",
+            409: "the round is not open", 413: "body too large", 422: "content refused"}
+    return {str(c): _json(ERROR, text[c]) for c in codes}
+
+
+GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
+BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
+STR = {"type": "string"}
+STRS = {"type": "array", "items": STR}
+
+
+def spec() -> dict[str, Any]:
+    rolls = {"type": "array", "items": {"type": "object", "properties": {
+        "step": {"type": "integer"}, "j": {"type": "integer"}, "n": {"type": "integer"},
+        "face": {"type": "integer"}, "label": STR}}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "dicepost API", "version": "1",
+                 "description": "Play-by-email skirmish games with verifiable dice."},
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                                           "description": "the player_token from join"}},
+            "schemas": {"Error": {"type": "object", "properties": {
+                "error": STR, "field": STR,
+                "errors": {"type": "array", "items": {"type": "object", "properties": {
+                    "line": {"type": "integer"}, "text": STR, "message": STR}}}}}},
+        },
+        "paths": {
+            "/api/games": {"post": {
+                "summary": "Create a game; the dice commitment S_0 is published at once",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["ruleset", "seats"], "properties": {
+                        "ruleset": STR, "title": STR, "public": {"type": "boolean"},
+                        "options": {"type": "object", "description":
+                                    "ruleset options (GET /api/rulesets) and chain_length"},
+                        "seats": {"type": "array", "items": {"type": "object", "required": ["name"],
+                                  "properties": {"name": STR, "email": STR,
+                                                 "force": {"type": "object"}}}}}}}}},
+                "responses": {"201": _json({"type": "object", "properties": {
+                    "id": STR, "commitment": STR, "gm_token": STR,
+                    "seats": {"type": "array", "items": {"type": "object", "properties": {
+                        "name": STR, "invite_token": STR, "join_url": STR}}}}}, "created"),
+                    **_errors(400, 413, 422)}}},
+            "/api/games/{game_id}/join": {"post": {
+                "summary": "Take a seat with its invite token; the last join starts the game",
+                "parameters": [GAME_ID],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["invite_token"], "properties": {
+                        "invite_token": STR,
+                        "entropy": {"type": "string", "description": "hex, 16 to 64 bytes"},
+                        "force": {"type": "object"}}}}}},
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "player_token": STR, "player_url": STR}}, "joined"),
+                    **_errors(400, 401, 404, 409, 422)}}},
+            "/api/games/{game_id}": {"get": {
+                "summary": "A game's public status", "parameters": [GAME_ID],
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "id": STR, "ruleset": STR, "title": STR,
+                    "status": {"enum": ["waiting", "active", "finished"]},
+                    "round": {"type": ["integer", "null"]}, "commitment": STR,
+                    "seats": {"type": "array", "items": {"type": "object", "properties": {
+                        "name": STR, "joined": {"type": "boolean"}, "submitted": {"type": "boolean"}}}},
+                    "expected": STRS, "deadline": {"type": ["string", "null"]},
+                    "winner": {"type": ["string", "null"]}, "outcome": {"type": ["object", "null"]}}},
+                    "the game"), **_errors(404)}}},
+            "/api/games/{game_id}/orders": {
+                "get": {"summary": "The player's legal orders and current submission",
+                        "parameters": [GAME_ID], "security": BEARER,
+                        "responses": {"200": _json({"type": "object", "properties": {
+                            "round": {"type": ["integer", "null"]},
+                            "units": {"type": "object", "additionalProperties": STRS},
+                            "current": STR}}, "orders"), **_errors(401, 404)}},
+                "put": {"summary": "Submit or amend orders; the latest version counts",
+                        "parameters": [GAME_ID], "security": BEARER,
+                        "requestBody": {"required": True, "content": {"application/json": {
+                            "schema": {"type": "object", "required": ["round", "orders"], "properties": {
+                                "round": {"type": "integer"}, "orders": STR}}}}},
+                        "responses": {"200": _json({"type": "object", "properties": {
+                            "round": {"type": "integer"}, "accepted": STRS}}, "stored"),
+                            **_errors(400, 401, 404, 409, 413, 422)}},
+            },
+            "/api/games/{game_id}/rounds/{number}": {"get": {
+                "summary": "A resolved round: events, rolls and the revealed key S_t",
+                "parameters": [GAME_ID, {"name": "number", "in": "path", "required": True,
+                                         "schema": {"type": "integer"}}],
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "round": {"type": "integer"}, "step": {"type": "integer"},
+                    "events": {"type": "array"}, "rolls": rolls, "key": STR, "state_hash": STR,
+                    "inputs": {"type": "object"}}}, "the round"), **_errors(404)}}},
+            "/api/games/{game_id}/record": {"get": {
+                "summary": "The game record (dicepost-record/1) for replay and verification",
+                "parameters": [GAME_ID],
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "format": {"const": "dicepost-record/1"}, "game_id": STR, "ruleset": STR,
+                    "commitment": STR, "chain_length": {"type": "integer"},
+                    "entropy": {"type": "object", "additionalProperties": STR},
+                    "steps": {"type": "array", "items": {"type": "object", "properties": {
+                        "t": {"type": "integer"}, "inputs": {"type": "object"}, "key": STR,
+                        "rolls": rolls, "state_hash": STR}}}}}, "the record"), **_errors(404)}}},
+            "/api/rulesets": {"get": {
+                "summary": "The registered rulesets and their options",
+                "responses": {"200": _json({"type": "array", "items": {"type": "object"}},
+                                           "rulesets")}}},
+            "/api/openapi.json": {"get": {
+                "summary": "This description",
+                "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")}}},
+        },
+    }

@@ -1,0 +1,96 @@
+"""Storing a played step and moving the game on: shared by setup (join) and resolution.
+
+The step row holds the inputs, their digest D_t, the revealed chain link S_t, the new
+state with its hash, the events and the rolls. Then either the game ends (outcome,
+or the dice chain is used up) or the next round opens, ready at once when nobody is
+expected to move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from engine import Dice, StepResult, chain, step_key
+from engine.dice import inputs_digest
+from service.doorbell import Doorbells
+from service.models import AuditLog, Game, Round, Seat, Step, utcnow
+from service.notify import queue_mail
+
+
+def audit(session: Session, game_id: str | None, actor: str, action: str,
+          detail: dict[str, Any] | None = None) -> None:
+    session.add(AuditLog(game_id=game_id, actor=actor, action=action, detail=detail or {}))
+
+
+def chain_link(game: Game, t: int) -> bytes:
+    """S_t, derived from the secret tip (S_N) stored with the game."""
+    if not 0 <= t <= game.chain_length:
+        raise ValueError(f"step {t} is beyond the dice chain of {game.chain_length} links")
+    return chain(bytes.fromhex(game.chain_tip), game.chain_length - t)[0]
+
+
+def step_dice(game: Game, t: int, inputs: Any) -> tuple[Dice, bytes]:
+    assert game.salt is not None, "the salt is made when the last seat is filled"
+    s_t = chain_link(game, t)
+    return Dice(step_key(s_t, bytes.fromhex(game.salt), t, inputs), t), s_t
+
+
+def latest_step(session: Session, game_id: str) -> Step | None:
+    return session.scalars(
+        select(Step).where(Step.game_id == game_id).order_by(Step.t.desc()).limit(1)
+    ).first()
+
+
+def record_step(session: Session, bells: Doorbells, game: Game, result: StepResult,
+                s_t: bytes) -> Step:
+    step = Step(game_id=game.id, t=result.t, inputs=result.inputs,
+                inputs_digest=inputs_digest(result.inputs).hex(), key=s_t.hex(),
+                state=result.state, state_hash=result.state_hash, events=result.events,
+                rolls=result.rolls)
+    session.add(step)
+    seats = list(game.seats)
+    if result.t > 1:
+        for seat in seats:
+            queue_mail(session, bells, game, seat, "results",
+                       {"round": result.t - 1, "step": result.t})
+    if result.outcome is not None:
+        _finish(session, bells, game, result.outcome, seats)
+    elif result.t + 1 > game.chain_length:
+        _finish(session, bells, game, {"winners": [], "draw": True,
+                                       "reason": "the game's dice chain is used up"}, seats)
+    else:
+        _open_round(session, bells, game, result.t, result.expected)
+    return step
+
+
+def _finish(session: Session, bells: Doorbells, game: Game, outcome: dict[str, Any],
+            seats: list[Seat]) -> None:
+    game.status = "finished"
+    game.outcome = outcome
+    audit(session, game.id, "service", "finished", outcome)
+    for seat in seats:
+        queue_mail(session, bells, game, seat, "game_over", {"outcome": outcome})
+
+
+def _open_round(session: Session, bells: Doorbells, game: Game, number: int,
+                expected: list[str]) -> None:
+    """Round r follows step r (setup is step 1, round r is resolved by step r+1)."""
+    ready = not expected
+    rnd = Round(game_id=game.id, number=number, status="ready" if ready else "open",
+                expected=list(expected), opened_at=utcnow())
+    session.add(rnd)
+    game.current_round = number
+    if ready:
+        bells.rounds.append((game.id, number))
+    else:
+        from service.timekeeping.opening import round_opened  # deadline, bot seats, early close
+
+        round_opened(session, bells, game, rnd)
+
+
+def steps_count(session: Session, game_id: str) -> int:
+    return int(session.scalar(select(func.count()).select_from(Step).where(Step.game_id == game_id))
+               or 0)

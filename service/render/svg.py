@@ -1,0 +1,151 @@
+"""The grid as inline SVG for the web pages, drawn from an engine Board.
+
+Terrain fills, pieces in side colours with their label and health written on them
+(colour is never the only signal: each piece carries its label, shapes differ —
+circles for units, squares for tokens, diamonds for pieces the game runs), and last
+round's marks as arrows: moves solid, attacks dashed; the page adds a legend table naming
+each piece's side. Every text is escaped. Shares
+symbols and colours with the mail pictures through service.render.grid_legend.
+"""
+
+from __future__ import annotations
+
+from markupsafe import Markup, escape
+
+from engine.contract import Board, Mark, Piece
+from engine.grid import SquareError, parse_square
+from service.render.grid_legend import (
+    SIDE_COLOURS,
+    SIDE_FILLS,
+    TERRAIN_FILLS,
+    columns,
+    pieces_at,
+    short_label,
+    side_index,
+    terrain_symbols,
+)
+
+CELL = 44
+MARGIN = 22
+GAME_COLOUR = "#444444"
+MARK_COLOURS = {"move": "#333333", "attack": "#c62828", "shot": "#6a1b9a", "spell": "#00838f"}
+
+
+def _centre(board: Board, square: str) -> tuple[float, float] | None:
+    try:
+        sq = parse_square(square)
+    except SquareError:
+        return None
+    x = MARGIN + sq.col * CELL + CELL / 2
+    y = MARGIN + (board.height - 1 - sq.row) * CELL + CELL / 2
+    return float(x), float(y)
+
+
+def _colours(board: Board, side: str | None) -> tuple[str, str]:
+    idx = side_index(board, side)
+    if idx is None:
+        return GAME_COLOUR, "#eeeeee"
+    return SIDE_COLOURS[idx % len(SIDE_COLOURS)], SIDE_FILLS[idx % len(SIDE_FILLS)]
+
+
+def _terrain(board: Board) -> list[str]:
+    symbols = terrain_symbols(board)
+    out = []
+    for square, kind in sorted(board.terrain.items()):
+        c = _centre(board, square)
+        if c is None:
+            continue
+        fill = TERRAIN_FILLS.get(symbols.get(kind, ""), "#d7ccc8")
+        x, y = c[0] - CELL / 2, c[1] - CELL / 2
+        out.append(f'<rect x="{x:g}" y="{y:g}" width="{CELL}" height="{CELL}" fill="{fill}">'
+                   f"<title>{escape(square)}: {escape(kind)}</title></rect>"
+                   f'<text x="{x + 3:g}" y="{y + 11:g}" class="terrain">'
+                   f"{escape(symbols.get(kind, '?'))}</text>")
+    return out
+
+
+def _grid_lines(board: Board) -> list[str]:
+    w, h = board.width * CELL, board.height * CELL
+    out = [f'<rect x="{MARGIN}" y="{MARGIN}" width="{w}" height="{h}" fill="none" stroke="#555"/>']
+    for i in range(1, board.width):
+        x: float = MARGIN + i * CELL
+        out.append(f'<line x1="{x}" y1="{MARGIN}" x2="{x}" y2="{MARGIN + h}" stroke="#bbb"/>')
+    for i in range(1, board.height):
+        y: float = MARGIN + i * CELL
+        out.append(f'<line x1="{MARGIN}" y1="{y}" x2="{MARGIN + w}" y2="{y}" stroke="#bbb"/>')
+    for i, name in enumerate(columns(board)):
+        x = MARGIN + i * CELL + CELL / 2
+        out.append(f'<text x="{x:g}" y="{MARGIN - 6}" class="axis">{escape(name)}</text>')
+    for row in range(board.height):
+        y = MARGIN + (board.height - 1 - row) * CELL + CELL / 2 + 4
+        out.append(f'<text x="{MARGIN / 2:g}" y="{y:g}" class="axis">{row + 1}</text>')
+    return out
+
+
+def _piece(board: Board, piece: Piece, stacked: int) -> str:
+    c = _centre(board, piece.square)
+    if c is None:
+        return ""
+    x, y = c[0] + stacked * 5, c[1] + stacked * 5
+    stroke, fill = _colours(board, piece.side)
+    r = CELL * 0.4
+    if piece.side is None:
+        shape = (f'<polygon points="{x:g},{y - r:g} {x + r:g},{y:g} {x:g},{y + r:g} {x - r:g},{y:g}" '
+                 f'fill="{fill}" stroke="{stroke}" stroke-width="2"/>')
+    elif piece.kind == "token":
+        shape = (f'<rect x="{x - r:g}" y="{y - r:g}" width="{2 * r:g}" height="{2 * r:g}" rx="3" '
+                 f'fill="{fill}" stroke="{stroke}" stroke-width="2" stroke-dasharray="4 2"/>')
+    else:
+        shape = f'<circle cx="{x:g}" cy="{y:g}" r="{r:g}" fill="{fill}" stroke="{stroke}" stroke-width="2"/>'
+    health = ""
+    if piece.health is not None:
+        hp = f"{piece.health}/{piece.max_health}" if piece.max_health is not None else str(piece.health)
+        health = f'<text x="{x:g}" y="{y + 13:g}" class="hp">{escape(hp)}</text>'
+    owner = piece.side or "game"
+    title = f"{piece.label} ({owner}, {piece.kind}) on {piece.square}"
+    if piece.health is not None:
+        title += f", health {piece.health}" + (f"/{piece.max_health}" if piece.max_health else "")
+    if piece.note:
+        title += f": {piece.note}"
+    return (f'<g class="piece"><title>{escape(title)}</title>{shape}'
+            f'<text x="{x:g}" y="{y + 1:g}" class="label" fill="{stroke}">{escape(short_label(piece))}</text>'
+            f"{health}</g>")
+
+
+def _mark(board: Board, mark: Mark) -> str:
+    points = [p for p in (_centre(board, s) for s in mark.squares) if p is not None]
+    if len(points) < 2:
+        return ""
+    colour = MARK_COLOURS.get(mark.kind, "#333333")
+    dash = "" if mark.kind == "move" else ' stroke-dasharray="6 4"'
+    pts = " ".join(f"{x:g},{y:g}" for x, y in points)
+    title = f"{mark.kind}: {' → '.join(mark.squares)}" + (f" ({mark.side})" if mark.side else "")
+    return (f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="3" '
+            f'stroke-opacity="0.75"{dash} marker-end="url(#arrow-{escape(mark.kind)})">'
+            f"<title>{escape(title)}</title></polyline>")
+
+
+def board_svg(board: Board, caption: str = "") -> Markup:
+    width = board.width * CELL + 2 * MARGIN
+    height = board.height * CELL + 2 * MARGIN
+    markers = "".join(
+        f'<marker id="arrow-{kind}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" '
+        f'markerHeight="6" orient="auto-start-reverse">'
+        f'<path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker>'
+        for kind, colour in MARK_COLOURS.items())
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" aria-label="{escape(caption or "the grid")}">',
+        "<style>.axis{font:11px sans-serif;text-anchor:middle;fill:#555}"
+        ".label{font:bold 12px sans-serif;text-anchor:middle}"
+        ".hp{font:9px sans-serif;text-anchor:middle;fill:#222}.terrain{font:9px monospace;fill:#333}</style>",
+        f"<defs>{markers}</defs>",
+        *_terrain(board),
+        *_grid_lines(board),
+    ]
+    for stack in pieces_at(board).values():
+        for depth, piece in enumerate(stack):
+            parts.append(_piece(board, piece, depth))
+    parts.extend(_mark(board, m) for m in board.marks)
+    parts.append("</svg>")
+    return Markup("".join(parts))

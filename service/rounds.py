@@ -1,0 +1,150 @@
+"""Orders and resolution: submit (every version kept) and resolve (exactly once).
+
+Both lock the round row first (PostgreSQL: SELECT ... FOR UPDATE; SQLite: every
+transaction is BEGIN IMMEDIATE, plus a conditional UPDATE claiming the resolution), so
+a submission racing the resolution is either included in it or refused with 409,
+never silently dropped; and of two tasks resolving the same round one wins and the
+other does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from engine import OrderErrors, find_ruleset, round_inputs, run_round
+from engine.orders import format_orders
+from service.doorbell import Doorbells
+from service.errors import Conflict, Invalid, NotFound, OrdersRefused, Unauthorized
+from service.models import Game, Round, Seat, Submission, utcnow
+from service.notify import queue_mail
+from service.progress import audit, latest_step, record_step, step_dice
+from service.timekeeping.closing import early_close_allowed, mark_ready
+from service.tokens import token_hash
+
+log = logging.getLogger(__name__)
+SOURCES = ("web", "api", "mail")
+
+
+@dataclass(frozen=True)
+class Accepted:
+    round: int
+    lines: list[str]
+    version: int
+    ready: bool
+
+
+def seat_by_token(session: Session, game_id: str, token: str | None) -> Seat:
+    """The seat a player token belongs to; 404 for an unknown game, 401 for a bad token."""
+    if session.get(Game, game_id) is None:
+        raise NotFound(f"no game {game_id!r}")
+    if not token:
+        raise Unauthorized("a player token is needed (Authorization: Bearer <player_token>)")
+    seat = session.scalars(select(Seat).where(
+        Seat.game_id == game_id, Seat.player_token_hash == token_hash(token))).first()
+    if seat is None:
+        raise Unauthorized("this player token is not valid for this game")
+    return seat
+
+
+def lock_round(session: Session, game_id: str, number: int) -> Round | None:
+    return session.scalars(select(Round).where(Round.game_id == game_id, Round.number == number)
+                           .with_for_update()).first()
+
+
+def latest_submissions(session: Session, round_id: int) -> dict[int, Submission]:
+    """seat id → its latest submission of the round (the one that counts)."""
+    latest: dict[int, Submission] = {}
+    for sub in session.scalars(select(Submission).where(Submission.round_id == round_id)
+                               .order_by(Submission.version)):
+        latest[sub.seat_id] = sub
+    return latest
+
+
+def submit(session: Session, game_id: str, token: str | None, round_number: Any, text: Any,
+           source: str) -> Accepted:
+    assert source in SOURCES, source
+    if isinstance(round_number, bool) or not isinstance(round_number, int):
+        raise Invalid("round must be the number of the open round", "round")
+    if not isinstance(text, str):
+        raise Invalid("orders must be text, one order a line", "orders")
+    bells = Doorbells()
+    with session.begin():
+        seat = seat_by_token(session, game_id, token)
+        game = seat.game
+        rnd = lock_round(session, game_id, round_number)
+        if game.status != "active" or rnd is None or rnd.status == "resolved":
+            raise Conflict(f"round {round_number} is not open; the open round is "
+                           f"{_open_round_text(game)}", "round")
+        if seat.name not in rnd.expected:
+            raise Conflict(f"{seat.name} is not expected to move in round {round_number} "
+                           f"(expected: {', '.join(rnd.expected)})", "round")
+        step = latest_step(session, game_id)
+        assert step is not None
+        ruleset = find_ruleset(game.ruleset)
+        state = ruleset.load(step.state)
+        try:
+            orders = ruleset.parse_orders(state, seat.name, text)
+        except OrderErrors as exc:
+            raise OrdersRefused([e.to_json() for e in exc.errors]) from None
+        version = 1 + int(session.scalar(select(func.max(Submission.version)).where(
+            Submission.round_id == rnd.id, Submission.seat_id == seat.id)) or 0)
+        accepted = format_orders(orders)
+        session.add(Submission(seat_id=seat.id, round_id=rnd.id, version=version, text=text,
+                               accepted=accepted, source=source, created_at=utcnow()))
+        session.flush()
+        audit(session, game_id, seat.name, "submitted",
+              {"round": rnd.number, "version": version, "source": source})
+        queue_mail(session, bells, game, seat, "confirmation",
+                   {"round": rnd.number, "version": version, "accepted": accepted, "source": source})
+        submitted = latest_submissions(session, rnd.id)
+        names = {s.id: s.name for s in game.seats}
+        done = {names[seat_id] for seat_id in submitted}
+        ready = (rnd.status == "open" and early_close_allowed(session, game, rnd, done)
+                 and mark_ready(session, bells, game, rnd))  # wait flags, pause, bot seats
+    bells.ring()
+    return Accepted(rnd.number, [o.format() for o in orders], version, ready or rnd.status == "ready")
+
+
+def _open_round_text(game: Game) -> str:
+    if game.status == "waiting":
+        return "none yet (seats are still being filled)"
+    if game.status == "finished":
+        return "none (the game is over)"
+    return str(game.current_round)
+
+
+def resolve_round(session: Session, game_id: str, number: int) -> bool:
+    """Resolve a ready round exactly once; True when this call did it."""
+    bells = Doorbells()
+    with session.begin():
+        rnd = lock_round(session, game_id, number)
+        if rnd is None or rnd.status != "ready":
+            return False
+        claimed = session.execute(
+            update(Round).where(Round.id == rnd.id, Round.status == "ready")
+            .values(status="resolved", resolved_at=utcnow())
+            .execution_options(synchronize_session=False))
+        if claimed.rowcount != 1:  # type: ignore[attr-defined]
+            return False
+        game = session.get(Game, game_id)
+        assert game is not None
+        previous = latest_step(session, game_id)
+        assert previous is not None and previous.t == number, "round r follows step r"
+        seats = list(game.seats)
+        by_id = {s.id: s.name for s in seats}
+        texts = {by_id[seat_id]: sub.accepted
+                 for seat_id, sub in latest_submissions(session, rnd.id).items()}
+        inputs = round_inputs([s.name for s in seats], texts)
+        t = number + 1
+        dice, s_t = step_dice(game, t, inputs)
+        result = run_round(game.ruleset, previous.state, inputs, t, dice)
+        record_step(session, bells, game, result, s_t)
+        audit(session, game_id, "service", "resolved", {"round": number, "step": t})
+    bells.ring()
+    log.info("resolved %s round %d", game_id, number)
+    return True

@@ -1,0 +1,67 @@
+"""The sweeper: finds recorded work whose doorbell was lost and rings again.
+
+Safe when two run at once: it only reads and rings, and every task is idempotent
+(a round resolves once; mail delivery claims its row with a lease). Runs from Celery
+beat in full mode and from a daemon thread of `dicepost serve` in embedded mode.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import timedelta
+
+from flask import Flask
+from sqlalchemy import or_, select
+
+from service.db import session_scope
+from service.doorbell import ring_mail, ring_rounds
+from service.models import Outbox, Round, utcnow
+
+log = logging.getLogger(__name__)
+READY_GRACE = timedelta(seconds=5)  # a fresh doorbell is probably still on its way
+
+
+def lost_work(grace: timedelta = READY_GRACE) -> tuple[list[tuple[str, int]], list[int]]:
+    now = utcnow()
+    with session_scope() as session, session.begin():
+        rounds = [(r.game_id, r.number) for r in session.scalars(
+            select(Round).where(Round.status == "ready").order_by(Round.id))]
+        mail = list(session.scalars(select(Outbox.id).where(
+            Outbox.status.in_(("pending", "sending")),
+            or_(Outbox.next_attempt_at.is_(None), Outbox.next_attempt_at <= now),
+            or_(Outbox.lease_until.is_(None), Outbox.lease_until <= now),
+            Outbox.created_at <= now - grace,
+        ).order_by(Outbox.id).limit(500)))
+    return rounds, mail
+
+
+def sweep_and_ring() -> dict[str, int]:
+    from service.timekeeping.sweep import sweep_schedule  # due rounds, missed turns, reminders
+
+    schedule = sweep_schedule()
+    rounds, mail = lost_work()
+    ring_rounds(rounds)
+    ring_mail(mail)
+    if rounds or mail:
+        log.info("sweeper rang %d rounds and %d mails", len(rounds), len(mail))
+    return {"rounds": len(rounds), "mail": len(mail), "closed": schedule.closed,
+            "extended": schedule.extended, "reminders": schedule.reminders}
+
+
+def start_thread(app: Flask) -> threading.Thread:
+    """Embedded mode: sweep every SWEEP_SECONDS in a daemon thread."""
+    stop = threading.Event()
+    app.extensions["dicepost.sweeper_stop"] = stop
+
+    def loop() -> None:
+        while not stop.wait(float(app.config["SWEEP_SECONDS"])):
+            try:
+                with app.app_context():
+                    sweep_and_ring()
+            except Exception:
+                log.exception("sweep failed; trying again next interval")
+
+    thread = threading.Thread(target=loop, name="dicepost-sweeper", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,39 @@
+"""Absolute URLs for pages, mail and CLI output (DICEPOST_BASE_URL or the request's root)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app, has_request_context, request, url_for
+
+DEFAULT_BASE = "http://127.0.0.1:5000"
+
+
+def base_url() -> str:
+    configured = current_app.config.get("BASE_URL")
+    if configured:
+        return str(configured).rstrip("/")
+    return request.url_root.rstrip("/") if has_request_context() else DEFAULT_BASE
+
+
+def absolute(endpoint: str, **values: Any) -> str:
+    if has_request_context():
+        return base_url() + url_for(endpoint, **values)
+    with current_app.test_request_context(base_url=base_url()):
+        return base_url() + url_for(endpoint, **values)
+
+
+def join_url(game_id: str, invite: str) -> str:
+    return absolute("web.join", game_id=game_id, invite=invite)
+
+
+def player_url(game_id: str, token: str) -> str:
+    return absolute("web.player", game_id=game_id, token=token)
+
+
+def game_url(game_id: str) -> str:
+    return absolute("web.game", game_id=game_id)
+
+
+def record_url(game_id: str) -> str:
+    return absolute("api.record", game_id=game_id)

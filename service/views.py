@@ -1,0 +1,123 @@
+"""Read models: what the API returns and the pages show, in the exact API shapes.
+
+Nothing secret leaves here: the chain tip and token hashes are never read out; a
+step's key S_t is shown only once the step exists (it is stored when revealed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from engine import Board, find_ruleset
+from engine.record import build_record
+from service.errors import NotFound
+from service.models import Game, Round, Seat, Step
+from service.progress import latest_step
+from service.rounds import latest_submissions
+
+
+def get_game(session: Session, game_id: str) -> Game:
+    game = session.get(Game, game_id)
+    if game is None:
+        raise NotFound(f"no game {game_id!r}")
+    return game
+
+
+def current_round(session: Session, game: Game) -> Round | None:
+    if game.current_round < 1:
+        return None
+    return session.scalars(select(Round).where(Round.game_id == game.id,
+                                               Round.number == game.current_round)).first()
+
+
+def submitted_names(session: Session, game: Game, rnd: Round | None) -> set[str]:
+    if rnd is None:
+        return set()
+    names = {s.id: s.name for s in game.seats}
+    return {names[seat_id] for seat_id in latest_submissions(session, rnd.id)}
+
+
+def game_json(session: Session, game_id: str) -> dict[str, Any]:
+    with session.begin():
+        game = get_game(session, game_id)
+        rnd = current_round(session, game)
+        done = submitted_names(session, game, rnd)
+        open_round = rnd is not None and game.status == "active"
+        winners = (game.outcome or {}).get("winners") or []
+        return {
+            "id": game.id,
+            "ruleset": game.ruleset,
+            "title": game.title,
+            "status": game.status,
+            "round": game.current_round if open_round else (game.current_round or None),
+            "commitment": game.commitment,
+            "seats": [{"name": s.name, "joined": s.joined_at is not None,
+                       "submitted": open_round and s.name in done} for s in game.seats],
+            "expected": list(rnd.expected) if open_round and rnd else [],
+            "deadline": rnd.closes_at.isoformat() if open_round and rnd and rnd.closes_at else None,
+            "winner": winners[0] if len(winners) == 1 else None,
+            "outcome": game.outcome,
+        }
+
+
+def orders_json(session: Session, seat: Seat) -> dict[str, Any]:
+    """The player's view of the open round: legal lines per unit, current submission."""
+    game = seat.game
+    rnd = current_round(session, game)
+    step = latest_step(session, game.id)
+    units: dict[str, list[str]] = {}
+    current = ""
+    if game.status == "active" and rnd is not None and step is not None:
+        ruleset = find_ruleset(game.ruleset)
+        if seat.name in rnd.expected:
+            units = ruleset.legal_orders(ruleset.load(step.state), seat.name)
+        mine = latest_submissions(session, rnd.id).get(seat.id)
+        current = mine.text if mine else ""
+    return {"round": game.current_round if game.status == "active" else None,
+            "units": units, "current": current}
+
+
+def step_of_round(session: Session, game_id: str, number: int) -> Step:
+    step = session.scalars(select(Step).where(Step.game_id == game_id, Step.t == number + 1)).first()
+    if step is None:
+        raise NotFound(f"round {number} of game {game_id!r} is not resolved")
+    return step
+
+
+def round_json(session: Session, game_id: str, number: int) -> dict[str, Any]:
+    with session.begin():
+        get_game(session, game_id)
+        step = step_of_round(session, game_id, number)
+        return {"round": number, "step": step.t, "events": step.events, "rolls": step.rolls,
+                "key": step.key, "state_hash": step.state_hash, "inputs": step.inputs}
+
+
+def record_json(session: Session, game_id: str) -> dict[str, Any]:
+    """The dicepost-record/1 of a game, built by engine.record (replayable as it stands)."""
+    with session.begin():
+        game = get_game(session, game_id)
+        seats = list(game.seats)
+        steps = session.scalars(select(Step).where(Step.game_id == game_id).order_by(Step.t)).all()
+        players = [s.name for s in seats]
+        entropy = {s.name: bytes.fromhex(s.entropy) for s in seats if s.entropy}
+        return build_record(
+            game_id=game.id, ruleset=game.ruleset, commitment=bytes.fromhex(game.commitment),
+            players=[p for p in players if p in entropy], entropy=entropy,
+            salt=bytes.fromhex(game.salt) if game.salt else b"",
+            steps=[{"t": s.t, "inputs": s.inputs, "key": s.key, "rolls": s.rolls,
+                    "events": s.events, "state_hash": s.state_hash} for s in steps],
+            chain_length=game.chain_length,
+            extra={"title": game.title, "status": game.status, "outcome": game.outcome,
+                   "options": game.options,
+                   "entropy_source": {s.name: s.entropy_source for s in seats if s.entropy}},
+        )
+
+
+def board_of(game: Game, step: Step | None) -> Board | None:
+    if step is None:
+        return None
+    ruleset = find_ruleset(game.ruleset)
+    return ruleset.board(ruleset.load(step.state))

@@ -1,0 +1,24 @@
+"""The server-rendered web pages (readable without JavaScript; CSRF on every form)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+
+from service.errors import ServiceError
+
+bp = Blueprint("web", __name__)
+
+
+@bp.app_context_processor
+def board_helpers() -> dict[str, object]:
+    from service.render.grid_legend import mark_text, piece_rows
+
+    return {"piece_rows": piece_rows, "mark_text": mark_text}
+
+
+@bp.app_errorhandler(ServiceError)
+def service_error(exc: ServiceError) -> tuple[str, int]:
+    return render_template("web/error.html", error=exc), exc.status
+
+
+from service.web import mailbox, pages, play  # noqa: E402,F401  (routes register on bp)

@@ -1,0 +1,81 @@
+"""What the game and round pages show, gathered in one read transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from engine import Board
+from engine.dice import chain_link_ok
+from service.models import Game, Round, Seat, Step
+from service.views import board_of, current_round, get_game, submitted_names
+
+
+@dataclass
+class KeyCheck:
+    t: int
+    key: str
+    previous: str
+    ok: bool
+
+
+@dataclass
+class GamePage:
+    game: Game
+    seats: list[Seat]
+    round: Round | None
+    submitted: set[str]
+    board: Board | None
+    step: Step | None  # the latest step (the board shows its state)
+    keys: list[KeyCheck]
+    resolved_rounds: list[int]
+
+
+def key_checks(game: Game, steps: list[Step]) -> list[KeyCheck]:
+    """Each revealed S_t with the check H(S_t) = S_{t-1} (S_0 is the commitment)."""
+    out = []
+    previous = game.commitment
+    for s in steps:
+        out.append(KeyCheck(s.t, s.key, previous, chain_link_ok(bytes.fromhex(s.key),
+                                                                bytes.fromhex(previous))))
+        previous = s.key
+    return out
+
+
+def game_page(session: Session, game_id: str) -> GamePage:
+    with session.begin():
+        game = get_game(session, game_id)
+        steps = list(session.scalars(select(Step).where(Step.game_id == game_id).order_by(Step.t)))
+        rnd = current_round(session, game)
+        latest = steps[-1] if steps else None
+        return GamePage(game=game, seats=list(game.seats), round=rnd,
+                        submitted=submitted_names(session, game, rnd),
+                        board=board_of(game, latest), step=latest, keys=key_checks(game, steps),
+                        resolved_rounds=[s.t - 1 for s in steps if s.t > 1])
+
+
+@dataclass
+class RoundPage:
+    game: Game
+    number: int
+    step: Step
+    board: Board | None
+    key: KeyCheck
+    orders: dict[str, Any]
+
+
+def round_page(session: Session, game_id: str, number: int) -> RoundPage:
+    from service.views import step_of_round
+
+    with session.begin():
+        game = get_game(session, game_id)
+        step = step_of_round(session, game_id, number)
+        previous = session.scalars(select(Step).where(Step.game_id == game_id,
+                                                      Step.t == step.t - 1)).first()
+        assert previous is not None
+        check = key_checks(game, [previous, step])[1]
+        return RoundPage(game=game, number=number, step=step, board=board_of(game, step),
+                         key=check, orders=dict(step.inputs))

@@ -1,0 +1,98 @@
+"""A player's pages: join (entropy from the browser, server-made without JS) and orders."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import render_template, request
+
+from service import games, rounds
+from service.db import get_session
+from service.errors import Invalid, OrdersRefused, ServiceError
+from service.models import Game, Seat
+from service.progress import latest_step
+from service.render.svg import board_svg
+from service.urls import player_url
+from service.views import board_of, current_round, orders_json
+from service.web import bp
+
+
+@bp.route("/games/<game_id>/join/<invite>", methods=["GET", "POST"])
+def join(game_id: str, invite: str) -> tuple[str, int] | str:
+    session = get_session()
+    with session.begin():
+        game = session.get(Game, game_id)
+        title = game.title if game else game_id
+        commitment = game.commitment if game else ""
+    page = {"game_id": game_id, "title": title, "commitment": commitment, "invite": invite}
+    if request.method == "GET":
+        return render_template("web/join.html", error=None, force="", **page)
+    force_text = request.form.get("force", "").strip()
+    try:
+        joined = games.join(session, game_id, invite, request.form.get("entropy", "").strip() or None,
+                            parse_force(force_text))
+    except ServiceError as exc:
+        return render_template("web/join.html", error=exc, force=force_text, **page), exc.status
+    return render_template("web/joined.html", joined=joined,
+                           url=player_url(game_id, joined.player_token), **page)
+
+
+def parse_force(text: str) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise Invalid(f"the force is not valid JSON: {exc.msg} (line {exc.lineno})", "force") from None
+
+
+def order_text(form: Any) -> str:
+    """The order text of the form: each unit's chosen line, then the free-text box."""
+    try:
+        count = min(int(form.get("units", 0)), 500)
+    except ValueError:
+        count = 0
+    chosen = [form.get(f"unit-{i}", "") for i in range(count)]
+    free = form.get("free", "")
+    return "\n".join([line for line in chosen if line.strip()] + ([free] if free.strip() else []))
+
+
+def player_context(seat: Seat) -> dict[str, Any]:
+    session = get_session()
+    game = seat.game
+    rnd = current_round(session, game)
+    latest = rounds.latest_submissions(session, rnd.id).get(seat.id) if rnd else None
+    board = board_of(game, latest_step(session, game.id))
+    return {
+        "seat": seat, "game": game, "round": rnd, "orders": orders_json(session, seat),
+        "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
+        "units": [p for p in board.pieces if p.side == seat.name] if board else [],
+        "svg": board_svg(board, "the grid") if board else None,
+    }
+
+
+@bp.route("/games/<game_id>/player/<token>", methods=["GET", "POST"])
+def player(game_id: str, token: str) -> tuple[str, int]:
+    session = get_session()
+    errors: list[dict[str, Any]] = []
+    message = ""
+    text = ""
+    status = 200
+    if request.method == "POST":
+        text = order_text(request.form)
+        round_field = request.form.get("round", "")
+        try:
+            accepted = rounds.submit(session, game_id, token,
+                                     int(round_field) if round_field.isdigit() else round_field,
+                                     text, "web")
+            message = (f"Round {accepted.round}: your orders are stored as version {accepted.version}: "
+                       + ("; ".join(accepted.lines) if accepted.lines else "pass (every unit holds)"))
+        except OrdersRefused as exc:
+            errors, status = exc.errors, exc.status
+        except ServiceError as exc:
+            errors, status = [{"line": 0, "text": "", "message": exc.message}], exc.status
+    with session.begin():
+        seat = rounds.seat_by_token(session, game_id, token)
+        return render_template("web/player.html", token=token, errors=errors, message=message,
+                               text=text, **player_context(seat)), status
