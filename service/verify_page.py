@@ -48,8 +48,7 @@ def content_security_policy() -> str:
 
 
 def _page(download: bool) -> Response:
-    response = Response(page_bytes(), mimetype="text/html")
-    response.charset = "utf-8"
+    response = Response(page_bytes(), content_type="text/html; charset=utf-8")
     response.headers["Content-Security-Policy"] = content_security_policy()
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "no-referrer"

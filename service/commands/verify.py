@@ -26,7 +26,7 @@ MAX_RECORD_BYTES = 64 * 1024 * 1024
 EXIT_OK, EXIT_DIFFERENT, EXIT_UNREADABLE = 0, 1, 2
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "verify", help="check every die and rule of a game record (file, '-' or URL)",
         description="Check a dicepost game record: the hash chain from the commitment, the "

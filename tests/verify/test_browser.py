@@ -1,0 +1,143 @@
+"""The verifier page in a real headless Chromium (Debian's package, driven by Playwright).
+
+Opened from disk with the network switched off (a saved page works offline), and served
+by the /verify blueprint with `?record=<url>` (its Content-Security-Policy in force).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask, Response
+from werkzeug.serving import make_server
+
+from service import verify_page
+from tests.verify.conftest import PAGE, copy, serialize
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium "
+                       "(apt-get install -y chromium)"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def offline_page(browser) -> Iterator[Any]:
+    context = browser.new_context(offline=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(PAGE.as_uri())
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def rolls_in(record: dict[str, Any]) -> int:
+    return sum(len(s["rolls"]) for s in record["steps"])
+
+
+def load_file(page: Any, path: Path) -> str:
+    page.set_input_files("#record-file", str(path))
+    page.wait_for_selector("#summary[data-status=ok], #summary[data-status=bad]", timeout=60_000)
+    return str(page.get_attribute("#summary", "data-status"))
+
+
+def test_a_saved_page_offline_shows_every_roll_green(offline_page, finished, tmp_path: Path) -> None:
+    path = tmp_path / "record.json"
+    path.write_bytes(serialize(finished))
+    assert load_file(offline_page, path) == "ok"
+    page = offline_page
+    assert page.locator("tr.roll.ok").count() == rolls_in(finished) > 20
+    assert page.locator("tr.roll.bad").count() == 0
+    assert page.locator("tr.step.ok").count() == len(finished["steps"])
+    assert page.locator("tr.step.bad").count() == 0
+    assert "Every die checks" in page.inner_text("#summary")
+    assert finished["commitment"] in page.inner_text("#header-table")
+
+
+def test_a_tampered_record_shows_red_and_names_the_place(offline_page, finished, tmp_path: Path) -> None:
+    record = copy(finished)
+    step = record["steps"][2]
+    roll = next(r for r in step["rolls"] if r["n"] > 1)
+    genuine = roll["face"]
+    roll["face"] = genuine % roll["n"] + 1
+    path = tmp_path / "tampered.json"
+    path.write_bytes(serialize(record))
+    page = offline_page
+    assert load_file(page, path) == "bad"
+    assert (f"First difference: step 3, roll {roll['j']} face: expected {genuine}, found {roll['face']}"
+            in page.inner_text("#summary"))
+    bad = page.locator("tr.roll.bad")
+    assert bad.count() == 1
+    assert bad.get_attribute("data-t") == "3" and bad.get_attribute("data-j") == str(roll["j"])
+    assert page.locator("tr.step.bad").count() == 1
+    assert page.locator('tr.step.bad').get_attribute("data-t") == "3"
+    assert page.locator("tr.roll.ok").count() == rolls_in(record) - 1
+
+
+def test_a_damaged_state_hash_shows_red_at_its_step(offline_page, finished, tmp_path: Path) -> None:
+    record = copy(finished)
+    record["steps"][4]["state_hash"] = "0" * 64
+    path = tmp_path / "damaged.json"
+    path.write_bytes(serialize(record))
+    assert load_file(offline_page, path) == "bad"
+    assert "First difference: step 5, checksum" in offline_page.inner_text("#summary")
+    assert offline_page.locator("tr.step.bad").get_attribute("data-t") == "5"
+
+
+@pytest.fixture
+def served(finished) -> Iterator[str]:
+    app = Flask(__name__)
+    app.register_blueprint(verify_page.bp)
+    bad = copy(finished)
+    bad["steps"][1]["key"] = "ab" * 32
+
+    @app.get("/records/<name>.json")
+    def record(name: str) -> Response:
+        body = serialize({"good": finished, "bad": bad}[name])
+        return Response(body, mimetype="application/json")
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+def test_the_served_page_loads_the_record_named_in_the_query(browser, served: str, finished) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        page.goto(f"{served}/verify?record=/records/good.json")
+        page.wait_for_selector("#summary[data-status=ok], #summary[data-status=bad]", timeout=60_000)
+        assert page.get_attribute("#summary", "data-status") == "ok", page.inner_text("#summary")
+        assert page.locator("tr.roll.ok").count() == rolls_in(finished)
+        assert page.input_value("#record-url") == "/records/good.json"
+
+        page.goto(f"{served}/verify?record=/records/bad.json")
+        page.wait_for_selector("#summary[data-status=bad]", timeout=60_000)
+        assert "First difference: step 2, chain" in page.inner_text("#summary")
+    finally:
+        context.close()
+    assert not errors, errors
