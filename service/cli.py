@@ -22,6 +22,7 @@ COMMANDS = [
     "service.commands.new_game",
     "service.commands.demo",
     "service.commands.sweep",
+    "service.commands.verify",
 ]
 
 

@@ -134,6 +134,7 @@ def test_standard_input_through_a_real_process(finished) -> None:
 
 
 def test_the_dicepost_command_has_verify(record_file: Path) -> None:
-    cli = pytest.importorskip("service.cli")
+    from service import cli
+
     assert "service.commands.verify" in cli.COMMANDS
     assert cli.main(["verify", str(record_file)]) == EXIT_OK
