@@ -22,7 +22,7 @@ csrf = CSRFProtect()
 log = logging.getLogger(__name__)
 
 # Optional blueprints written by other parts of the project: (module, attribute).
-OPTIONAL_BLUEPRINTS = [("service.mail.inbound", "bp"), ("service.gm.api", "bp"), ("service.gm.pages", "bp"),
+OPTIONAL_BLUEPRINTS = [("service.mail.web", "bp"), ("service.gm.api", "bp"), ("service.gm.pages", "bp"),
                        ("service.verify_page", "bp")]
 
 
