@@ -38,5 +38,6 @@ def reminder_due(now: datetime, opened_at: datetime, deadline: datetime | None, 
 
 
 def reminder_key(game_id: object, seat: object, round_number: int, deadline: datetime) -> str:
+    """Dot-separated so it can be the left half of the outbox row's Message-ID."""
     stamp = deadline.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return f"reminder:{game_id}:{seat}:{round_number}:{stamp}"
+    return f"reminder.{game_id}.{seat}.r{round_number}.{stamp}"

@@ -1,0 +1,221 @@
+"""The GM's actions. Each is one transaction, written to the audit log (actor "gm"), and
+refused with a clear error naming the field when it does not apply.
+
+pause / resume   the open round's deadline moves by the pause's length; nothing closes while paused
+extend           the open round's deadline moves later, by a duration or to a given time
+resolve_now      the open round closes now; missing players hold
+replace          a seat gets a fresh invitation (mailed when an address is given); the newcomer
+                 takes the seat and its units, the old player token stops working
+remove           a player leaves; their units hold for good, or the engine's bot plays them
+end_draw         the game ends as a draw
+set_policy       the deadline policy for rounds opened from now on
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from service.doorbell import Doorbells
+from service.errors import Conflict, Invalid, NotFound
+from service.gm.auth import gm_game
+from service.models import Game, Round, Seat
+from service.notify import queue_mail
+from service.schedule.clock import as_utc
+from service.schedule.deadlines import extended_deadline, resumed_deadline
+from service.schedule.durations import DurationError, parse_duration
+from service.schedule.policy import PolicyError, parse_policy, policy_to_json
+from service.timekeeping.clock import now
+from service.timekeeping.closing import close_early_if_done, mark_ready
+from service.timekeeping.due import hand_to_bot, open_for_replacement
+from service.timekeeping.journal import log_action
+from service.timekeeping.links import takeover_url
+from service.timekeeping.state import open_round, policy_of, seat_schedule
+
+EMAIL_CHARS = "@"
+
+
+@dataclass(frozen=True)
+class Done:
+    """What an action did, for the API's answer and the page's flash message."""
+
+    action: str
+    detail: dict[str, Any]
+
+
+@contextmanager
+def _acting(session: Session, game_id: str, token: str | None) -> Iterator[tuple[Game, Doorbells]]:
+    """One GM action: authenticate and lock the active game, commit, then ring the doorbells."""
+    bells = Doorbells()
+    with session.begin():
+        game = gm_game(session, game_id, token)
+        _active(game)
+        yield game, bells
+    bells.ring()
+
+
+def _active(game: Game) -> None:
+    if game.status != "active":
+        raise Conflict(f"the game is {game.status}; this action needs an active game", "game")
+
+
+def _round(session: Session, game: Game) -> Round:
+    rnd = open_round(session, game)
+    if rnd is None:
+        raise Conflict(f"round {game.current_round} is not open (it is being resolved)", "round")
+    return rnd
+
+
+def _seat(game: Game, name: Any) -> Seat:
+    if not isinstance(name, str) or not name:
+        raise Invalid("seat: the name of a seat of this game", "seat")
+    for seat in game.seats:
+        if seat.name.lower() == name.lower():
+            return seat
+    raise NotFound(f"seat {name!r} is not in this game (seats: {', '.join(s.name for s in game.seats)})")
+
+
+def _stamp(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def pause(session: Session, game_id: str, token: str | None) -> Done:
+    with _acting(session, game_id, token) as (game, _bells):
+        if game.paused_at is not None:
+            raise Conflict(f"the game is already paused (since {game.paused_at.isoformat()})", "game")
+        game.paused_at = now()
+        detail = {"at": game.paused_at.isoformat(), "deadline": _stamp(game.deadline_at)}
+        log_action(session, game.id, "gm", "gm_pause", detail)
+    return Done("gm_pause", detail)
+
+
+def resume(session: Session, game_id: str, token: str | None) -> Done:
+    with _acting(session, game_id, token) as (game, bells):
+        if game.paused_at is None:
+            raise Conflict("the game is not paused", "game")
+        at = now()
+        paused_for = at - game.paused_at
+        rnd = open_round(session, game)
+        old = rnd.closes_at if rnd else None
+        if rnd is not None and rnd.closes_at is not None:
+            rnd.closes_at = resumed_deadline(rnd.closes_at, game.paused_at, at, policy_of(game))
+            game.deadline_at = rnd.closes_at
+        game.paused_at = None
+        detail = {"paused_seconds": int(paused_for.total_seconds()), "from": _stamp(old),
+                  "deadline": _stamp(rnd.closes_at if rnd else None)}
+        log_action(session, game.id, "gm", "gm_resume", detail)
+        if rnd is not None:
+            close_early_if_done(session, bells, game, rnd)
+    return Done("gm_resume", detail)
+
+
+def extend(session: Session, game_id: str, token: str | None, by: Any = None, until: Any = None) -> Done:
+    """Move the open round's deadline: `by` an ISO 8601 duration, or `until` an ISO 8601 time."""
+    if (by is None) == (until is None):
+        raise Invalid("give either 'by' (a duration like 'PT24H') or 'until' (a time)", "by")
+    with _acting(session, game_id, token) as (game, _bells):
+        rnd = _round(session, game)
+        at = now()
+        base = rnd.closes_at or at
+        if by is not None:
+            try:
+                span = parse_duration(by, "by")
+            except DurationError as exc:
+                raise Invalid(str(exc), "by") from None
+            if span <= timedelta(0):
+                raise Invalid("by: the extension must be longer than zero", "by")
+            new = extended_deadline(base, span, policy_of(game))
+        else:
+            new = _parse_until(until)
+            if new <= max(base, at):
+                raise Invalid(f"until: {new.isoformat()} is not later than the current deadline "
+                              f"{_stamp(rnd.closes_at) or '(none)'} and now", "until")
+        detail = {"round": rnd.number, "from": _stamp(rnd.closes_at), "to": new.isoformat()}
+        rnd.closes_at = new
+        game.deadline_at = new
+        log_action(session, game.id, "gm", "gm_extend", detail)
+    return Done("gm_extend", detail)
+
+
+def _parse_until(value: Any) -> datetime:
+    if not isinstance(value, str):
+        raise Invalid("until: an ISO 8601 time like '2026-12-01T18:00:00Z'", "until")
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise Invalid(f"until: {value!r} is not an ISO 8601 time like '2026-12-01T18:00:00Z'",
+                      "until") from None
+    if parsed.tzinfo is None:
+        raise Invalid("until: give a time zone (e.g. 'Z' or '+01:00')", "until")
+    return as_utc(parsed)
+
+
+def resolve_now(session: Session, game_id: str, token: str | None) -> Done:
+    with _acting(session, game_id, token) as (game, bells):
+        rnd = _round(session, game)
+        detail = {"round": rnd.number, "deadline": _stamp(rnd.closes_at)}
+        log_action(session, game.id, "gm", "gm_resolve_now", detail)
+        mark_ready(session, bells, game, rnd)
+    return Done("gm_resolve_now", detail)
+
+
+def replace(session: Session, game_id: str, token: str | None, seat_name: Any, email: Any = None) -> Done:
+    if email is not None and (not isinstance(email, str) or EMAIL_CHARS not in email or " " in email):
+        raise Invalid(f"email: {email!r} is not an e-mail address", "email")
+    with _acting(session, game_id, token) as (game, bells):
+        seat = _seat(game, seat_name)
+        invite = open_for_replacement(session, bells, game, seat, actor="gm", email=email)
+        detail = {"seat": seat.name, "email": email}
+        log_action(session, game.id, "gm", "gm_replace", detail)
+    return Done("gm_replace", {**detail, "invite_token": invite, "invite_url": takeover_url(game_id, invite)})
+
+
+def remove(session: Session, game_id: str, token: str | None, seat_name: Any, units: Any = "hold") -> Done:
+    if units not in ("hold", "bot"):
+        raise Invalid(f"units: 'hold' or 'bot', got {units!r}", "units")
+    with _acting(session, game_id, token) as (game, bells):
+        seat = _seat(game, seat_name)
+        seat.player_token_hash = None
+        rnd = open_round(session, game)
+        if units == "bot":
+            hand_to_bot(session, game, rnd, seat, actor="gm")
+        else:
+            seat_schedule(session, seat).controller = "removed"
+        detail = {"seat": seat.name, "units": units}
+        log_action(session, game.id, "gm", "gm_remove", detail)
+        if rnd is not None:
+            close_early_if_done(session, bells, game, rnd)
+    return Done("gm_remove", detail)
+
+
+def end_draw(session: Session, game_id: str, token: str | None) -> Done:
+    with _acting(session, game_id, token) as (game, bells):
+        outcome = {"winners": [], "draw": True, "reason": "ended as a draw by the game master"}
+        game.status = "finished"
+        game.outcome = outcome
+        game.deadline_at = None
+        detail = {"round": game.current_round, "outcome": outcome}
+        log_action(session, game.id, "gm", "gm_end_draw", detail)
+        for seat in game.seats:
+            queue_mail(session, bells, game, seat, "game_over", {"outcome": outcome})
+    return Done("gm_end_draw", detail)
+
+
+def set_policy(session: Session, game_id: str, token: str | None, data: Any) -> Done:
+    """Validate and store the deadline policy; it applies to rounds opened from now on."""
+    try:
+        canonical = policy_to_json(parse_policy(data))
+    except PolicyError as exc:
+        raise Invalid(str(exc), exc.problems[0][0]) from None
+    with session.begin():
+        game = gm_game(session, game_id, token)
+        if game.status == "finished":
+            raise Conflict("the game is finished", "game")
+        game.deadline_policy = canonical
+        log_action(session, game.id, "gm", "gm_set_policy", {"policy": canonical})
+    return Done("gm_set_policy", {"policy": canonical})

@@ -1,0 +1,33 @@
+"""What the GM console shows: the schedule's state of a game and its audit entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from service.gm.auth import gm_game
+from service.schedule.policy import policy_to_json
+from service.timekeeping.journal import schedule_entries
+from service.timekeeping.state import open_round, policy_of, seat_schedule, submitted_names
+
+
+def console_json(session: Session, game_id: str, token: str | None) -> dict[str, Any]:
+    with session.begin():
+        game = gm_game(session, game_id, token, lock=False)
+        rnd = open_round(session, game) if game.status == "active" else None
+        done = submitted_names(session, game, rnd) if rnd else set()
+        seats = []
+        for seat in game.seats:
+            row = seat_schedule(session, seat, create=False)
+            seats.append({"name": seat.name, "email": seat.email, "played_by": row.controller,
+                          "missed_in_a_row": row.misses, "wait": row.wait, "submitted": seat.name in done,
+                          "expected": bool(rnd and seat.name in rnd.expected)})
+        return {
+            "id": game.id, "title": game.title, "status": game.status, "round": game.current_round,
+            "round_open": rnd is not None,
+            "deadline": rnd.closes_at.isoformat() if rnd and rnd.closes_at else None,
+            "paused_at": game.paused_at.isoformat() if game.paused_at else None,
+            "policy": policy_to_json(policy_of(game)), "outcome": game.outcome,
+            "seats": seats, "audit": schedule_entries(session, game.id),
+        }

@@ -1,0 +1,114 @@
+"""What a player sets for themselves (wait flag, reminder lead, absences) and how a
+replacement takes over an open seat.
+
+Settings: `wait` true keeps the round open until its deadline even when everyone is in;
+`reminder_lead` an ISO 8601 duration (PT0S: no reminders); `absences` a list of
+{"from", "to"} dates. A change of absences re-stretches the open round's deadline when it
+now falls inside one (never shortens it; the game's absence limit applies).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from service.doorbell import Doorbells
+from service.errors import Conflict, Invalid, NotFound, Unauthorized
+from service.models import Game, Round, Seat
+from service.rounds import seat_by_token
+from service.schedule.absences import parse_absences, stretch_for_absences
+from service.schedule.deadlines import outside_quiet_hours
+from service.schedule.durations import format_duration
+from service.schedule.reminders import parse_lead
+from service.timekeeping.clock import now
+from service.timekeeping.closing import close_early_if_done
+from service.timekeeping.journal import log_action
+from service.timekeeping.models import SeatSchedule
+from service.timekeeping.state import absences_of, open_round, policy_of, reminder_lead, seat_schedule
+from service.tokens import new_token, token_hash
+
+SETTINGS = ("wait", "reminder_lead", "absences")
+
+
+def settings_json(row: SeatSchedule) -> dict[str, Any]:
+    return {"wait": row.wait, "reminder_lead": format_duration(reminder_lead(row)),
+            "absences": [a.to_json() for a in absences_of(row)], "missed_in_a_row": row.misses,
+            "played_by": row.controller}
+
+
+def get_settings(session: Session, game_id: str, token: str | None) -> dict[str, Any]:
+    with session.begin():
+        seat = seat_by_token(session, game_id, token)
+        return {"seat": seat.name, **settings_json(seat_schedule(session, seat, create=False))}
+
+
+def update_settings(session: Session, game_id: str, token: str | None,
+                    data: dict[str, Any]) -> dict[str, Any]:
+    """Change any of wait / reminder_lead / absences; all are checked before anything is stored."""
+    unknown = sorted(set(data) - set(SETTINGS))
+    if unknown:
+        raise Invalid(f"{unknown[0]}: unknown setting (settings: {', '.join(SETTINGS)})", unknown[0])
+    if "wait" in data and not isinstance(data["wait"], bool):
+        raise Invalid("wait: true or false", "wait")
+    try:
+        lead = parse_lead(data["reminder_lead"]) if "reminder_lead" in data else None
+        absences = parse_absences(data["absences"]) if "absences" in data else None
+    except ValueError as exc:
+        raise Invalid(str(exc), str(exc).split(":", 1)[0]) from None
+    bells = Doorbells()
+    with session.begin():
+        seat = seat_by_token(session, game_id, token)
+        game = seat.game
+        row = seat_schedule(session, seat)
+        if "wait" in data:
+            row.wait = data["wait"]
+        if lead is not None:
+            row.reminder_lead_seconds = int(lead.total_seconds())
+        if absences is not None:
+            row.absences = [a.to_json() for a in absences]
+        rnd = open_round(session, game) if game.status == "active" else None
+        if rnd is not None and absences and rnd.closes_at is not None and row.controller == "human":
+            _restretch(session, game, rnd, row)
+        if rnd is not None and data.get("wait") is False:
+            close_early_if_done(session, bells, game, rnd)
+        out = {"seat": seat.name, **settings_json(row)}
+    bells.ring()
+    return out
+
+
+def _restretch(session: Session, game: Game, rnd: Round, row: SeatSchedule) -> None:
+    assert rnd.closes_at is not None
+    policy = policy_of(game)
+    moved = stretch_for_absences(rnd.closes_at, absences_of(row), policy.absence_limit, policy.zone)
+    moved = outside_quiet_hours(moved, policy.quiet_hours, policy.zone)
+    if moved > rnd.closes_at:
+        log_action(session, game.id, "service", "deadline_extended",
+                   {"round": rnd.number, "from": rnd.closes_at.isoformat(), "to": moved.isoformat(),
+                    "reason": "absence"})
+        rnd.closes_at = moved
+        game.deadline_at = moved
+
+
+def claim_seat(session: Session, game_id: str, invite_token: Any) -> tuple[str, str]:
+    """A replacement takes an open seat with its invitation: (seat name, new player token)."""
+    if not isinstance(invite_token, str) or not invite_token:
+        raise Unauthorized("invite_token is missing", "invite_token")
+    with session.begin():
+        game = session.get(Game, game_id, with_for_update=True)
+        if game is None:
+            raise NotFound(f"no game {game_id!r}")
+        seat = session.scalars(select(Seat).where(
+            Seat.game_id == game_id, Seat.invite_token_hash == token_hash(invite_token))).first()
+        if seat is None:
+            raise Unauthorized("this invitation does not open a seat of this game", "invite_token")
+        row = seat_schedule(session, seat)
+        if row.controller != "open" or game.status != "active":
+            raise Conflict(f"seat {seat.name} is not open for a replacement", "invite_token")
+        player_token = new_token()
+        seat.player_token_hash = token_hash(player_token)
+        seat.invite_token_hash = token_hash(new_token())  # the invitation is used up
+        row.controller, row.misses, row.wait = "human", 0, False
+        log_action(session, game.id, seat.name, "seat_claimed", {"seat": seat.name, "at": now().isoformat()})
+    return seat.name, player_token

@@ -1,0 +1,52 @@
+"""Closing a round: early when every expected person is in (and nobody asked to wait),
+at the deadline otherwise, or when the GM says so. Missing players hold.
+
+Closing marks the round `ready` and rings the lifecycle's resolve doorbell; the
+resolution itself stays service.rounds.resolve_round's job. The consecutive-miss count
+of each expected person is updated here, once per round.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from service.doorbell import Doorbells
+from service.models import Game, Round
+from service.schedule.nmr import next_misses
+from service.timekeeping.state import expected_humans, seat_schedule, submitted_names
+
+
+def early_close_allowed(session: Session, game: Game, rnd: Round, done: set[str]) -> bool:
+    """Every expected person has submitted, none of them set 'wait', and the game is not paused."""
+    if game.paused_at is not None or game.status != "active":
+        return False
+    humans = expected_humans(session, game, rnd)
+    if any(s.name not in done for s in humans):
+        return False
+    return not any(seat_schedule(session, s).wait for s in humans)
+
+
+def mark_ready(session: Session, bells: Doorbells, game: Game, rnd: Round) -> bool:
+    """Claim the round for resolution (False if another closer got there first)."""
+    claimed = session.execute(
+        update(Round).where(Round.id == rnd.id, Round.status == "open").values(status="ready")
+        .execution_options(synchronize_session=False))
+    if claimed.rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    rnd.status = "ready"
+    humans = expected_humans(session, game, rnd)
+    done = submitted_names(session, game, rnd)
+    rows = {s.name: seat_schedule(session, s) for s in humans}
+    counts = next_misses({n: r.misses for n, r in rows.items()},
+                         {n for n in rows if n in done}, {n for n in rows if n not in done})
+    for name, row in rows.items():
+        row.misses = counts[name]
+    bells.rounds.append((game.id, rnd.number))
+    return True
+
+
+def close_early_if_done(session: Session, bells: Doorbells, game: Game, rnd: Round) -> bool:
+    if rnd.status == "open" and early_close_allowed(session, game, rnd, submitted_names(session, game, rnd)):
+        return mark_ready(session, bells, game, rnd)
+    return False

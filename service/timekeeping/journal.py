@@ -1,0 +1,37 @@
+"""Audit entries for schedule and GM actions, stamped by the app's clock.
+
+The entries written here are the ones shown on the game page, the GM page and in the record
+(`schedule_entries`): GM actions, missed turns and what the schedule did about them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from service.models import AuditLog
+from service.timekeeping.clock import now
+
+SCHEDULE_ACTIONS = (
+    "gm_pause", "gm_resume", "gm_extend", "gm_resolve_now", "gm_replace", "gm_remove", "gm_end_draw",
+    "gm_set_policy",
+    "seat_claimed", "deadline_closed", "deadline_extended", "missed_turn",
+    "seat_to_bot", "seat_opened", "bot_orders",
+)
+
+
+def log_action(session: Session, game_id: str, actor: str, action: str,
+               detail: dict[str, Any] | None = None) -> AuditLog:
+    assert action in SCHEDULE_ACTIONS, action
+    row = AuditLog(game_id=game_id, at=now(), actor=actor, action=action, detail=detail or {})
+    session.add(row)
+    return row
+
+
+def schedule_entries(session: Session, game_id: str) -> list[dict[str, Any]]:
+    """The game's schedule and GM entries, oldest first, as JSON for pages and the record."""
+    rows = session.scalars(select(AuditLog).where(
+        AuditLog.game_id == game_id, AuditLog.action.in_(SCHEDULE_ACTIONS)).order_by(AuditLog.id))
+    return [{"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "detail": r.detail} for r in rows]

@@ -1,0 +1,60 @@
+"""Due reminders become outbox rows whose message id is unique per (seat, round, deadline).
+
+Two sweepers inserting the same reminder collide on the outbox's unique message_id: the
+second insert is rolled back to its savepoint and nothing is sent twice. A moved deadline
+(pause, extension) has a new key, so the player is reminded of the new one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from service.doorbell import Doorbells
+from service.models import Game, Outbox, Round, Seat
+from service.notify import WANTS, mail_domain
+from service.schedule.durations import format_duration
+from service.schedule.reminders import reminder_due, reminder_key
+from service.timekeeping.state import expected_humans, reminder_lead, seat_schedule, submitted_names
+
+
+def send_due_reminders(session: Session, at: datetime) -> int:
+    """Queue every reminder due at `at`; the number queued by this call."""
+    bells = Doorbells()
+    with session.begin():
+        rounds = session.execute(
+            select(Round, Game).join(Game, Game.id == Round.game_id).where(
+                Round.status == "open", Round.closes_at.is_not(None), Round.closes_at > at,
+                Game.status == "active", Game.paused_at.is_(None)).order_by(Round.id)).all()
+        for rnd, game in rounds:
+            done = submitted_names(session, game, rnd)
+            for seat in expected_humans(session, game, rnd):
+                if seat.name in done:
+                    continue
+                lead = reminder_lead(seat_schedule(session, seat))
+                if reminder_due(at, rnd.opened_at, rnd.closes_at, lead):
+                    _queue(session, bells, game, rnd, seat, format_duration(lead))
+    bells.ring()
+    return len(bells.mail)
+
+
+def _queue(session: Session, bells: Doorbells, game: Game, rnd: Round, seat: Seat, lead: str) -> None:
+    assert rnd.closes_at is not None
+    if not seat.email or "reminder" not in WANTS.get(seat.mail_pref, set()):
+        return
+    message_id = f"<{reminder_key(game.id, seat.name, rnd.number, rnd.closes_at)}@{mail_domain()}>"
+    if session.scalar(select(Outbox.id).where(Outbox.message_id == message_id)) is not None:
+        return
+    row = Outbox(game_id=game.id, seat_id=seat.id, kind="reminder", message_id=message_id,
+                 to_address=seat.email, status="pending", attempts=0,
+                 payload={"round": rnd.number, "deadline": rnd.closes_at.isoformat(), "lead": lead,
+                          "title": game.title})
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:  # another sweeper queued it between our check and insert
+        return
+    bells.mail.append(row.id)

@@ -1,0 +1,70 @@
+"""Reading and writing the schedule rows of seats and rounds (created on first need)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from service.models import Game, Round, Seat, Submission
+from service.schedule.absences import Absence, parse_absences
+from service.schedule.policy import DeadlinePolicy, parse_policy
+from service.schedule.reminders import DEFAULT_LEAD
+from service.timekeeping.models import RoundSchedule, SeatSchedule
+
+
+def policy_of(game: Game) -> DeadlinePolicy:
+    """The game's policy (stored only after validation, so parsing cannot fail on good data)."""
+    return parse_policy(game.deadline_policy)
+
+
+def seat_schedule(session: Session, seat: Seat, create: bool = True) -> SeatSchedule:
+    """The seat's row; with create=False a missing row is answered by unsaved defaults."""
+    row = session.get(SeatSchedule, seat.id)
+    if row is None:
+        row = SeatSchedule(seat_id=seat.id, wait=False, reminder_lead_seconds=None, absences=[],
+                           misses=0, controller="human")
+        if create:
+            session.add(row)
+    return row
+
+
+def round_schedule(session: Session, rnd: Round) -> RoundSchedule:
+    row = session.get(RoundSchedule, rnd.id)
+    if row is None:
+        row = RoundSchedule(round_id=rnd.id, extended=False)
+        session.add(row)
+    return row
+
+
+def controller(session: Session, seat: Seat) -> str:
+    row = session.get(SeatSchedule, seat.id)
+    return row.controller if row is not None else "human"
+
+
+def reminder_lead(row: SeatSchedule) -> timedelta:
+    return DEFAULT_LEAD if row.reminder_lead_seconds is None else timedelta(seconds=row.reminder_lead_seconds)
+
+
+def absences_of(row: SeatSchedule) -> list[Absence]:
+    return parse_absences(row.absences or [])
+
+
+def expected_seats(game: Game, rnd: Round) -> list[Seat]:
+    return [s for s in game.seats if s.name in rnd.expected]
+
+
+def expected_humans(session: Session, game: Game, rnd: Round) -> list[Seat]:
+    """Expected seats played by a person (bots write their own orders; open and removed seats hold)."""
+    return [s for s in expected_seats(game, rnd) if controller(session, s) == "human"]
+
+
+def submitted_names(session: Session, game: Game, rnd: Round) -> set[str]:
+    ids = set(session.scalars(select(Submission.seat_id).where(Submission.round_id == rnd.id)))
+    return {s.name for s in game.seats if s.id in ids}
+
+
+def open_round(session: Session, game: Game) -> Round | None:
+    return session.scalars(select(Round).where(
+        Round.game_id == game.id, Round.number == game.current_round, Round.status == "open")).first()

@@ -1,0 +1,34 @@
+"""The schedule's part of a sweep: close due rounds (missed-turn policies applied), then
+queue due reminders. The lifecycle's sweeper calls `sweep_schedule()` each interval, then
+rings the doorbells of whatever is still ready or pending.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from service.db import session_scope
+from service.schedule.clock import Clock
+from service.timekeeping.clock import app_clock
+from service.timekeeping.due import close_due_round, due_rounds
+from service.timekeeping.reminding import send_due_reminders
+
+
+@dataclass(frozen=True)
+class ScheduleSweep:
+    closed: int
+    extended: int
+    reminders: int
+
+
+def sweep_schedule(clock: Clock | None = None) -> ScheduleSweep:
+    at = (clock or app_clock()).now()
+    closed = extended = 0
+    with session_scope() as session:
+        for game_id, number in due_rounds(session, at):
+            result = close_due_round(session, game_id, number, at)
+            closed += result == "closed"
+            extended += result == "extended"
+    with session_scope() as session:
+        reminders = send_due_reminders(session, at)
+    return ScheduleSweep(closed, extended, reminders)
