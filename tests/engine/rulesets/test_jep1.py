@@ -4,8 +4,13 @@ Each test quotes the seed sentence it checks. `exchange` is one attacker's pass 
 PRE-HIT SKILLS to COUNT WOUNDS; `play` resolves a whole round from order text.
 """
 
+from itertools import permutations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from engine.dice import ScriptedDice
-from engine.rulesets.jep1.blocks import assign_blocks
+from engine.rulesets.jep1.blocks import assign_blocks, blocks
 from engine.rulesets.jep1.exchange import exchange
 
 from .jep1_fixtures import play, state, texts, unit
@@ -163,3 +168,20 @@ def test_target_that_walked_away_makes_the_attack_skip():
     res = play(s, {"alice": "A1 attack B1", "bob": "B1 move c10"}, [])
     assert any("is out of reach" in t for t in texts(res, "skip"))
     assert res.state.unit("A1").at.name == "c1"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 12), max_size=5), st.lists(st.integers(1, 12), max_size=5), st.booleans())
+def test_block_assignment_is_never_beaten_by_any_other(attacks, defences, ties_block):
+    """'Defender then chooses how the defense dice goes': no way of placing the defence values
+    blocks more attacks than the default assignment (checked against every placement)."""
+    blocked, hits = assign_blocks(attacks, defences, ties_block)
+    assert sorted([a for a, _ in blocked] + hits) == sorted(attacks)
+    assert all(blocks(d, a, ties_block) for a, d in blocked)
+    # Every pairing: fix the shorter list, try every order of the longer one against it.
+    if len(attacks) <= len(defences):
+        pairings = ([(a, d) for a, d in zip(attacks, order, strict=False)] for order in permutations(defences))
+    else:
+        pairings = ([(a, d) for a, d in zip(order, defences, strict=False)] for order in permutations(attacks))
+    best = max(sum(blocks(d, a, ties_block) for a, d in pairing) for pairing in pairings)
+    assert len(blocked) == best
