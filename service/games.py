@@ -190,12 +190,25 @@ def seat_by_invite(session: Session, game_id: str, invite_token: Any) -> tuple[G
     return game, seat
 
 
+def seat_by_id(session: Session, game_id: str, seat_id: int) -> tuple[Game, Seat]:
+    """The game (row-locked on PostgreSQL) and one of its seats by id; 404."""
+    game = session.get(Game, game_id, with_for_update=True)
+    seat = session.get(Seat, seat_id)
+    if game is None or seat is None or seat.game_id != game.id:
+        raise NotFound(f"no such seat in game {game_id!r}")
+    return game, seat
+
+
 def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
-         force: Any = None) -> Joined:
+         force: Any = None, seat_id: int | None = None) -> Joined:
+    """seat_id: a seat proven another way than by its invite (a signed mail token)."""
     given_entropy = parse_entropy(entropy)
     bells = Doorbells()
     with session.begin():
-        game, seat = seat_by_invite(session, game_id, invite_token)
+        if seat_id is None:
+            game, seat = seat_by_invite(session, game_id, invite_token)
+        else:
+            game, seat = seat_by_id(session, game_id, seat_id)
         if seat.joined_at is not None:
             raise Conflict(f"seat {seat.name} has already joined this game", "invite_token")
         ruleset = find_ruleset(game.ruleset)

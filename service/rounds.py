@@ -57,16 +57,21 @@ def lock_round(session: Session, game_id: str, number: int) -> Round | None:
 
 
 def latest_submissions(session: Session, round_id: int) -> dict[int, Submission]:
-    """seat id → its latest submission of the round (the one that counts)."""
+    """seat id → its latest submission of the round (the one that counts).
+
+    A version with an empty accepted text is a withdrawal (mail's CLEAR; a real
+    submission is never empty, format_orders writes "pass"): that seat has none.
+    """
     latest: dict[int, Submission] = {}
     for sub in session.scalars(select(Submission).where(Submission.round_id == round_id)
                                .order_by(Submission.version)):
         latest[sub.seat_id] = sub
-    return latest
+    return {seat_id: sub for seat_id, sub in latest.items() if sub.accepted}
 
 
 def submit(session: Session, game_id: str, token: str | None, round_number: Any, text: Any,
-           source: str) -> Accepted:
+           source: str, seat_id: int | None = None) -> Accepted:
+    """seat_id: a seat proven another way than by its player token (a signed mail token)."""
     assert source in SOURCES, source
     if isinstance(round_number, bool) or not isinstance(round_number, int):
         raise Invalid("round must be the number of the open round", "round")
@@ -74,7 +79,9 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         raise Invalid("orders must be text, one order a line", "orders")
     bells = Doorbells()
     with session.begin():
-        seat = seat_by_token(session, game_id, token)
+        seat = seat_by_token(session, game_id, token) if seat_id is None else session.get(Seat, seat_id)
+        if seat is None or seat.game_id != game_id:
+            raise NotFound(f"no such seat in game {game_id!r}")
         game = seat.game
         rnd = lock_round(session, game_id, round_number)
         if game.status != "active" or rnd is None or rnd.status == "resolved":
