@@ -181,5 +181,5 @@ def _reach_problem(grid: Grid, unit: Unit, frm: Square, left: int, verb: str, ta
     far = distance(frm, target.at)
     if far > left + 1:
         return (f"{target.id} is {far} squares from {frm.name}: too far for {unit.id} "
-                f"to reach this round ({left} squares of movement left)")
+                f"to reach this round ({left} square{'s' * (left != 1)} of movement left)")
     return None

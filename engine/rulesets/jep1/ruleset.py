@@ -26,7 +26,7 @@ from engine.contract import (
 from engine.dice import Dice
 from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
 from engine.rulesets.jep1 import bot, forces, legal, orders, progress
-from engine.rulesets.jep1.initiative import first_round_order, keep_roll_offs
+from engine.rulesets.jep1.initiative import acting_order, first_round_order, keep_roll_offs
 from engine.rulesets.jep1.resolve import resolve_round
 from engine.rulesets.jep1.state import JepState
 from engine.rulesets.jep1.terrain import LEGEND, WALL, place_walls
@@ -106,12 +106,14 @@ class Jep1Ruleset(Ruleset[JepState]):
         return progress.outcome(state)
 
     def board(self, state: JepState) -> Board:
+        place = {uid: n for n, uid in enumerate(acting_order(state.units, state.round, state.first), 1)}
         pieces = [
             Piece(id=u.id, square=u.at.name, side=u.side, kind="unit", label=u.id, health=u.H,
                   max_health=u.max_h,
                   note=f"{u.kind} {u.stat_line()}; skills: "
                        + (", ".join(f"{k} {u.uses[k]}" for k in u.skills) or "none")
-                       + (f"; guard: {', '.join(u.guard)}" if u.guard else ""))
+                       + (f"; guard: {', '.join(u.guard)}" if u.guard else "")
+                       + f"; acts #{place[u.id]} in round {state.round}")
             for u in state.living()
         ]
         marks = [Mark(m["kind"], tuple(m["squares"]), m["side"]) for m in state.marks]

@@ -38,6 +38,7 @@ def test_board_shows_units_with_side_health_and_last_rounds_moves_and_attacks():
     pieces = {p.id: p for p in board.pieces}
     assert (pieces["B1"].side, pieces["B1"].health, pieces["B1"].max_health) == ("bob", 2, 2)
     assert pieces["A1"].square == "c5"
+    assert pieces["A1"].note.endswith("; acts #1 in round 3") and pieces["B1"].note.endswith("#2 in round 3")
     assert [(m.kind, m.squares) for m in board.marks] == [
         ("move", ("c1", "c2", "c3", "c4", "c5")), ("attack", ("c5", "c6"))]
 

@@ -54,7 +54,7 @@ def test_charge_uses_only_what_the_move_left():
     """The 4 squares are one budget: after moving 3, a target 3 away (2 more squares) is too far."""
     s = state(unit("A1", "c1"), unit("B1", "c7"))
     assert errors(s, "alice", "A1 move c4\nA1 attack B1") == [
-        (2, "B1 is 3 squares from c4: too far for A1 to reach this round (1 squares of movement left)")]
+        (2, "B1 is 3 squares from c4: too far for A1 to reach this round (1 square of movement left)")]
 
 
 @pytest.mark.parametrize("text, message", [
