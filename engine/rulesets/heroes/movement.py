@@ -20,11 +20,19 @@ from engine.rulesets.heroes.rolloff import roll_off
 from engine.rulesets.heroes.state import Figure, HeroesState
 
 CLIMB_TARGET = 13  # "On a Result + (E) of 13 or greater you've made it to the roof."
-STEP, CLIMB = 16, 1  # path costs: steps first, then climbs (a climb costs STEP + CLIMB)
+# Path costs: fewest steps first, then fewest climbs, then fewest diagonal steps (a
+# straight walk looks like what a player means); exact while Movement A.P. stays below 15.
+STEP, CLIMB, DIAGONAL = 256, 16, 1
 
 
 def is_climb(state: HeroesState, frm: Square, to: Square) -> bool:
     return to in state.roofs and frm not in state.roofs
+
+
+def step_cost(state: HeroesState, frm: Square, to: Square, flying: bool) -> int:
+    climbing = not flying and is_climb(state, frm, to)
+    diagonal = frm.col != to.col and frm.row != to.row
+    return STEP + (CLIMB if climbing else 0) + (DIAGONAL if diagonal else 0)
 
 
 def plan(state: HeroesState, f: Figure, waypoints: list[Square], ap: int, flying: bool,
@@ -33,7 +41,7 @@ def plan(state: HeroesState, f: Figure, waypoints: list[Square], ap: int, flying
     def cost(frm: Square, to: Square) -> int | None:
         if streets_only and to in state.roofs:
             return None
-        return STEP + (CLIMB if not flying and is_climb(state, frm, to) else 0)
+        return step_cost(state, frm, to, flying)
 
     path = (grid or state.grid()).path_via(f.square, waypoints, STEP * ap + STEP - 1, cost,
                                            bool(state.options["diagonals"]))
@@ -46,7 +54,7 @@ def reachable(state: HeroesState, f: Figure, ap: int, streets_only: bool = False
     def cost(frm: Square, to: Square) -> int | None:
         if streets_only and to in state.roofs:
             return None
-        return STEP + (CLIMB if is_climb(state, frm, to) else 0)
+        return step_cost(state, frm, to, False)
 
     best = (grid or state.grid()).reachable(f.square, STEP * ap + STEP - 1, cost,
                                             bool(state.options["diagonals"]))

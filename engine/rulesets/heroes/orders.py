@@ -11,7 +11,9 @@
     Z1 search
     Z1 climb d4
 
-The villain player (option villain_player) orders henchmen and nemeses with move, face
+General actions are tried in line order; one that does not fit when its turn comes (the
+civvie is gone, no contact) costs nothing, so later lines can be fallbacks. The villain
+player (option villain_player) orders henchmen and nemeses with move, face
 and attack.
 """
 
@@ -121,11 +123,6 @@ def check_set(state: HeroesState, player: str, orders: Sequence[Order]) -> list[
             if len(lines) > 1:
                 problems.append(f"line {lines[1]}: {unit} has a '{verb}' order already "
                                 f"(line {lines[0]})")
-        f = state.figures.get(unit)
-        general = [o for o in mine if o.verb in GENERAL]
-        if f is not None and len(general) > f.spec.general_ap:
-            problems.append(f"line {general[f.spec.general_ap].line}: {unit} has only "
-                            f"{f.spec.general_ap} General A.P. for general actions")
     return problems
 
 

@@ -7,7 +7,7 @@ from engine.grid import parse_square
 from engine.rulesets.heroes.combat import attack, modifiers, take_strike
 from engine.rulesets.heroes.facing import back_squares, front_squares, reach
 
-from .heroes_fixtures import civvie, hero, henchman, nemesis, state, texts
+from .heroes_fixtures import civvie, henchman, hero, nemesis, state, texts
 
 
 def sqs(*names: str) -> set:

@@ -1,0 +1,170 @@
+"""Heroes United, the end of the round and the race: henchmen & civvies roll, henchmen,
+nemeses, victory, turn order and the villain player."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.contract import OptionError
+from engine.dice import ScriptedDice
+from engine.grid import parse_square
+from engine.orders import OrderErrors
+from engine.rulesets.heroes.ruleset import turn_order
+
+from .heroes_fixtures import NOBODY_COMES, RULES, civvie, henchman, hero, nemesis, play, state, texts
+
+
+def test_one_to_three_brings_nobody():
+    """"1 -3 : No Henchmen or Civvies for this quadrant.\""""
+    s = state()
+    hero(s, "alice", "zenith", "a1")
+    res = play(s, {}, [3, 2, 1, 3])
+    assert [f.kind for f in res.state.figures.values()] == ["hero"]
+
+
+def test_four_or_five_brings_a_henchman_and_a_civvie_next_to_it():
+    """"4 -5: 1 Henchman and 1 Civvi. Flip the top card of the Henchmen deck. This card tells
+    you the position of where to place the Henchman. Place the Civvi on a space touching the
+    Henchman's space." The top card is a thug at [2, 2] of the quadrant, civvie to the
+    north-east: c3 and d4 in the south-west quadrant. The next card, a thug at [4, 1],
+    mirrored into the north-east quadrant: h11."""
+    s = state()
+    hero(s, "alice", "zenith", "a1")
+    res = play(s, {}, [4, 1, 1, 5])
+    h1, c1, h2 = (res.state.figures[i] for i in ("H1", "C1", "H2"))
+    assert (h1.card, h1.square, c1.square) == ("thug", parse_square("c3"), parse_square("d4"))
+    assert h2.square == parse_square("h11")
+    assert res.state.henchmen_discard == [0, 1]
+
+
+def test_a_six_places_and_rolls_again():
+    """"6: Same result as a 3-5 but roll the dice again.\""""
+    s = state()
+    hero(s, "alice", "zenith", "l12")
+    res = play(s, {}, [6, 6, 2, 1, 1, 1])
+    assert sorted(f.id for f in res.state.figures.values() if f.kind == "henchman") == ["H1", "H2"]
+    assert len([f for f in res.state.figures.values() if f.kind == "civvie"]) == 2
+
+
+def test_henchmen_strike_heroes_in_range():
+    """RULES.md: "Henchmen are run by the game: they strike heroes in their range". The thug
+    behind Zenith reaches him, so Zenith must turn and fight (forced combat) but fails twice
+    (a 1 each time). Then the thug (S 2) strikes: 12,13,2 → 13 + 2 = 15, Strong Strike Dmg
+    15; Zenith's ARM (U 4, ARM 2) rolls 2,3,4 twice: no save."""
+    s = state()
+    hero(s, "alice", "zenith", "e5", "n")
+    henchman(s, "e4", facing="n")
+    faces = [1, 5, 6, 1, 7, 8, 12, 13, 2, 2, 3, 4, 2, 3, 4, *NOBODY_COMES]
+    res = play(s, {}, faces)
+    assert res.state.figures["Z1"].facing == "s"
+    assert res.state.figures["Z1"].vitality == 5
+    assert "H1 strikes Z1" in texts(res.events, "damage")[0]
+
+
+def test_henchmen_otherwise_step_toward_the_nearest_hero():
+    """"... and otherwise step toward the nearest hero" (a thug has Movement A.P. 1)."""
+    s = state(players=("alice", "bob"))
+    hero(s, "alice", "zenith", "a1")
+    hero(s, "bob", "puck", "h8")
+    henchman(s, "e5")
+    res = play(s, {}, NOBODY_COMES)
+    h = res.state.figures["H1"]
+    assert h.square == parse_square("f6") and h.facing == "ne"
+
+
+def test_nemesis_enters_when_its_hero_has_saved_five():
+    """nemesis_trigger default saved:5: the Nemesis enters at the end of that round, in the
+    middle of the quadrant opposite its hero's start corner."""
+    s = state()
+    z = hero(s, "alice", "zenith", "e4")
+    z.saved = 4
+    civvie(s, "e5")
+    res = play(s, {"alice": "Z1 save C1"}, NOBODY_COMES)
+    n = res.state.figures["N1"]
+    assert (n.card, n.owner, n.vitality) == ("nadir", "alice", 5)
+    assert n.square.col >= 6 and n.square.row >= 6
+
+
+def test_nemesis_trigger_by_round():
+    """nemesis_trigger round:3: every Nemesis is on the board for round 3."""
+    s = state(nemesis_trigger="round:3")
+    hero(s, "alice", "zenith", "e4")
+    res = play(s, {}, NOBODY_COMES)
+    assert "N1" in res.state.figures
+
+
+def test_bad_nemesis_trigger_is_refused():
+    with pytest.raises(OptionError, match="nemesis_trigger"):
+        RULES.setup(["a"], {"a": RULES.default_force(0, {})}, {"nemesis_trigger": "soon"},
+                    ScriptedDice([]))
+
+
+def test_victory_needs_ten_civvies_and_the_nemesis():
+    """"First to save 10 Civvies and capture their Nemesis wins the game.\""""
+    s = state(players=("alice", "bob"))
+    z = hero(s, "alice", "zenith", "e4")
+    z.saved = 10
+    hero(s, "bob", "puck", "h8")
+    nemesis(s, "alice", "nadir", "e5", vitality=0)
+    res = play(s, {"alice": "Z1 capture N1"}, [11, 11, 2])
+    out = RULES.outcome(res.state)
+    assert out is not None and out.winners == ("alice",)
+    assert RULES.expected(res.state) == []
+
+
+def test_ten_civvies_without_the_nemesis_is_not_yet_a_win():
+    s = state()
+    z = hero(s, "alice", "zenith", "e4")
+    z.saved = 9
+    civvie(s, "e5")
+    res = play(s, {"alice": "Z1 save C1"}, NOBODY_COMES)
+    assert res.state.figures["Z1"].saved == 10 and RULES.outcome(res.state) is None
+
+
+def test_turn_order_is_roll_off_plus_p_then_seat_order():
+    """"Roll dice and add your (P) stat to the Result. Highest total goes first, with the rest
+    falling in seat order." Zenith 2,3,4 → 5; Siren (P 5, policy never) 2,3,4 → 7; Puck
+    12,13,2 → 16: Puck first, then the seats after him."""
+    s = state(players=("a", "b", "c", "d"))
+    hero(s, "a", "zenith", "a1")
+    hero(s, "b", "silver_siren", "l12")
+    hero(s, "c", "puck", "l1")
+    hero(s, "d", "king_castro", "a12")
+    assert turn_order(s, ScriptedDice([2, 3, 4, 2, 3, 4, 12, 13, 2, 5, 6, 7])) == ["c", "d", "a", "b"]
+
+
+def test_turn_order_ties_roll_again():
+    s = state(players=("a", "b"))
+    hero(s, "a", "zenith", "a1")
+    hero(s, "b", "puck", "l12")
+    assert turn_order(s, ScriptedDice([12, 13, 2, 12, 13, 2, 2, 3, 4, 5, 6, 7])) == ["b", "a"]
+
+
+def test_villain_player_orders_the_henchmen():
+    """Option villain_player: the last seat plays the henchmen and nemeses."""
+    s = state(players=("alice", "vic"), villain="vic")
+    hero(s, "alice", "zenith", "a1")
+    henchman(s, "e5")
+    with pytest.raises(OrderErrors, match="not yours"):
+        RULES.parse_orders(s, "alice", "H1 move e6")
+    with pytest.raises(OrderErrors, match="cannot search"):
+        RULES.parse_orders(s, "vic", "H1 search")
+    res = play(s, {"vic": "H1 move e6"}, NOBODY_COMES)
+    assert res.state.figures["H1"].square == parse_square("e6")
+
+
+def test_villain_player_wins_when_no_hero_does_by_max_rounds():
+    s = state(players=("alice", "vic"), villain="vic", max_rounds=2)
+    hero(s, "alice", "zenith", "a1")
+    res = play(s, {}, NOBODY_COMES)
+    out = RULES.outcome(res.state)
+    assert out is not None and out.winners == ("vic",)
+
+
+def test_alternating_turns_expect_one_player_a_round():
+    s = state(players=("alice", "bob"), turn_mode="alternating", round=2)
+    hero(s, "alice", "zenith", "a1")
+    hero(s, "bob", "puck", "l12")
+    assert RULES.expected(s) == ["bob"]
+    s.round = 3
+    assert RULES.expected(s) == ["alice"]

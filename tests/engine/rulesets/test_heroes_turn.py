@@ -1,0 +1,234 @@
+"""Heroes United, a hero's turn: (*) action, movement and climbing, forced combat, running
+away and the general actions (save, capture, search, climb)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.grid import distance, parse_square
+from engine.orders import OrderErrors
+from engine.rulesets.heroes.facing import reach
+
+from .heroes_fixtures import NOBODY_COMES, RULES, civvie, henchman, hero, nemesis, play, state, texts
+
+
+def test_no_star_action_in_round_one():
+    """"1. (*) Action phase: This is skipped the first turn of the game.\""""
+    s = state(round=1)
+    hero(s, "alice", "zenith", "e4")
+    with pytest.raises(OrderErrors, match="skipped in round 1"):
+        RULES.parse_orders(s, "alice", "Z1 action flight")
+
+
+def test_one_use_star_action_is_used_up():
+    """"most (*) Actions are one use only": Puck's Flurry says 1 use."""
+    s = state()
+    pk = hero(s, "alice", "puck", "e4")
+    pk.used["flurry"] = 1
+    with pytest.raises(OrderErrors, match="used up"):
+        RULES.parse_orders(s, "alice", "PK1 action flurry")
+    RULES.parse_orders(s, "alice", "PK1 action second_wind")
+
+
+def test_flight_lands_on_a_rooftop_without_climbing():
+    """"These can be anything from Flying ...": Zenith's Flight needs no climbing roll-off."""
+    s = state(roofs=("e5", "e6"))
+    hero(s, "alice", "zenith", "e4")
+    res = play(s, {"alice": "Z1 action flight\nZ1 move e6"}, NOBODY_COMES)
+    assert res.state.figures["Z1"].square == parse_square("e6")
+    assert texts(res.events, "climb") == []
+
+
+def test_climbing_a_rooftop_on_13_or_more():
+    """"To climb to a rooftop Roll off. On a Result + (E) of 13 or greater you've made it to
+    the roof." Zenith (E 3) rolls 10,10,15: 10 + 3 = 13."""
+    s = state(roofs=("e5",))
+    hero(s, "alice", "zenith", "e4")
+    res = play(s, {"alice": "Z1 move e5"}, [10, 10, 15, *NOBODY_COMES])
+    assert res.state.figures["Z1"].square == parse_square("e5")
+
+
+def test_a_failed_climb_uses_one_movement_ap():
+    """"If you don't succeed, you stay on the street. This attempt to get to the rooftop uses
+    1 Movement A.P." 2,3,4 → 5 fails; Zenith's second A.P. tries again: 12,11,2 → 15."""
+    s = state(roofs=("e5",))
+    hero(s, "alice", "zenith", "e4")
+    res = play(s, {"alice": "Z1 move e5"}, [2, 3, 4, 12, 11, 2, *NOBODY_COMES])
+    assert res.state.figures["Z1"].square == parse_square("e5")
+    assert [e.data["ok"] for e in res.events if e.kind == "climb"] == [False, True]
+
+
+def test_movement_is_up_to_movement_ap():
+    """"Move a number of spaces up to your Movement A.P." Zenith has 2."""
+    s = state()
+    hero(s, "alice", "zenith", "e4")
+    with pytest.raises(OrderErrors, match="within 2 Movement A.P."):
+        RULES.parse_orders(s, "alice", "Z1 move e7")
+    res = play(s, {"alice": "Z1 move e6"}, NOBODY_COMES)
+    z = res.state.figures["Z1"]
+    assert (z.square, z.facing) == (parse_square("e6"), "n")
+
+
+def test_face_order_turns_after_moving():
+    s = state()
+    hero(s, "alice", "zenith", "e4")
+    res = play(s, {"alice": "Z1 move e5\nZ1 face sw"}, NOBODY_COMES)
+    assert res.state.figures["Z1"].facing == "sw"
+
+
+def test_combat_is_forced_and_leftover_general_ap_is_free_again():
+    """"If you're in your or another's Hero's combat range combat must be initiated." Zenith
+    (S 4) strikes the thug in front without an order: 12,13,2 → 17 Strong Strike Dmg 15; the
+    thug (U 2) rolls 2,3,4 → 4, no save: defeated. Out of combat, the second General A.P.
+    searches: 10,10,15 + P 3 = 13, and the top item card is the lead pipe."""
+    s = state()
+    hero(s, "alice", "zenith", "e4", "n")
+    henchman(s, "e5", facing="s")
+    res = play(s, {"alice": "Z1 search"}, [12, 13, 2, 2, 3, 4, 10, 10, 15, *NOBODY_COMES])
+    assert "H1" not in res.state.figures
+    assert res.state.figures["Z1"].items == [["pipe", 3]]
+
+
+def test_attack_once_per_general_ap_and_no_general_actions_in_combat():
+    """"Attack as many times as you have General A.P." and "If you're not in combat ... use
+    any leftover General A.P.": two attacks on Nadir, the save is skipped. Nadir then strikes
+    back in the henchmen phase: 2,3,4 → 6 Weak Strike Dmg 10; Zenith's ARM 9,15,16 → 20 saves."""
+    s = state()
+    hero(s, "alice", "zenith", "e4", "n")
+    nemesis(s, "alice", "nadir", "e5", facing="s")
+    civvie(s, "d4")
+    faces = [12, 13, 2, 2, 3, 4, 12, 13, 2, 2, 3, 4, 2, 3, 4, 9, 15, 16, *NOBODY_COMES]
+    res = play(s, {"alice": "Z1 save C1"}, faces)
+    assert res.state.figures["N1"].vitality == 3
+    assert "C1" in res.state.figures
+    assert any("no General A.P. left" in t for t in texts(res.events, "skip"))
+
+
+def test_attack_order_picks_the_target():
+    """Two thugs in reach; `attack H2` strikes H2 first."""
+    s = state()
+    hero(s, "alice", "zenith", "e4", "n")
+    henchman(s, "d5", facing="s")
+    henchman(s, "f5", facing="s")
+    faces = [12, 13, 2, 2, 3, 4, 12, 13, 2, 2, 3, 4, *NOBODY_COMES]
+    res = play(s, {"alice": "Z1 attack H2"}, faces)
+    strikes = [e.data["target"] for e in res.events if e.kind == "damage"]
+    assert strikes == ["H2", "H1"]
+
+
+def test_saving_a_civvie_in_base_contact():
+    """"Simply move into base to base contact with a Civvi and use a General Action Point.\""""
+    s = state()
+    hero(s, "alice", "zenith", "e4")
+    civvie(s, "f7")
+    res = play(s, {"alice": "Z1 move e6\nZ1 save C1"}, NOBODY_COMES)
+    assert res.state.figures["Z1"].saved == 1 and "C1" not in res.state.figures
+
+
+def test_save_out_of_contact_is_skipped_and_costs_nothing():
+    s = state()
+    hero(s, "alice", "zenith", "e4")
+    civvie(s, "e7")
+    civvie(s, "d3")
+    res = play(s, {"alice": "Z1 save C1\nZ1 save C2\nZ1 search"}, [2, 3, 4, *NOBODY_COMES])
+    assert res.state.figures["Z1"].saved == 1
+    assert any("not in base contact" in t for t in texts(res.events, "skip"))
+
+
+def test_two_heroes_saving_one_civvie_roll_off_with_p():
+    """"If two Heroes are trying to save the same Civvi, Roll Off and add your (P). Highest
+    total saves the Civvi." Zenith 12,13,2 + 3 = 16 beats Puck 2,3,4 + 3 = 5."""
+    s = state(players=("alice", "bob"))
+    hero(s, "alice", "zenith", "e4")
+    hero(s, "bob", "puck", "f6")
+    civvie(s, "f5")
+    res = play(s, {"alice": "Z1 save C1", "bob": "PK2 save C1"}, [12, 13, 2, 2, 3, 4, *NOBODY_COMES])
+    assert res.state.figures["Z1"].saved == 1 and res.state.figures["PK2"].saved == 0
+
+
+def test_capture_needs_a_total_higher_than_13():
+    """"Roll Off and add your (P) stat. If you're Total is higher than a 13, you've
+    successfully captured your Nemesis": 10,10,15 + 3 = 13 fails, 11,11,2 + 3 = 14 captures."""
+    s = state()
+    hero(s, "alice", "zenith", "e4")
+    nemesis(s, "alice", "nadir", "e5", vitality=0)
+    res = play(s, {"alice": "Z1 capture N1\nZ1 capture N1"}, [10, 10, 15, 11, 11, 2, *NOBODY_COMES])
+    assert res.state.figures["Z1"].captured and "N1" not in res.state.figures
+    assert len(texts(res.events, "capture_failed")) == 1
+
+
+def test_capture_only_your_own_nemesis():
+    """"Capturing your Nemesis"."""
+    s = state(players=("alice", "bob"))
+    hero(s, "alice", "zenith", "e4")
+    hero(s, "bob", "puck", "h8")
+    nemesis(s, "bob", "knuckles", "e5", vitality=0)
+    with pytest.raises(OrderErrors, match="not your Nemesis"):
+        RULES.parse_orders(s, "alice", "Z1 capture N2")
+
+
+def test_search_fails_below_13():
+    """"On a total of 13 or greater you've found something." 10,9,15 → 9 + 3 = 12."""
+    s = state()
+    hero(s, "alice", "zenith", "e4")
+    res = play(s, {"alice": "Z1 search"}, [10, 9, 15, *NOBODY_COMES])
+    assert res.state.figures["Z1"].items == [] and res.state.items_deck[0] == "pipe"
+
+
+def test_climbing_as_a_general_action_is_at_minus_two():
+    """"Climbing is exactly like moving on to a rooftop with the added difficulty that ...
+    during the General Action phase adds a -2 modifier": 11,11,2 → 11 + 3 - 2 = 12 fails;
+    12,11,2 → 13 climbs."""
+    s = state(roofs=("e5",))
+    hero(s, "alice", "zenith", "e4")
+    res = play(s, {"alice": "Z1 climb e5\nZ1 climb e5"}, [11, 11, 2, 12, 11, 2, *NOBODY_COMES])
+    assert [e.data["ok"] for e in res.events if e.kind == "climb"] == [False, True]
+    assert res.state.figures["Z1"].square == parse_square("e5")
+
+
+def test_running_away_escapes_out_of_range():
+    """"Roll Off and add your (E) stat to the Result. If this is higher than your enemy's Roll
+    Off plus (P) then you successfully run away. Immediately move your Movement A.P. out of
+    the combat range of your enemy." Zenith 12,13,2 + 3 = 16 against the thug's 2,3,4 + 2 = 4."""
+    s = state()
+    hero(s, "alice", "zenith", "e4", "n")
+    henchman(s, "e5", facing="s")
+    res = play(s, {"alice": "Z1 run"}, [12, 13, 2, 2, 3, 4, *NOBODY_COMES])
+    z = res.state.figures["Z1"]
+    assert distance(z.square, parse_square("e5")) >= 2
+    assert not [e for e in res.events if e.kind in ("damage", "save", "miss")]
+
+
+def test_failing_to_run_gives_a_free_weak_strike():
+    """"If you fail to run away, the enemy gets a free "Weak" strike against you. ARM saves as
+    usual." Zenith 2,3,4 + 3 = 5 against 12,13,2 + 2 = 15: caught. The thug's Weak Strike is
+    Dmg 10; Zenith's two ARM rolls (2,3,4 → 6) fail: -1 Vitality. Then he must fight:
+    12,13,2 → 17, the thug's 2,3,4 → 4: defeated."""
+    s = state()
+    hero(s, "alice", "zenith", "e4", "n")
+    henchman(s, "e5", facing="s")
+    faces = [2, 3, 4, 12, 13, 2, 2, 3, 4, 2, 3, 4, 12, 13, 2, 2, 3, 4, *NOBODY_COMES]
+    res = play(s, {"alice": "Z1 run"}, faces)
+    assert res.state.figures["Z1"].vitality == 5
+    assert "H1" not in res.state.figures
+
+
+def test_a_knocked_out_hero_misses_its_round():
+    s = state(round=4)
+    z = hero(s, "alice", "zenith", "a1")
+    z.misses = 4
+    with pytest.raises(OrderErrors, match="knocked out"):
+        RULES.parse_orders(s, "alice", "Z1 search")
+    res = play(s, {}, NOBODY_COMES)
+    assert texts(res.events, "rest")
+
+
+def test_a_ranged_hero_shoots_two_ahead():
+    """Army Soldier (ranged, R 3) hits a thug 2 squares ahead: 12,5,6 → 8, "3 round burst"."""
+    s = state()
+    a = hero(s, "alice", "army_soldier", "e4", "n")
+    henchman(s, "e6", facing="s")
+    assert parse_square("e6") in reach(a.square, a.facing, True)
+    res = play(s, {}, [12, 5, 6, 2, 3, 4, *NOBODY_COMES])
+    assert "3 round burst" in texts(res.events, "damage")[0]
+    assert "H1" not in res.state.figures
