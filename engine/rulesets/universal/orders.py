@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.grid import Square, SquareError, parse_square
+from engine.grid import Square, SquareError, distance, parse_square
 from engine.orders import Arg, Order, Verb
 
 from .combat import can_hit
-from .movement import plan, reachable, why_not
+from .movement import STEP, plan, reachable, why_not
 from .state import State, Unit
 
 MOVE = Verb("move", (Arg("squares", "square", repeat=True),),
@@ -56,8 +56,10 @@ def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | s
     if any(not grid.contains(w) for w in waypoints):
         return f"{unit.id} cannot move to {args[-1]}: " + why_not(grid, occ, unit.square, waypoints,
                                                                    unit.movement)
-    path = plan(grid, occ, unit.side, unit.square, waypoints, unit.movement,
-                bool(state.options["diagonals"]))
+    # Each square costs at least a whole step: a longer route cannot fit, skip the search.
+    steps = sum(distance(a, b) for a, b in zip([unit.square, *waypoints], waypoints, strict=False))
+    path = None if steps * STEP > unit.movement else plan(
+        grid, occ, unit.side, unit.square, waypoints, unit.movement, bool(state.options["diagonals"]))
     if path is None:
         return f"{unit.id} cannot move to {waypoints[-1].name}: " + why_not(
             grid, occ, unit.square, waypoints, unit.movement)

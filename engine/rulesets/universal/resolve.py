@@ -36,7 +36,12 @@ def resolve_round(state: State, orders: Mapping[str, Sequence[Order]],
     new = state.copy()
     new.marks = []
     events: list[Event] = []
-    for side in acting_order(state):
+    acting = acting_order(state)
+    for side in sorted(set(orders) - set(acting)):
+        if orders[side]:
+            events.append(Event("skip", f"the orders of {side} are ignored: {side} does not act "
+                                f"this round", {"side": side, "reason": "not expected"}))
+    for side in acting:
         if len(new.alive_sides) <= 1:
             break
         if side in new.out:

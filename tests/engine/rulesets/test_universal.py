@@ -654,3 +654,13 @@ def test_state_dumps_to_json_and_loads_back():
     data = RULES.dump(state)
     assert json.loads(json.dumps(data)) == data
     assert RULES.dump(RULES.load(data)) == data
+
+
+def test_orders_of_a_player_whose_turn_it_is_not_are_ignored_with_a_reason():
+    """RULES.md: alternating turns expect one player a round; nothing is dropped silently."""
+    state = position("A1 a1\nB1 h8", turn_mode="alternating")
+    bob = RULES.parse_orders(state, "bob", "B1 move h7")
+    result = RULES.resolve(state, {"bob": bob}, ScriptedDice([]))
+    assert result.state.units["B1"].square.name == "h8"
+    assert [e.text for e in result.events] == [
+        "the orders of bob are ignored: bob does not act this round", "alice gives no orders: every unit holds"]
