@@ -2,12 +2,14 @@
 
 Each unit stands guard with its defence skills, then: a shooter (R above M) shoots the
 weakest enemy in reach, stepping up first if none is; a fighter attacks the weakest
-enemy it can close in on, else marches on the nearest. Skills with uses left are
+enemy it can close in on, else marches on the nearest (counting steps around walls). Skills with uses left are
 spent at once. Squares other units of the bot plan to take are kept free. Choices
 between equally good squares come from the bot's dice, so a seed names one game.
 """
 
 from __future__ import annotations
+
+from collections import deque
 
 from engine.contract import PlayerId
 from engine.dice import Dice
@@ -74,21 +76,32 @@ def _shooter(grid: Grid, unit: Unit, weakest: list[Unit], claimed: set[Square], 
 
 def _towards(grid: Grid, unit: Unit, enemies: list[Unit], claimed: set[Square], occupied: set[Square],
              diagonals: bool, dice: Dice) -> Square | None:
-    """A free square within 4 that is closest to the nearest enemy (None: stay)."""
+    """A free square within 4 that is fewest steps (around walls) from an enemy (None: stay)."""
     if not enemies:
         return None
+    field = walking_distance(grid, [e.at for e in enemies], diagonals)
+    far = grid.width * grid.height
     spots = [sq for sq in reachable(grid, unit.at, MOVE, occupied, diagonals) if sq not in claimed]
-
-    def gap(sq: Square) -> int:
-        return min(distance(sq, e.at) for e in enemies)
-
-    if not spots or min(map(gap, spots)) >= gap(unit.at):
+    if not spots or min(field.get(sq, far) for sq in spots) >= field.get(unit.at, far):
         return None
-    best = min(map(gap, spots))
-    pick = sorted((sq for sq in spots if gap(sq) == best), key=lambda s: (s.row, s.col))
+    best = min(field.get(sq, far) for sq in spots)
+    pick = sorted((sq for sq in spots if field.get(sq, far) == best), key=lambda s: (s.row, s.col))
     chosen = pick[dice.roll(len(pick), f"bot {unit.id} move") - 1]
     claimed.add(chosen)
     return chosen
+
+
+def walking_distance(grid: Grid, sources: list[Square], diagonals: bool) -> dict[Square, int]:
+    """Steps from the nearest source to every square, around walls (units ignored: they move)."""
+    field = dict.fromkeys(sources, 0)
+    frontier = deque(sources)
+    while frontier:
+        sq = frontier.popleft()
+        for n in grid.neighbours(sq, diagonals):
+            if n not in field and grid.passable(n):
+                field[n] = field[sq] + 1
+                frontier.append(n)
+    return field
 
 
 def _per_phase(names: list[str]) -> list[str]:

@@ -76,6 +76,7 @@ def test_bot_games_reach_an_outcome_and_replay(seed):
     {"turn_mode": "alternating"},
     {"diagonals": False},
     {"walls": 20, "ranged_strikes_back": True},
+    {"walls": 60, "diagonals": False},  # bots must find their way around walls
     {"ties_block": True, "width": 6, "height": 6},
 ])
 def test_bot_games_under_each_option_reach_an_outcome_and_replay(options):
