@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 PROFILE = "dicepost-dice/v1"
@@ -143,7 +143,8 @@ class Roll:
     label: str
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # Spelled out: dataclasses.asdict was the slowest part of recording a step.
+        return {"step": self.step, "j": self.j, "n": self.n, "face": self.face, "label": self.label}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Roll:

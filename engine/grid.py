@@ -94,6 +94,25 @@ Cost = int
 StepCost = Callable[[Square, Square], Cost | None]
 
 
+def straightest(start: Square, goal: Square, step_cost: StepCost, weight: int = 64,
+                bend: int = 3) -> StepCost:
+    """step_cost × weight, plus up to `bend` for a step that strays from the straight
+    line start → goal: of the equally cheap paths the straightest wins, so a move drawn
+    on the board has no zigzag. A path's scaled cost // weight is its real cost as long
+    as (steps on it) × bend < weight.
+    """
+    span = max(1, distance(start, goal))
+    dc, dr = goal.col - start.col, goal.row - start.row
+
+    def cost(frm: Square, to: Square) -> Cost | None:
+        c = step_cost(frm, to)
+        if c is None:
+            return None
+        cross = (to.col - start.col) * dr - (to.row - start.row) * dc
+        return c * weight + min(bend, abs(cross) // span)
+    return cost
+
+
 @dataclass(frozen=True)
 class Path:
     squares: tuple[Square, ...]  # from the first square entered to the destination

@@ -54,6 +54,8 @@ def lost_action(order: Order) -> str | None:
 
 
 def check_order(state: GameState, player: str, order: Order, expected: Sequence[str]) -> str | None:
+    if order.unit is None:  # 'pass', the one unitless verb
+        return None
     if player not in expected:
         return f"{player} has no orders to give this round"
     unit = state.unit(order.unit or "")

@@ -31,7 +31,8 @@ def sheet(attack: int = 3, initiative: int = 2, defence: int = 3, skill: int = 1
 
 def unit(uid: str, at: str, life: int | None = None, policy: tuple[str, ...] = PREDICTABLE,
          **stats: Any) -> Unit:
-    s = sheet(**stats)
+    """A unit with `life` points now; its sheet's life is 10, or `life` if that is more."""
+    s = sheet(**{"life": max(10, life or 0), **stats})
     return Unit(uid, SIDES[uid[0]], s, parse_square(at), s.life if life is None else life,
                 s.weapons[0] if s.weapons else None, list(s.items), policy)
 

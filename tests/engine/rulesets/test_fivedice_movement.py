@@ -108,3 +108,12 @@ def test_lose_needs_the_action_named() -> None:
     with pytest.raises(OrderErrors) as err:
         play(s, {"alice": "A1 move c8 lose"}, [])
     assert str(err.value) == "line 1: say which action to lose, like 'lose attack'"
+
+
+def test_of_equal_paths_the_straightest_is_taken() -> None:
+    """What the board draws is what a player means: without diagonals, a1 to c3 keeps
+    close to the straight line (a staircase) rather than running along an edge."""
+    s = state(unit("A1", "a1", movement=4), unit("B1", "l12"), diagonals=False)
+    res = play(s, {"alice": "A1 move c3"}, [*QUIET, *FIRST])
+    path = res.events[-1].data["path"]
+    assert len(path) == 5 and "b2" in path

@@ -1,0 +1,90 @@
+"""fivedice: combat sheets, preset rosters, the points budget and deployment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.contract import ForceError
+from engine.dice import ScriptedDice
+from engine.rulesets.fivedice.forces import PRESETS
+
+from .fivedice_fixtures import RULES
+
+OPTIONS = RULES.options({})
+SOLDIER = {"attack": 3, "initiative": 2, "defence": 3, "skill": 1, "movement": 3, "life": 10,
+           "weapons": ["sword"], "armor": "leather"}
+
+
+def refusals(force: Any, **options: Any) -> list[str]:
+    return RULES.validate_force(force, RULES.options(options))
+
+
+def test_sheet_cost_table() -> None:
+    """Ours (the seed has no point-buy): attack 3, initiative 2, defence 3, skill 4,
+    movement 2 and life 1 point each, plus the gear. Soldier: 9 + 4 + 9 + 4 + 6 + 10 +
+    sword 3 + leather 2 = 47."""
+    assert PRESETS["soldier"].cost == 47
+    assert PRESETS["knight"].cost == 12 + 4 + 12 + 12 + 4 + 12 + 3 + 6 + 2
+
+
+def test_default_force_fits_the_default_budget() -> None:
+    force = RULES.default_force(0, OPTIONS)
+    assert force == {"units": [{"preset": "knight"}, {"preset": "soldier"}, {"preset": "archer"},
+                               {"preset": "mage"}]}
+    assert refusals(force) == []
+
+
+def test_a_custom_sheet_is_accepted() -> None:
+    assert refusals({"units": [SOLDIER, {"preset": "mage"}]}) == []
+
+
+def test_over_budget_is_refused_with_the_costs() -> None:
+    assert refusals({"units": [{"preset": "champion"}, {"preset": "knight"}]}, points=150) == [
+        "the force costs 159 points (champion 92, knight 67), over the budget of 150"]
+
+
+def test_every_bad_field_is_named() -> None:
+    bad = {**SOLDIER, "skill": 6, "weapons": ["sword", "lance"], "armor": "tin", "colour": "red"}
+    assert refusals({"units": [{"preset": "knight"}, bad]}) == [
+        "unit 2: unknown field 'colour'",
+        "unit 2: skill 6 is outside 0 to 5",
+        "unit 2: unknown weapon 'lance' (known: axe, crossbow, dagger, greatsword, longbow, "
+        "shortbow, spear, staff, sword)",
+        "unit 2: unknown armor 'tin' (known: chain, leather, plate)",
+    ]
+
+
+def test_unknown_preset_and_bad_shapes() -> None:
+    assert refusals({"units": [{"preset": "dragon"}]}) == [
+        "unit 1: unknown preset 'dragon' (known: archer, brute, champion, knight, mage, scout, "
+        "soldier, spearman)"]
+    assert refusals({"units": []}) == ["units must be a non-empty list"]
+    assert refusals({"units": ["knight"], "army": 1}) == [
+        "unknown field 'army' (a force has only \"units\")", "unit 1: must be an object"]
+
+
+def test_a_force_must_fit_its_deployment_zone() -> None:
+    """Two rows of the board less the corners: 2 × (12 − 4) = 16 units on 12 × 12."""
+    assert refusals({"units": [{"preset": "scout"}] * 17}, points=5000) == [
+        "17 units do not fit the deployment zone of 16 squares"]
+
+
+def test_setup_deploys_units_with_side_letters_on_opposite_edges() -> None:
+    """Unit ids: side letter (A for seat 0, B seat 1) + number; seat 0 at the bottom."""
+    forces = {p: RULES.default_force(i, OPTIONS) for i, p in enumerate(["ann", "ben"])}
+    state = RULES.setup(["ann", "ben"], forces, OPTIONS, ScriptedDice([]))
+    placed = {u.id: (u.player, u.square.name) for u in state.units}
+    assert placed == {"A1": ("ann", "f2"), "A2": ("ann", "g2"), "A3": ("ann", "e2"),
+                      "A4": ("ann", "h2"), "B1": ("ben", "f11"), "B2": ("ben", "g11"),
+                      "B3": ("ben", "e11"), "B4": ("ben", "h11")}
+    a1 = state.unit("A1")
+    assert a1 is not None and (a1.life, a1.wielded, a1.items) == (12, "sword", ["potion"])
+
+
+def test_setup_refuses_a_bad_force() -> None:
+    with pytest.raises(ForceError) as err:
+        RULES.setup(["ann", "ben"], {"ann": {"units": []}, "ben": RULES.default_force(1, OPTIONS)},
+                    OPTIONS, ScriptedDice([]))
+    assert str(err.value) == "force of ann: units must be a non-empty list"
