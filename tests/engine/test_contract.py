@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.bots import BotKind
-from engine.contract import Ruleset
+from engine.contract import OptionError, Ruleset
 from engine.dice import Dice
 from engine.grid import parse_square
 from engine.orders import OrderErrors
@@ -141,3 +141,32 @@ def _setup_state(ruleset: Ruleset[Any], players: tuple[str, ...]) -> Any:
         game = play(ruleset.info.id, "contract-parse", players=players, max_rounds=0)
         _SETUPS[key] = ruleset.load(game.final.state)
     return _SETUPS[key]
+
+
+JUNK_FORCES: list[dict[str, Any]] = [
+    {"units": "x"}, {"units": [None]}, {"nonsense": 1}, {"units": [{"pw": True}]}, {"hero": 7},
+]
+
+
+@pytest.mark.parametrize("ruleset", RULESETS, ids=IDS)
+def test_forces_are_checked_with_reasons_never_exceptions(ruleset: Ruleset[Any]) -> None:
+    """Every seat's default force is valid; a malformed force gets reasons (text), not a crash."""
+    options = ruleset.options({})
+    for seat in range(ruleset.info.max_players):
+        force = ruleset.default_force(seat, options)
+        assert json.loads(json.dumps(force)) == force
+        assert ruleset.validate_force(force, options) == []
+    for junk in JUNK_FORCES:
+        reasons = ruleset.validate_force(junk, options)
+        assert isinstance(reasons, list) and all(isinstance(r, str) and r for r in reasons)
+
+
+@pytest.mark.parametrize("ruleset", RULESETS, ids=IDS)
+def test_options_have_documented_defaults_and_refuse_unknown_names(ruleset: Ruleset[Any]) -> None:
+    defaults = ruleset.options({})
+    assert set(defaults) == {spec.name for spec in ruleset.info.options}
+    assert all(spec.doc for spec in ruleset.info.options)
+    with pytest.raises(OptionError, match="no_such_option"):
+        ruleset.options({"no_such_option": 1})
+    with pytest.raises(OptionError, match="turn_mode"):
+        ruleset.options({"turn_mode": "whenever"})
