@@ -17,6 +17,7 @@ from service.errors import NotFound
 from service.models import Game, Round, Seat, Step
 from service.progress import latest_step
 from service.rounds import latest_submissions
+from service.timekeeping.journal import schedule_entries
 
 
 def get_game(session: Session, game_id: str) -> Game:
@@ -112,7 +113,8 @@ def record_json(session: Session, game_id: str) -> dict[str, Any]:
             chain_length=game.chain_length,
             extra={"title": game.title, "status": game.status, "outcome": game.outcome,
                    "options": game.options,
-                   "entropy_source": {s.name: s.entropy_source for s in seats if s.entropy}},
+                   "entropy_source": {s.name: s.entropy_source for s in seats if s.entropy},
+                   "schedule_log": schedule_entries(session, game.id)},  # GM actions, missed turns
         )
 
 

@@ -66,3 +66,11 @@ def takeover(game_id: str, invite: str) -> str:
     seat, token = players.claim_seat(get_session(), game_id, invite)
     return render_template("web/gm_takeover.html", game_id=game_id, invite=invite,
                            taken={"seat": seat, "token": token, "url": player_url(game_id, token)})
+
+
+@bp.app_context_processor
+def schedule_helpers() -> dict[str, object]:
+    """`schedule_log(game_id)` for the public game page's list of GM and schedule entries."""
+    from service.timekeeping.journal import schedule_entries
+
+    return {"schedule_log": lambda game_id: schedule_entries(get_session(), game_id)}

@@ -1,0 +1,149 @@
+"""Rounds close early when everyone is in, at the deadline otherwise (missing players hold),
+wait flags, calendar deadlines across daylight saving, absences and two sweepers at once."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from service.timekeeping.due import close_due_round
+from tests.service.schedule_world import START, World
+
+
+@pytest.fixture
+def world(tmp_path):
+    return World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+
+
+def test_round_gets_its_deadline_when_it_opens(world):
+    assert world.round_number() == 1
+    assert world.deadline() == START + timedelta(hours=48)
+    assert world.game().deadline_at == START + timedelta(hours=48)
+
+
+def test_early_close_when_every_expected_player_has_submitted(world):
+    world.advance(hours=1)
+    order = world.legal_order("red")
+    assert world.submit("red", order).status_code == 200
+    assert world.round_number() == 1
+    assert world.submit("blue").status_code == 200
+    assert world.round_number() == 2
+    assert world.step_inputs(2)["red"] == order
+    # the next round's deadline counts from when it opened
+    assert world.deadline() == START + timedelta(hours=49)
+
+
+def test_deadline_closes_the_round_and_missing_players_hold(world):
+    order = world.legal_order("red")
+    world.submit("red", order)
+    world.advance(hours=47, minutes=59)
+    assert world.sweep()["closed"] == 0
+    assert world.round_number() == 1
+    world.advance(minutes=1)
+    assert world.sweep()["closed"] == 1
+    assert world.round_number() == 2
+    assert world.step_inputs(2) == {"red": order, "blue": ""}
+    closed = world.audit("deadline_closed")
+    assert [e.detail["holding"] for e in closed] == [["blue"]]
+    missed = world.audit("missed_turn")
+    assert [(e.detail["seat"], e.detail["action"], e.detail["misses"]) for e in missed] == [("blue", "hold", 1)]
+
+
+def test_wait_flag_keeps_the_round_open_until_the_deadline(world):
+    assert world.settings("blue", {"wait": True}).json["wait"] is True
+    world.submit("red")
+    world.submit("blue")
+    assert world.round_number() == 1
+    world.advance(hours=48)
+    assert world.sweep()["closed"] == 1
+    assert world.round_number() == 2
+    assert world.audit("missed_turn") == []
+
+
+def test_clearing_the_wait_flag_closes_a_round_everyone_is_in(world):
+    world.settings("red", {"wait": True})
+    world.submit("red")
+    world.submit("blue")
+    assert world.round_number() == 1
+    world.settings("red", {"wait": False})
+    assert world.round_number() == 2
+
+
+def test_no_deadline_policy_never_closes_by_time(tmp_path):
+    world = World(tmp_path).start({"kind": "none"})
+    assert world.deadline() is None
+    world.advance(days=30)
+    assert world.sweep()["closed"] == 0
+    assert world.round_number() == 1
+
+
+def test_calendar_deadlines_across_a_daylight_saving_change(tmp_path):
+    # Europe/Berlin moves its clocks forward on Sunday 29 March 2026
+    world = World(tmp_path, start=datetime(2026, 3, 26, 12, tzinfo=UTC)).start(
+        {"kind": "calendar", "days": ["sat"], "time": "20:00", "timezone": "Europe/Berlin", "min_open": "PT1H"})
+    assert world.deadline() == datetime(2026, 3, 28, 19, tzinfo=UTC)  # 20:00 CET
+    world.clock.set(datetime(2026, 3, 28, 19, tzinfo=UTC))
+    world.sweep()
+    assert world.round_number() == 2
+    assert world.deadline() == datetime(2026, 4, 4, 18, tzinfo=UTC)  # 20:00 CEST, a week later
+
+
+def test_absence_stretches_the_deadline_of_rounds_opened_during_it(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H", "absence_limit": "P3D"})
+    r = world.settings("blue", {"absences": [{"from": "2026-06-04", "to": "2026-06-05"}]})
+    assert r.status_code == 200, r.json
+    assert world.deadline() == START + timedelta(hours=48)  # 3 June: not inside the absence
+    world.clock.set(datetime(2026, 6, 2, 0, tzinfo=UTC))
+    world.submit("red")
+    world.submit("blue")  # round 2 opens 2 June 00:00; its rule deadline 4 June 00:00 is inside
+    assert world.round_number() == 2
+    assert world.deadline() == datetime(2026, 6, 6, 0, tzinfo=UTC)  # end of the absence
+
+
+def test_absence_declared_during_a_round_stretches_it_up_to_the_limit(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H", "absence_limit": "P1D"})
+    r = world.settings("blue", {"absences": [{"from": "2026-06-03", "to": "2026-06-10"}]})
+    assert r.json["absences"] == [{"from": "2026-06-03", "to": "2026-06-10"}]
+    assert world.deadline() == START + timedelta(hours=48, days=1)
+    assert [e.detail["reason"] for e in world.audit("deadline_extended")] == ["absence"]
+
+
+def test_bad_settings_name_the_field_and_change_nothing(world):
+    r = world.settings("blue", {"wait": True, "absences": [{"from": "2026-06-09", "to": "2026-06-01"}]})
+    assert r.status_code == 422
+    assert r.json["field"] == "absences[0].to"
+    assert world.settings("blue").json["wait"] is False
+    r = world.settings("blue", {"reminder_lead": "soon"})
+    assert (r.status_code, r.json["field"]) == (422, "reminder_lead")
+    r = world.settings("blue", {"colour": "red"})
+    assert (r.status_code, r.json["field"]) == (422, "colour")
+    r = world.settings("blue", {"wait": "yes"})
+    assert (r.status_code, r.json["field"]) == (422, "wait")
+
+
+def test_settings_need_a_player_token(world):
+    r = world.client.get(f"/api/games/{world.game_id}/settings", headers={"Authorization": "Bearer nope"})
+    assert r.status_code == 401
+
+
+def test_a_second_closer_of_the_same_round_does_nothing(world):
+    world.advance(hours=48)
+    at = world.clock.now()
+    with world.app.app_context():
+        from service.db import session_scope
+
+        with session_scope() as s:
+            assert close_due_round(s, world.game_id, 1, at) == "closed"
+        with session_scope() as s:
+            assert close_due_round(s, world.game_id, 1, at) == "skipped"
+    assert len(world.audit("deadline_closed")) == 1
+
+
+def test_two_sweepers_at_once_close_a_round_once(world):
+    world.advance(hours=48)
+    results = world.sweep_twice_at_once()
+    assert sorted(r["closed"] for r in results) == [0, 1]
+    assert len(world.audit("deadline_closed")) == 1
+    assert world.steps() == 2  # setup and round 1, once
+    assert world.round_number() == 2

@@ -1,0 +1,131 @@
+"""Reminders once per deadline, and each missed-turn policy: hold, extend once, bot, replace."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from tests.service.schedule_world import START, World
+
+
+def test_reminders_are_sent_once_per_seat_and_deadline(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+    world.submit("red", world.legal_order("red"))  # red is in: only blue needs reminding
+    world.advance(hours=35, minutes=59)
+    assert world.sweep()["reminders"] == 0
+    world.advance(minutes=1)  # 12 hours before the deadline
+    assert world.sweep()["reminders"] == 1
+    assert world.sweep()["reminders"] == 0
+    world.advance(hours=6)
+    assert world.sweep()["reminders"] == 0
+    rows = world.outbox("reminder")
+    assert [(r.to_address, r.payload["round"], r.payload["lead"]) for r in rows] == [("blue@example.org", 1, "PT12H")]
+    assert rows[0].payload["deadline"] == (START + timedelta(hours=48)).isoformat()
+
+
+def test_each_player_chooses_the_lead_and_a_moved_deadline_reminds_again(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+    assert world.settings("red", {"reminder_lead": "PT2H"}).json["reminder_lead"] == "PT2H"
+    world.settings("blue", {"reminder_lead": "PT0S"})  # blue wants none
+    world.advance(hours=40)
+    assert world.sweep()["reminders"] == 0
+    world.advance(hours=6)
+    assert world.sweep()["reminders"] == 1
+    assert world.gm("POST", "extend", {"by": "PT24H"}).status_code == 200
+    world.advance(hours=24)  # 2 hours before the new deadline
+    assert world.sweep()["reminders"] == 1
+    assert [r.to_address for r in world.outbox("reminder")] == ["red@example.org"] * 2
+    assert len({r.message_id for r in world.outbox("reminder")}) == 2
+
+
+def test_two_sweepers_queue_a_reminder_once(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+    world.advance(hours=40)
+    results = world.sweep_twice_at_once()
+    assert sum(r["reminders"] for r in results) == 2
+    assert sorted(r.to_address for r in world.outbox("reminder")) == ["blue@example.org", "red@example.org"]
+
+
+def test_no_reminders_while_paused(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+    world.gm("POST", "pause")
+    world.advance(hours=40)
+    assert world.sweep()["reminders"] == 0
+
+
+def miss_round(world: World, present: str = "red") -> None:
+    world.submit(present, world.legal_order(present))
+    world.advance(hours=48)
+    world.sweep()
+
+
+def test_hold_is_the_default_and_counts_consecutive_misses(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+    miss_round(world)
+    miss_round(world)
+    assert world.round_number() == 3
+    console = world.gm("GET", "").json
+    assert {s["name"]: (s["played_by"], s["missed_in_a_row"]) for s in console["seats"]} == {
+        "red": ("human", 0), "blue": ("human", 2)}
+    world.submit("red")
+    world.submit("blue")
+    assert {s["name"]: s["missed_in_a_row"] for s in world.gm("GET", "").json["seats"]}["blue"] == 0
+
+
+def test_extend_once_then_hold(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H",
+                                   "missed_turns": {"after": 1, "action": "extend", "extend_by": "PT12H"}})
+    world.submit("red")
+    world.advance(hours=48)
+    first, second = world.sweep(), world.sweep()
+    assert (first["extended"], first["closed"]) == (1, 0)
+    assert (second["extended"], second["closed"]) == (0, 0)  # extended once, not again
+    assert world.round_number() == 1
+    assert world.deadline() == START + timedelta(hours=60)
+    assert [e.detail["missing"] for e in world.audit("deadline_extended")] == [["blue"]]
+    world.advance(hours=12)
+    assert world.sweep()["closed"] == 1
+    assert world.round_number() == 2
+    assert [e.detail["action"] for e in world.audit("missed_turn")] == ["hold"]
+
+
+def test_bot_takes_the_seat_after_k_misses(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H",
+                                   "missed_turns": {"after": 2, "action": "bot"}})
+    miss_round(world)
+    assert world.audit("seat_to_bot") == []
+    miss_round(world)  # the second miss in a row: the bot plays blue's round 2
+    assert [e.detail["seat"] for e in world.audit("seat_to_bot")] == ["blue"]
+    assert world.step_inputs(3)["blue"] != ""
+    # from round 3 on the bot writes blue's orders when the round opens: red alone closes it
+    assert world.round_number() == 3
+    world.submit("red")
+    assert world.round_number() == 4
+    assert [e.detail["round"] for e in world.audit("bot_orders")] == [2, 3, 4]
+
+
+def test_replace_opens_the_seat_and_a_newcomer_inherits_it(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H",
+                                   "missed_turns": {"after": 1, "action": "replace"}})
+    miss_round(world)
+    assert [e.detail["seat"] for e in world.audit("seat_opened")] == ["blue"]
+    assert world.submit("blue").status_code == 401  # the old player token stopped working
+    statuses = world.outbox("status")
+    assert [r.to_address for r in statuses] == ["red@example.org"]
+    # while open, blue's units hold and do not block the early close
+    world.submit("red")
+    assert world.round_number() == 3
+    r = world.gm("POST", "replace", {"seat": "blue", "email": "newcomer@example.org"})
+    assert r.status_code == 200, r.json
+    invitations = [o for o in world.outbox("invitation") if o.to_address == "newcomer@example.org"]
+    assert len(invitations) == 1 and invitations[0].payload["join_url"] == r.json["invite_url"]
+    taken = world.client.post(f"/api/games/{world.game_id}/takeover", json={"invite_token": r.json["invite_token"]})
+    assert taken.status_code == 200, taken.json
+    assert taken.json["seat"] == "blue"
+    world.tokens["blue"] = taken.json["player_token"]
+    assert world.settings("blue").json["played_by"] == "human"
+    again = world.client.post(f"/api/games/{world.game_id}/takeover", json={"invite_token": r.json["invite_token"]})
+    assert again.status_code == 401
+    world.submit("red")
+    assert world.round_number() == 3  # blue is a person again and is waited for
+    assert world.submit("blue").status_code == 200
+    assert world.round_number() == 4

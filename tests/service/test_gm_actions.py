@@ -1,0 +1,205 @@
+"""Every GM action through the API and the GM page, each with its audit entry, shown on
+the game page and in the record; pause/resume arithmetic; refusals name the field."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.service.schedule_world import START, World
+
+DEADLINE = START + timedelta(hours=48)
+
+
+@pytest.fixture
+def world(tmp_path):
+    return World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+
+
+def actions(world: World) -> list[tuple[str, str]]:
+    """GM entries after the world's setup (which set the policy)."""
+    return [(e.actor, e.action) for e in world.audit() if e.action.startswith("gm_")][1:]
+
+
+def test_gm_needs_its_token(world):
+    assert world.gm("POST", "pause", token="not-the-token").status_code == 401
+    assert world.gm("POST", "pause", token=world.tokens["red"]).status_code == 401
+    r = world.client.post(f"/api/games/{world.game_id}/gm/pause")
+    assert (r.status_code, r.json["field"]) == (401, "gm_token")
+    assert world.client.post("/api/games/nosuchgame/gm/pause",
+                             headers={"Authorization": f"Bearer {world.gm_token}"}).status_code == 404
+    assert world.game().paused_at is None
+
+
+def test_pause_and_resume_move_the_deadline_by_the_pause(world):
+    world.advance(hours=10)
+    r = world.gm("POST", "pause")
+    assert r.status_code == 200 and r.json["at"] == (START + timedelta(hours=10)).isoformat()
+    assert world.gm("POST", "pause").status_code == 409
+    world.advance(hours=100)  # far past the old deadline: nothing closes while paused
+    assert world.sweep()["closed"] == 0
+    world.submit("red")
+    world.submit("blue")
+    assert world.round_number() == 1  # no early close while paused either
+    r = world.gm("POST", "resume")
+    assert r.json["paused_seconds"] == 100 * 3600
+    assert r.json["deadline"] == (DEADLINE + timedelta(hours=100)).isoformat()
+    assert world.round_number() == 2  # everyone was in: it closes on resume
+    assert world.gm("POST", "resume").status_code == 409
+    assert actions(world) == [("gm", "gm_pause"), ("gm", "gm_resume")]
+
+
+def test_resume_keeps_the_time_that_was_left(world):
+    world.advance(hours=40)
+    world.gm("POST", "pause")
+    world.advance(hours=5)
+    world.gm("POST", "resume")
+    assert world.deadline() == DEADLINE + timedelta(hours=5)
+    world.advance(hours=7, minutes=59)
+    assert world.sweep()["closed"] == 0
+    world.advance(minutes=1)
+    assert world.sweep()["closed"] == 1
+
+
+def test_extend_by_a_duration_or_to_a_time(world):
+    r = world.gm("POST", "extend", {"by": "PT24H"})
+    assert r.status_code == 200 and r.json["to"] == (DEADLINE + timedelta(hours=24)).isoformat()
+    assert world.deadline() == DEADLINE + timedelta(hours=24)
+    r = world.gm("POST", "extend", {"until": "2026-06-10T18:00:00+02:00"})
+    assert r.status_code == 200
+    assert world.deadline() == datetime(2026, 6, 10, 16, tzinfo=UTC)
+    entries = world.audit("gm_extend")
+    assert [(e.detail["from"], e.detail["to"]) for e in entries] == [
+        (DEADLINE.isoformat(), (DEADLINE + timedelta(hours=24)).isoformat()),
+        ((DEADLINE + timedelta(hours=24)).isoformat(), "2026-06-10T16:00:00+00:00")]
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({}, "by"),
+    ({"by": "PT1H", "until": "2026-06-10T18:00:00Z"}, "by"),
+    ({"by": "tomorrow"}, "by"),
+    ({"by": "PT0S"}, "by"),
+    ({"until": "2026-06-02T00:00:00Z"}, "until"),  # earlier than the deadline
+    ({"until": "2026-06-10T18:00:00"}, "until"),  # no zone
+    ({"until": "next week"}, "until"),
+])
+def test_bad_extensions_name_the_field_and_change_nothing(world, body, field):
+    r = world.gm("POST", "extend", body)
+    assert (r.status_code, r.json["field"]) == (422, field)
+    assert world.deadline() == DEADLINE
+    assert world.audit("gm_extend") == []
+
+
+def test_resolve_now_with_missing_players_holding(world):
+    order = world.legal_order("red")
+    world.submit("red", order)
+    r = world.gm("POST", "resolve")
+    assert r.status_code == 200 and r.json["round"] == 1
+    assert world.round_number() == 2
+    assert world.step_inputs(2) == {"red": order, "blue": ""}
+    assert actions(world) == [("gm", "gm_resolve_now")]
+
+
+def test_remove_a_player_whose_units_hold(world):
+    world.submit("red")
+    r = world.gm("POST", "remove", {"seat": "Blue", "units": "hold"})
+    assert r.status_code == 200 and r.json == {"action": "gm_remove", "seat": "blue", "units": "hold"}
+    assert world.round_number() == 2  # blue no longer blocks the close
+    assert world.submit("blue").status_code == 401
+    world.submit("red")
+    assert world.round_number() == 3
+    assert world.step_inputs(3)["blue"] == ""
+
+
+def test_remove_a_player_whose_units_go_to_the_bot(world):
+    world.submit("red")
+    assert world.gm("POST", "remove", {"seat": "blue", "units": "bot"}).status_code == 200
+    assert world.round_number() == 2
+    assert world.step_inputs(2)["blue"] != ""
+    assert [(e.actor, e.action) for e in world.audit() if e.action in ("gm_remove", "seat_to_bot")] == [
+        ("gm", "seat_to_bot"), ("gm", "gm_remove")]
+
+
+@pytest.mark.parametrize(("body", "status", "field"), [
+    ({"seat": "green"}, 404, None),
+    ({"seat": ""}, 422, "seat"),
+    ({"seat": "blue", "units": "eat"}, 422, "units"),
+])
+def test_bad_removals(world, body, status, field):
+    r = world.gm("POST", "remove", body)
+    assert r.status_code == status
+    assert r.json.get("field") == field
+    assert actions(world) == []
+
+
+def test_end_the_game_as_a_draw(world):
+    r = world.gm("POST", "end")
+    assert r.status_code == 200
+    game = world.game()
+    assert game.status == "finished"
+    assert game.outcome == {"winners": [], "draw": True, "reason": "ended as a draw by the game master"}
+    assert world.submit("red", number=1).status_code == 409
+    assert world.gm("POST", "pause").status_code == 409
+    assert len(world.outbox("game_over")) == 2
+    assert actions(world) == [("gm", "gm_end_draw")]
+
+
+def test_replace_without_email_gives_the_link_and_blocks_the_old_token(world):
+    r = world.gm("POST", "replace", {"seat": "red"})
+    assert r.status_code == 200 and r.json["invite_url"].startswith("http://dicepost.test/games/")
+    assert world.submit("red").status_code == 401
+    assert world.gm("POST", "replace", {"seat": "red", "email": "not an address"}).status_code == 422
+    assert actions(world) == [("gm", "gm_replace")]
+
+
+def test_policy_is_validated_and_audited(world):
+    r = world.gm("PUT", "policy", {"kind": "duration", "duration": "PT1X"})
+    assert (r.status_code, r.json["field"]) == (422, "deadline_policy.duration")
+    r = world.gm("PUT", "policy", {"kind": "calendar", "days": ["fri"], "time": "18:00"})
+    assert r.status_code == 200 and r.json["policy"]["min_open"] == "PT12H"
+    assert world.game().deadline_policy["kind"] == "calendar"
+
+
+def test_the_log_is_on_the_console_the_game_page_and_in_the_record(world):
+    world.gm("POST", "pause")
+    world.gm("POST", "resume")
+    console = world.gm("GET", "").json
+    assert [e["action"] for e in console["audit"]] == ["gm_set_policy", "gm_pause", "gm_resume"]
+    page = world.client.get(f"/games/{world.game_id}").get_data(as_text=True)
+    assert "GM pause" in page and "GM resume" in page
+    record = world.client.get(f"/api/games/{world.game_id}/record").json
+    assert [e["action"] for e in record["schedule_log"]] == ["gm_set_policy", "gm_pause", "gm_resume"]
+
+
+def test_the_gm_page_and_its_forms(world):
+    base = f"/games/{world.game_id}/gm/{world.gm_token}"
+    page = world.client.get(base)
+    assert page.status_code == 200 and "Game master" in page.get_data(as_text=True)
+    assert world.client.get(f"/games/{world.game_id}/gm/wrong").status_code == 401
+    r = world.client.post(base + "/extend", data={"by": "PT2H"}, follow_redirects=True)
+    assert "extend: done" in r.get_data(as_text=True)
+    assert world.deadline() == DEADLINE + timedelta(hours=2)
+    r = world.client.post(base + "/extend", data={"by": "soon"}, follow_redirects=True)
+    assert "is not an ISO 8601 duration" in r.get_data(as_text=True)
+    world.client.post(base + "/pause")
+    assert world.game().paused_at is not None
+    world.client.post(base + "/resume")
+    world.client.post(base + "/remove", data={"seat": "blue", "units": "bot"})
+    r = world.client.post(base + "/replace", data={"seat": "blue", "email": "n@example.org"}, follow_redirects=True)
+    assert "Invitation link" in r.get_data(as_text=True)
+    world.client.post(base + "/resolve")
+    assert world.round_number() == 2
+    world.client.post(base + "/end")
+    assert world.game().status == "finished"
+    assert actions(world) == [("gm", a) for a in ("gm_extend", "gm_pause", "gm_resume",
+                                                    "gm_remove", "gm_replace", "gm_resolve_now", "gm_end_draw")]
+
+
+def test_takeover_page(world):
+    r = world.gm("POST", "replace", {"seat": "blue"})
+    path = r.json["invite_url"].removeprefix("http://dicepost.test")
+    assert "Take the seat" in world.client.get(path).get_data(as_text=True)
+    taken = world.client.post(path).get_data(as_text=True)
+    assert "You now play blue" in taken
+    assert [e.action for e in world.audit("seat_claimed")] == ["seat_claimed"]
