@@ -52,10 +52,9 @@ def record_step(session: Session, bells: Doorbells, game: Game, result: StepResu
                 rolls=result.rolls)
     session.add(step)
     seats = list(game.seats)
-    if result.t > 1:
-        for seat in seats:
-            queue_mail(session, bells, game, seat, "results",
-                       {"round": result.t - 1, "step": result.t})
+    # Step 1 too: the start mail shows the first grid, the setup rolls and S_1 (round 0).
+    for seat in seats:
+        queue_mail(session, bells, game, seat, "results", {"round": result.t - 1, "step": result.t})
     if result.outcome is not None:
         _finish(session, bells, game, result.outcome, seats)
     elif result.t + 1 > game.chain_length:

@@ -11,7 +11,7 @@ Rules, in order:
   two or three lines, and the German, French, Spanish, Dutch and Italian forms) are
   dropped;
 - `TOKEN <token>` lines are taken out and returned apart;
-- if the first remaining line is STATUS, CLEAR, HELP or UNSUBSCRIBE, the mail is that
+- if the first remaining line is STATUS, CLEAR, HELP, JOIN or UNSUBSCRIBE, the mail is that
   command; otherwise the remaining text is an order text for the ruleset's parser.
 """
 
@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-Command = Literal["orders", "status", "clear", "help", "unsubscribe", "empty"]
-COMMANDS: dict[str, Command] = {"status": "status", "clear": "clear", "help": "help",
+Command = Literal["orders", "status", "clear", "help", "join", "unsubscribe", "empty"]
+COMMANDS: dict[str, Command] = {"status": "status", "clear": "clear", "help": "help", "join": "join",
                                  "unsubscribe": "unsubscribe"}
 
 _SIG_RE = re.compile(r"^--\s*$")

@@ -1,4 +1,7 @@
-"""Sending one composed message: SMTP (`SMTP_URL`) or the embedded mailbox.
+"""Sending one composed message over SMTP (`SMTP_URL`).
+
+(Without SMTP_URL, service.mail.outbox keeps the message in stored_mail instead, in
+the transaction that marks it sent.)
 
 SMTP_URL forms:
 
@@ -23,7 +26,6 @@ from __future__ import annotations
 import smtplib
 import socket
 import ssl
-from collections.abc import Callable
 from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Protocol
@@ -154,13 +156,3 @@ class SmtpTransport:
                 smtp.send_message(msg, from_addr=sender, to_addrs=[recipient])
         except Exception as exc:  # noqa: BLE001 - classify() re-raises what it does not know
             raise classify(exc) from exc
-
-
-class StoreTransport:
-    """The embedded default: the mail is kept (stored_mail) and shown in the mailbox page."""
-
-    def __init__(self, store: Callable[[EmailMessage, str], None]) -> None:
-        self.store = store
-
-    def send(self, msg: EmailMessage, sender: str, recipient: str) -> None:
-        self.store(msg, recipient)

@@ -7,6 +7,7 @@ part of a mail sees the same board.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from engine.contract import Board, Mark, Piece
@@ -41,6 +42,11 @@ class PieceRow:
     health: str  # "3/4", "3" or ""
     note: str
     kind: str
+
+
+def natural_key(text: str) -> list[tuple[int, str]]:
+    """`A2` before `A10`: digit runs compare as numbers."""
+    return [(int(part), "") if part.isdigit() else (-1, part) for part in re.split(r"(\d+)", text) if part]
 
 
 def short_label(piece: Piece) -> str:
@@ -80,9 +86,9 @@ def pieces_at(board: Board) -> dict[str, list[Piece]]:
 
 def piece_rows(board: Board) -> list[PieceRow]:
     """One legend line per piece, grouped by seat order then label."""
-    def order(p: Piece) -> tuple[int, str]:
+    def order(p: Piece) -> tuple[int, list[tuple[int, str]]]:
         idx = side_index(board, p.side)
-        return (len(board.sides) if idx is None else idx, p.label)
+        return (len(board.sides) if idx is None else idx, natural_key(p.label))
 
     rows = []
     for p in sorted(board.pieces, key=order):

@@ -1,0 +1,107 @@
+"""What an identified player's mail does: orders, or one of the commands.
+
+    orders       submitted to the open round through service.rounds.submit, exactly as
+                 the web form's text; errors come back line by line
+    STATUS       the current orders and who is still to move
+    CLEAR        withdraw the orders for the open round
+    HELP         how to play by mail (also the answer to a mail with nothing in it)
+    JOIN         take the seat an invitation offered (default force, server entropy)
+    UNSUBSCRIBE  no more mail of this game (mail preference "none")
+
+The service functions own their transactions, so `perform` runs outside any; it
+returns what to record and which answers to queue, and the caller writes both in one
+transaction with the inbound row's result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from service import games, rounds, urls
+from service.errors import OrdersRefused, ServiceError
+from service.mail.reply_text import Reply
+from service.mail.withdraw import withdraw
+from service.models import Game, Seat
+from service.notify import WANTS
+
+
+@dataclass
+class Done:
+    detail: str
+    answers: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (kind, payload)
+
+
+def _open_round(session: Session, game_id: str) -> int:
+    with session.begin():
+        game = session.get(Game, game_id)
+        return game.current_round if game is not None else 0
+
+
+def _orders(session: Session, seat: Seat, text: str) -> Done:
+    number = _open_round(session, seat.game_id)
+    try:
+        accepted = rounds.submit(session, seat.game_id, None, number, text, "mail", seat_id=seat.id)
+    except OrdersRefused as exc:
+        return Done(f"orders refused: {exc.message}",
+                    [("confirmation", {"round": number, "errors": exc.errors, "text": text})])
+    except ServiceError as exc:
+        return Done(f"orders not taken: {exc.message}", [("status", {"message": exc.message})])
+    done = Done(f"orders stored for round {accepted.round} as version {accepted.version}")
+    if "confirmation" not in WANTS.get(seat.mail_pref, set()):
+        # The service's own confirmation follows the preference; an answer to mail does not.
+        done.answers.append(("confirmation", {"round": accepted.round, "version": accepted.version,
+                                              "accepted": "\n".join(accepted.lines) or "pass",
+                                              "source": "mail"}))
+    return done
+
+
+def _clear(session: Session, seat: Seat) -> Done:
+    try:
+        number, had = withdraw(session, seat.id)
+    except ServiceError as exc:
+        return Done(f"clear refused: {exc.message}", [("status", {"message": exc.message})])
+    message = (f"Your orders for round {number} are withdrawn." if had
+               else f"You had no orders for round {number}, so nothing was withdrawn.")
+    return Done(message, [("status", {"message": message})])
+
+
+def _join(session: Session, seat: Seat) -> Done:
+    try:
+        joined = games.join(session, seat.game_id, None, seat_id=seat.id)
+    except ServiceError as exc:
+        return Done(f"join refused: {exc.message}", [("status", {"message": exc.message})])
+    page = urls.player_url(seat.game_id, joined.player_token)
+    note = (f"You have taken the seat {joined.seat}. "
+            + ("Everyone is in: the game has started. " if joined.started
+               else "The game starts when every seat is filled. ")
+            + f"Your page on the web (keep it private): {page}")
+    return Done(f"joined as {joined.seat}", [("help", {"note": note})])
+
+
+def _unsubscribe(session: Session, seat: Seat) -> Done:
+    with session.begin():
+        row = session.get(Seat, seat.id)
+        if row is not None:
+            row.mail_pref = "none"
+    return Done("mail preference set to none")
+
+
+def perform(session: Session, seat: Seat, reply: Reply) -> Done:
+    """Carry out one mail's orders or command for an identified seat."""
+    if reply.command == "orders":
+        return _orders(session, seat, reply.text)
+    if reply.command == "clear":
+        return _clear(session, seat)
+    if reply.command == "join":
+        return _join(session, seat)
+    if reply.command == "unsubscribe":
+        return _unsubscribe(session, seat)
+    if reply.command == "status":
+        return Done("status sent", [("status", {})])
+    if reply.command == "help":
+        return Done("help sent", [("help", {})])
+    return Done("no orders or command found; help sent",
+                [("help", {"note": "Your mail had no orders or command in it that dicepost could read."})])

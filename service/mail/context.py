@@ -1,0 +1,223 @@
+"""What each kind of mail says, gathered from the database when the mail is composed.
+
+Outbox payloads carry ids and the few facts that are not in the tables (a join link,
+an accepted text); everything else (the grid, events, rolls, the revealed chain link)
+is read from the step the mail is about, so a resend says exactly what the first
+attempt said. Templates get plain values only: no model objects, no queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from engine import Board, find_ruleset
+from engine.dice import chain_link_ok
+from service import urls
+from service.mail.headers import plus_address
+from service.mail.settings import MailSettings
+from service.mail.tokens import make_token
+from service.models import Game, Outbox, Round, Seat, Step
+from service.progress import latest_step
+from service.render.ascii_grid import ascii_board
+from service.render.html_table_grid import html_board
+from service.rounds import latest_submissions
+from service.views import board_of, current_round
+
+EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
+
+
+def when(at: datetime | None) -> str:
+    return at.strftime("%a %d %b %Y %H:%M UTC") if at else ""
+
+
+def verify_url(record_url: str) -> str:
+    return f"{urls.base_url()}/verify?record={quote(record_url, safe='')}"
+
+
+def seat_links(settings: MailSettings, seat: Seat) -> dict[str, str]:
+    """The seat's reply token and address, and its preferences (unsubscribe) link."""
+    salt = seat.reply_token_salt or ""
+    reply = make_token(settings.secret_key, "reply", seat.id, salt)
+    unsubscribe = make_token(settings.secret_key, "unsubscribe", seat.id, salt)
+    return {
+        "token": reply,
+        "reply_address": plus_address(settings.reply_base, reply),
+        "preferences_url": urls.absolute("mail.preferences", token=unsubscribe),
+        "unsubscribe_url": urls.absolute("mail.unsubscribe", token=unsubscribe),
+    }
+
+
+def board_parts(board: Board | None) -> dict[str, Any]:
+    if board is None:
+        return {"grid_text": "", "grid_html": ""}
+    return {"grid_text": ascii_board(board), "grid_html": html_board(board)}
+
+
+def unit_lines(board: Board | None, player: str) -> list[str]:
+    if board is None:
+        return []
+    out = []
+    for p in board.pieces:
+        if p.side == player:
+            health = f", health {p.health}/{p.max_health}" if p.health is not None and p.max_health else ""
+            note = f" ({p.note})" if p.note else ""
+            out.append(f"{p.label} on {p.square}{health}{note}")
+    return out
+
+
+def legal_summary(legal: Mapping[str, Sequence[str]]) -> list[str]:
+    """`A1: move b3, c4, d5 and 20 more; attack B1`: what each unit may be ordered."""
+    out = []
+    for unit, lines in legal.items():
+        by_verb: dict[str, list[str]] = {}
+        for line in lines:
+            words = line.split()
+            if len(words) >= 2:
+                by_verb.setdefault(words[1], []).append(" ".join(words[2:]))
+        parts = []
+        for verb, args in by_verb.items():
+            shown = [a for a in args[:EXAMPLES] if a]
+            more = f" and {len(args) - EXAMPLES} more" if len(args) > EXAMPLES else ""
+            parts.append(f"{verb} {', '.join(shown)}{more}".strip())
+        out.append(f"{unit}: " + "; ".join(parts) if parts else f"{unit}: nothing it can do")
+    return out
+
+
+def order_help(game: Game) -> list[str]:
+    ruleset = find_ruleset(game.ruleset)
+    lines = [f"{v.usage()}  - {v.help}" if v.help else v.usage() for v in ruleset.verbs]
+    return [*lines, "pass  - submit no orders this round: every unit holds"]
+
+
+def round_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
+    """The open round as a player sees it: who is still to move, their current orders."""
+    rnd = current_round(session, game)
+    if game.status != "active" or rnd is None:
+        return {"open_round": None}
+    names = {s.id: s.name for s in game.seats}
+    subs = latest_submissions(session, rnd.id)
+    done = {names[i] for i in subs}
+    mine = subs.get(seat.id)
+    moves = seat.name in rnd.expected
+    return {
+        "open_round": rnd.number,
+        "closes": when(rnd.closes_at),
+        "expected": list(rnd.expected),
+        "you_move": moves,
+        "waiting_for": [n for n in rnd.expected if n not in done],
+        "your_orders": (mine.accepted.splitlines() if mine else []),
+        "your_version": mine.version if mine else 0,
+        "legal": legal_for(game, latest_step(session, game.id), seat.name) if moves else [],
+    }
+
+
+def _step(session: Session, game_id: str, t: int) -> Step | None:
+    return session.scalars(select(Step).where(Step.game_id == game_id, Step.t == t)).first()
+
+
+def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
+    """What a player's units may be ordered in the state after `step`, summarized."""
+    if step is None:
+        return []
+    ruleset = find_ruleset(game.ruleset)
+    return legal_summary(ruleset.legal_orders(ruleset.load(step.state), player))
+
+
+def results_context(session: Session, game: Game, seat: Seat | None,
+                    payload: Mapping[str, Any]) -> dict[str, Any]:
+    t = int(payload["step"])
+    step = _step(session, game.id, t)
+    if step is None:
+        raise LookupError(f"step {t} of game {game.id} is not stored")
+    previous = _step(session, game.id, t - 1)
+    s_prev = previous.key if previous else game.commitment
+    board = board_of(game, step)
+    ctx: dict[str, Any] = {
+        "round": int(payload.get("round", t - 1)),
+        "step": t,
+        "events": [str(e.get("text", "")) for e in step.events],
+        "rolls": [dict(r) for r in step.rolls],
+        "key": step.key,
+        "previous_key": s_prev,
+        "previous_name": f"S_{t - 1}",
+        "chain_ok": chain_link_ok(bytes.fromhex(step.key), bytes.fromhex(s_prev)),
+        "state_hash": step.state_hash,
+        **board_parts(board),
+    }
+    player = seat.name if seat else ""
+    ctx["units"] = unit_lines(board, player)
+    nxt = session.scalars(select(Round).where(Round.game_id == game.id, Round.number == t)).first()
+    if nxt is not None:
+        moves = player in nxt.expected
+        ctx["next"] = {"round": nxt.number, "expected": list(nxt.expected), "you_move": moves,
+                       "closes": when(nxt.closes_at), "legal": legal_for(game, step, player) if moves else []}
+    else:
+        ctx["next"] = None
+    return ctx
+
+
+def final_context(session: Session, game: Game, payload: Mapping[str, Any]) -> dict[str, Any]:
+    outcome = dict(payload.get("outcome") or game.outcome or {})
+    winners = [str(w) for w in outcome.get("winners") or []]
+    return {"winners": winners, "draw": not winners, "reason": str(outcome.get("reason", "")),
+            **board_parts(board_of(game, latest_step(session, game.id)))}
+
+
+def game_context(session: Session, game: Game, seat: Seat | None, settings: MailSettings) -> dict[str, Any]:
+    record = urls.record_url(game.id)
+    ctx: dict[str, Any] = {
+        "game": {"id": game.id, "title": game.title, "ruleset": game.ruleset, "status": game.status,
+                 "commitment": game.commitment, "chain_length": game.chain_length,
+                 "players": [s.name for s in game.seats]},
+        "game_url": urls.game_url(game.id),
+        "record_url": record,
+        "verify_url": verify_url(record),
+        "player": seat.name if seat else "",
+        "order_help": order_help(game),
+    }
+    if seat is not None:
+        ctx.update(seat_links(settings, seat))
+        ctx["mail_pref"] = seat.mail_pref
+    return ctx
+
+
+def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict[str, Any]:
+    """Everything the templates of row.kind need."""
+    payload = dict(row.payload or {})
+    ctx: dict[str, Any] = {"kind": row.kind, "payload": payload, "home_url": urls.base_url()}
+    game = session.get(Game, row.game_id) if row.game_id else None
+    seat = session.get(Seat, row.seat_id) if row.seat_id else None
+    if game is not None:
+        ctx.update(game_context(session, game, seat, settings))
+    if row.kind == "results" and game is not None:
+        ctx.update(results_context(session, game, seat, payload))
+    elif row.kind == "game_over" and game is not None:
+        ctx.update(final_context(session, game, payload))
+    if row.kind == "confirmation":
+        ctx.update(confirmation_lines(payload))
+    if row.kind in ("status", "reminder", "confirmation", "help") and game is not None and seat is not None:
+        ctx["status"] = round_status(session, game, seat)
+        if row.kind == "status":
+            ctx.update(board_parts(board_of(game, latest_step(session, game.id))))
+    return ctx
+
+
+def confirmation_lines(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The submitted text numbered line by line, each line with the errors found on it."""
+    errors = list(payload.get("errors") or [])
+    by_line: dict[int, list[str]] = {}
+    general: list[str] = []
+    for e in errors:
+        line = int(e.get("line") or 0)
+        (by_line.setdefault(line, []) if line else general).append(str(e.get("message", "")))
+    text = str(payload.get("text") or "")
+    lines = [{"number": i, "text": t, "messages": by_line.get(i, [])}
+             for i, t in enumerate(text.splitlines(), start=1) if t.strip() or i in by_line]
+    accepted = str(payload.get("accepted") or "").splitlines()
+    return {"lines": lines, "general": general, "accepted": accepted}

@@ -1,0 +1,187 @@
+"""Incoming mail, one code path for every way in (MTA pipe, webhook, IMAP poller).
+
+receive(raw) stores the raw message first, deduplicated by Message-ID, and commits;
+only then is it processed. A crash after the store loses nothing: the row stays
+`stored` and process_pending() picks it up (the IMAP poll and `dicepost mail-ingest
+--pending` call it). A second delivery of the same message is recognised and not
+processed again.
+
+Processing: mail from robots (auto-replies, bounces, lists, our own mail) is set aside
+without an answer, which keeps mail loops out. Anything else must carry a valid signed
+token (service.mail.identify); without one the sender gets a polite refusal and
+nothing is stored against any game. With one, the body is read (service.mail.body,
+service.mail.reply_text) and becomes orders or a command for that seat. A message that
+makes processing fail is marked `failed` with the error, its raw bytes kept for a
+person to look at.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from email.message import EmailMessage
+
+from flask import current_app
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from service.db import session_scope
+from service.doorbell import Doorbells
+from service.mail.answers import queue_answer, queue_refusal
+from service.mail.body import body_text, parse_message
+from service.mail.commands import perform
+from service.mail.identify import candidate_tokens, identify, sender_address
+from service.mail.reply_text import read_reply
+from service.mail.settings import MailSettings, mail_settings
+from service.models import InboundMail, Seat, utcnow
+
+log = logging.getLogger(__name__)
+
+MAX_RAW_BYTES = 2 * 1024 * 1024
+STUCK_AFTER = timedelta(minutes=10)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    inbound_id: int | None
+    status: str  # processed, refused, ignored, failed, duplicate, too_large
+    detail: str
+
+
+def message_key(msg: EmailMessage, raw: bytes) -> str:
+    """The Message-ID, or for mail without one a digest of its bytes (same bytes, same key)."""
+    try:
+        mid = str(msg.get("Message-ID") or "").strip()
+    except Exception:  # a header too broken to read is no identity
+        mid = ""
+    if mid and len(mid) <= 900:
+        return mid
+    return f"<sha256-{hashlib.sha256(raw).hexdigest()}@inbound.dicepost>"
+
+
+def receive(raw: bytes) -> Outcome:
+    """Store, then process, one RFC 5322 message."""
+    if len(raw) > MAX_RAW_BYTES:
+        return Outcome(None, "too_large", f"messages are limited to {MAX_RAW_BYTES} bytes")
+    key = message_key(parse_message(raw), raw)
+    with session_scope() as session:
+        try:
+            with session.begin():
+                found = session.scalars(select(InboundMail).where(InboundMail.message_id == key)).first()
+                if found is not None:
+                    return Outcome(found.id, "duplicate", f"already received as #{found.id} ({found.status})")
+                row = InboundMail(message_id=key, raw=raw, status="stored", received_at=utcnow())
+                session.add(row)
+                session.flush()
+                inbound_id = row.id
+        except IntegrityError:  # the same message arrived twice at the same moment
+            return Outcome(None, "duplicate", "already received")
+    return process(inbound_id)
+
+
+def process(inbound_id: int) -> Outcome:
+    """Process one stored message exactly once (a conditional UPDATE claims it)."""
+    settings = mail_settings(current_app.config)
+    with session_scope() as session:
+        with session.begin():
+            claimed = session.execute(
+                update(InboundMail).where(InboundMail.id == inbound_id, InboundMail.status == "stored")
+                .values(status="processing").execution_options(synchronize_session=False))
+            if claimed.rowcount != 1:  # type: ignore[attr-defined]
+                return Outcome(inbound_id, "duplicate", "already processed")
+        try:
+            return _process(session, settings, inbound_id)
+        except Exception as exc:  # the raw message stays stored; a person can look at it
+            log.exception("inbound mail %s could not be processed", inbound_id)
+            session.rollback()
+            with session.begin():
+                session.execute(update(InboundMail).where(InboundMail.id == inbound_id)
+                                .values(status="failed", result=f"error: {type(exc).__name__}: {exc}"[:4000]))
+            return Outcome(inbound_id, "failed", str(exc))
+
+
+def _process(session: Session, settings: MailSettings, inbound_id: int) -> Outcome:
+    bells = Doorbells()
+    with session.begin():
+        row = session.get(InboundMail, inbound_id)
+        assert row is not None
+        msg = parse_message(row.raw)
+        subject = str(msg.get("Subject") or "")
+        reply = read_reply(body_text(msg), subject)
+        robot = _robot(msg, settings)
+        seat = None
+        if robot:
+            status, detail = "ignored", robot
+        else:
+            who = identify(session, settings, candidate_tokens(msg, reply.tokens, settings))
+            seat = who.seat
+            status, detail = "refused", (_refuse(session, bells, settings, msg, subject, who.reason)
+                                         if seat is None else "")
+        if seat is None:
+            _record(row, status, detail, None)
+    if seat is None:
+        bells.ring()
+        return _logged(inbound_id, status, detail)
+    done = perform(session, seat, reply)
+    with session.begin():
+        seat = session.get(Seat, seat.id)
+        assert seat is not None
+        for kind, payload in done.answers:
+            queue_answer(session, bells, seat.game, seat, kind, payload, settings.domain)
+        row = session.get(InboundMail, inbound_id)
+        assert row is not None
+        _record(row, "processed", f"{seat.name}: {done.detail}", seat.game_id)
+    bells.ring()
+    return _logged(inbound_id, "processed", done.detail)
+
+
+def _refuse(session: Session, bells: Doorbells, settings: MailSettings, msg: EmailMessage, subject: str,
+            reason: str) -> str:
+    to = sender_address(msg)
+    queued = to is not None and queue_refusal(
+        session, bells, to, f"dicepost could not tell which player sent it: {reason}.", subject,
+        settings.domain) is not None
+    return reason + ("" if queued else " (no refusal sent: too many to this address)")
+
+
+def _record(row: InboundMail, status: str, detail: str, game_id: str | None) -> None:
+    row.status = "refused" if status == "refused" else "processed"
+    row.result = f"{status}: {detail}"[:4000]
+    row.game_id = game_id
+
+
+def _logged(inbound_id: int, status: str, detail: str) -> Outcome:
+    log.info("inbound mail %s: %s: %s", inbound_id, status, detail)
+    return Outcome(inbound_id, status, detail)
+
+
+def _robot(msg: EmailMessage, settings: MailSettings) -> str | None:
+    """Why this mail is from a machine and must not be answered (RFC 3834), else None."""
+    auto = str(msg.get("Auto-Submitted") or "no").strip().lower()
+    if auto != "no":
+        return f"Auto-Submitted: {auto}"
+    if str(msg.get("Precedence") or "").strip().lower() in ("bulk", "junk", "list"):
+        return "a bulk or list message"
+    if msg.get_content_type() == "multipart/report" or msg.get("X-Failed-Recipients"):
+        return "a delivery report"
+    sender = (sender_address(msg) or "").lower()
+    if not sender or sender.split("@")[0] in ("mailer-daemon", "postmaster"):
+        return "no sender to answer"
+    if sender == settings.sender.lower():
+        return "our own mail"
+    return None
+
+
+def process_pending() -> list[Outcome]:
+    """Process what was stored but never processed: after a crash, or a claim that died."""
+    stuck_before = utcnow() - STUCK_AFTER
+    with session_scope() as session, session.begin():
+        session.execute(update(InboundMail).where(InboundMail.status == "processing",
+                                                  InboundMail.received_at <= stuck_before)
+                        .values(status="stored").execution_options(synchronize_session=False))
+        ids = list(session.scalars(select(InboundMail.id).where(InboundMail.status == "stored")
+                                   .order_by(InboundMail.id).limit(200)))
+    return [process(i) for i in ids]

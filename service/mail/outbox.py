@@ -1,0 +1,187 @@
+"""Delivering outbox rows: claim with a lease, compose, send, mark (the transactional outbox).
+
+deliver(outbox_id) is what `worker.tasks.deliver_mail` runs; it is safe to run twice
+and from two workers at once:
+
+1. claim: one conditional UPDATE moves the row to `sending`, sets a lease and counts
+   the attempt, only if the row is pending (or its lease ran out) and due. Of two
+   workers exactly one gets a row count of 1; the other returns.
+2. compose, outside the claim's transaction. The player's mail preference is checked
+   again here (it may have changed since the row was queued); a row the player turned
+   off ends as `skipped`. Answers to a player's own mail (payload "answer": true) and
+   refusals are always sent.
+3. send: SMTP outside any transaction; without SMTP_URL the message is stored in
+   stored_mail in the same transaction that marks the row sent.
+4. mark, fenced by the attempt number, so a worker whose lease was taken over cannot
+   overwrite the newer attempt: sent; or pending again with next_attempt_at after a
+   temporary failure (exponential backoff: the sweeper rings when it is due, no ETA
+   tasks); or failed after a permanent one or too many attempts, with last_error, which
+   the GM's page lists (failed_mail).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+
+from flask import current_app
+from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session
+
+from service.db import session_scope
+from service.mail.compose import compose
+from service.mail.settings import MailSettings, mail_settings
+from service.mail.transport import DeliveryError, SmtpTransport, Transport
+from service.models import Outbox, Seat, StoredMail, utcnow
+from service.notify import WANTS
+
+log = logging.getLogger(__name__)
+
+LEASE = timedelta(minutes=5)
+FIRST_RETRY = timedelta(minutes=1)
+MAX_RETRY = timedelta(hours=2)
+MAX_ATTEMPTS = 10
+ALWAYS_SENT = ("refusal",)
+
+
+def backoff(attempts: int) -> timedelta:
+    """1, 2, 4, ... minutes after the n-th failed attempt, at most MAX_RETRY."""
+    return min(MAX_RETRY, FIRST_RETRY * (2 ** max(0, attempts - 1)))
+
+
+def claim(session: Session, outbox_id: int, now: datetime) -> int | None:
+    """The attempt number if this worker now holds the row, else None."""
+    with session.begin():
+        result = session.execute(
+            update(Outbox)
+            .where(Outbox.id == outbox_id, Outbox.status.in_(("pending", "sending")),
+                   or_(Outbox.lease_until.is_(None), Outbox.lease_until <= now),
+                   or_(Outbox.next_attempt_at.is_(None), Outbox.next_attempt_at <= now))
+            .values(status="sending", lease_until=now + LEASE, attempts=Outbox.attempts + 1)
+            .execution_options(synchronize_session=False))
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            return None
+        return int(session.scalar(select(Outbox.attempts).where(Outbox.id == outbox_id)) or 0)
+
+
+def _finish(session: Session, outbox_id: int, attempt: int, **values: object) -> bool:
+    """Mark the row if this attempt still holds it; False when another attempt took over."""
+    result = session.execute(
+        update(Outbox).where(Outbox.id == outbox_id, Outbox.attempts == attempt, Outbox.status == "sending")
+        .values(lease_until=None, **values).execution_options(synchronize_session=False))
+    return result.rowcount == 1  # type: ignore[attr-defined]
+
+
+def wanted(row: Outbox, seat: Seat | None) -> bool:
+    if seat is None or row.kind in ALWAYS_SENT or (row.payload or {}).get("answer"):
+        return True
+    return row.kind in WANTS.get(seat.mail_pref, set())
+
+
+def _prepare(session: Session, outbox_id: int, attempt: int,
+             settings: MailSettings) -> tuple[EmailMessage, str] | None:
+    """The message and its recipient, or None after marking the row skipped or failed."""
+    with session.begin():
+        row = session.get(Outbox, outbox_id)
+        if row is None:
+            return None
+        seat = session.get(Seat, row.seat_id) if row.seat_id else None
+        if not wanted(row, seat):
+            pref = seat.mail_pref if seat else ""
+            _finish(session, outbox_id, attempt, status="skipped",
+                    last_error=f"not sent: the player chose '{pref}' mail")
+            return None
+        try:
+            msg = compose(session, row, settings)
+        except Exception as exc:  # a mail that cannot be written will not be written later either
+            log.exception("outbox %s: composing %s mail failed", outbox_id, row.kind)
+            _finish(session, outbox_id, attempt, status="failed",
+                    last_error=f"could not compose the mail: {type(exc).__name__}: {exc}")
+            return None
+        return msg, str(row.to_address)
+
+
+def deliver(outbox_id: int, transport: Transport | None = None) -> str:
+    """Send one outbox row; returns what happened: sent, retry, failed, skipped or busy."""
+    settings = mail_settings(current_app.config)
+    now = utcnow()
+    with session_scope() as session:
+        attempt = claim(session, outbox_id, now)
+        if attempt is None:
+            return "busy"
+        prepared = _prepare(session, outbox_id, attempt, settings)
+        if prepared is None:
+            return "skipped"
+        msg, recipient = prepared
+        if transport is None and not settings.smtp_url:
+            return _store(session, outbox_id, attempt, msg, recipient)
+        try:
+            (transport or SmtpTransport.from_url(settings.smtp_url)).send(msg, settings.sender, recipient)
+        except DeliveryError as exc:
+            return _failed(session, outbox_id, attempt, exc)
+        with session.begin():
+            _finish(session, outbox_id, attempt, status="sent", sent_at=utcnow(), last_error=None,
+                    next_attempt_at=None)
+        return "sent"
+
+
+def _store(session: Session, outbox_id: int, attempt: int, msg: EmailMessage, recipient: str) -> str:
+    """Embedded mode: keep the mail for the mailbox page, atomically with 'sent'."""
+    with session.begin():
+        if not _finish(session, outbox_id, attempt, status="sent", sent_at=utcnow(), last_error=None,
+                       next_attempt_at=None):
+            return "busy"
+        session.add(StoredMail(outbox_id=outbox_id, to=recipient, subject=str(msg["Subject"]),
+                               raw=msg.as_bytes(policy=policy.SMTP).decode("utf-8", "replace"),
+                               created_at=utcnow()))
+    return "sent"
+
+
+def _failed(session: Session, outbox_id: int, attempt: int, exc: DeliveryError) -> str:
+    with session.begin():
+        if exc.temporary and attempt < MAX_ATTEMPTS:
+            _finish(session, outbox_id, attempt, status="pending", last_error=str(exc)[:2000],
+                    next_attempt_at=utcnow() + backoff(attempt))
+            log.warning("outbox %s: attempt %d failed, will retry: %s", outbox_id, attempt, exc)
+            return "retry"
+        why = str(exc) if not exc.temporary else f"gave up after {attempt} attempts: {exc}"
+        _finish(session, outbox_id, attempt, status="failed", last_error=why[:2000])
+    log.error("outbox %s: failed for good: %s", outbox_id, exc)
+    return "failed"
+
+
+@dataclass(frozen=True)
+class FailedMail:
+    """A mail that could not be delivered, for the GM's page."""
+
+    id: int
+    kind: str
+    to_address: str
+    seat: str | None
+    attempts: int
+    error: str
+    created_at: datetime
+
+
+def failed_mail(session: Session, game_id: str) -> list[FailedMail]:
+    """Every failed mail of a game, newest first (the caller owns the transaction)."""
+    rows = session.execute(
+        select(Outbox, Seat.name).outerjoin(Seat, Seat.id == Outbox.seat_id)
+        .where(Outbox.game_id == game_id, Outbox.status == "failed").order_by(Outbox.id.desc())).all()
+    return [FailedMail(o.id, o.kind, o.to_address or "", name, o.attempts, o.last_error or "", o.created_at)
+            for o, name in rows]
+
+
+def retry_failed(session: Session, game_id: str, outbox_id: int) -> bool:
+    """Put a failed mail of the game back in the queue (the GM fixed an address, say).
+
+    The caller owns the transaction and rings service.doorbell.ring_mail after COMMIT.
+    """
+    result = session.execute(
+        update(Outbox).where(Outbox.id == outbox_id, Outbox.game_id == game_id, Outbox.status == "failed")
+        .values(status="pending", attempts=0, next_attempt_at=None, lease_until=None)
+        .execution_options(synchronize_session=False))
+    return result.rowcount == 1  # type: ignore[attr-defined]

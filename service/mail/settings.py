@@ -1,0 +1,58 @@
+"""The mail part's settings: the app's config first, then the environment.
+
+    SMTP_URL        smtp://host:port[?starttls=1], smtps://user:pass@host; unset: mail is
+                    kept in the database (stored_mail) and shown on the mailbox page
+    IMAP_URL        imap://user:pass@host:143[/Folder] or imaps://...; unset: no polling
+    INBOUND_SECRET  shared secret for POST /api/inbound/email; unset: the endpoint is off
+    MAIL_FROM       the sender address (default dicepost@<MAIL_DOMAIN>)
+    MAIL_REPLY_TO   the mailbox replies go to; each player gets <local>+<token>@<domain>
+                    (default: MAIL_FROM). It must deliver plus-addresses to dicepost.
+    MAIL_DOMAIN     the domain of Message-IDs (default dicepost.localhost)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from service.mail.headers import split_address
+
+KEYS = ("SMTP_URL", "IMAP_URL", "INBOUND_SECRET", "MAIL_FROM", "MAIL_REPLY_TO", "MAIL_DOMAIN")
+
+
+@dataclass(frozen=True)
+class MailSettings:
+    smtp_url: str
+    imap_url: str
+    inbound_secret: str
+    sender: str
+    reply_base: str
+    domain: str
+    secret_key: str
+
+
+def mail_settings(config: Mapping[str, Any], env: Mapping[str, str] | None = None) -> MailSettings:
+    env = os.environ if env is None else env
+
+    def get(key: str) -> str:
+        value = config.get(key)
+        if value is None:
+            value = env.get(key) or env.get("DICEPOST_" + key) or ""
+        return str(value).strip()
+
+    domain = get("MAIL_DOMAIN") or "dicepost.localhost"
+    sender = get("MAIL_FROM") or f"dicepost@{domain}"
+    split_address(sender)  # refuse a bad configuration before any mail is composed
+    reply = get("MAIL_REPLY_TO") or sender
+    split_address(reply)
+    return MailSettings(
+        smtp_url=get("SMTP_URL"),
+        imap_url=get("IMAP_URL"),
+        inbound_secret=get("INBOUND_SECRET"),
+        sender=sender,
+        reply_base=reply,
+        domain=domain,
+        secret_key=str(config.get("SECRET_KEY") or ""),
+    )

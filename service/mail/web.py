@@ -1,0 +1,108 @@
+"""The mail part's HTTP surface: the inbound webhook and the no-login mail settings.
+
+    POST /api/inbound/email              a raw RFC 5322 message, from a mail provider's
+                                         webhook; INBOUND_SECRET as a Bearer token, an
+                                         X-Dicepost-Secret header or the HTTP basic
+                                         password. Body: the raw message, or a form
+                                         with it in `email` (SendGrid raw) or
+                                         `body-mime` (Mailgun MIME).
+    GET/POST /mail/preferences/<token>   every mail / results only / none
+    GET/POST /mail/unsubscribe/<token>   a confirm button; POST is also RFC 8058
+                                         one-click (List-Unsubscribe-Post)
+
+The tokens in these links are the signed unsubscribe tokens of service.mail.tokens:
+they are the authority, not a login or cookie, so these forms need no CSRF token.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
+
+from service import csrf
+from service.db import get_session
+from service.errors import BadRequest, NotFound
+from service.mail.identify import verified_seat
+from service.mail.inbound import MAX_RAW_BYTES, receive
+from service.mail.settings import mail_settings
+from service.models import Seat
+
+bp = Blueprint("mail", __name__)
+PREFS = {"all": "every mail", "results": "results only (results, game over, invitations)",
+         "none": "no mail"}
+
+
+def _secret_ok(secret: str) -> bool:
+    given = ""
+    auth = request.headers.get("Authorization", "")
+    if auth.lower().startswith("bearer "):
+        given = auth[7:].strip()
+    elif request.authorization and request.authorization.password:
+        given = request.authorization.password
+    given = request.headers.get("X-Dicepost-Secret", given)
+    return bool(given) and hmac.compare_digest(given.encode(), secret.encode())
+
+
+def _raw_message() -> bytes:
+    if request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        for name in ("email", "body-mime", "message", "raw"):
+            if name in request.files:
+                return request.files[name].read()
+            if name in request.form:
+                return request.form[name].encode("utf-8", "surrogateescape")
+        return b""
+    return request.get_data(cache=False)
+
+
+@bp.post("/api/inbound/email")
+@csrf.exempt
+def inbound_email() -> tuple[Response, int]:
+    settings = mail_settings(current_app.config)
+    if not settings.inbound_secret:
+        return jsonify(error="inbound mail over HTTP is off: set INBOUND_SECRET"), 404
+    if not _secret_ok(settings.inbound_secret):
+        return jsonify(error="the inbound secret is missing or wrong"), 401
+    request.max_content_length = MAX_RAW_BYTES + 64 * 1024
+    raw = _raw_message()
+    if not raw.strip():
+        return jsonify(error="no message: send the raw RFC 5322 message as the body"), 400
+    outcome = receive(raw)
+    code = 413 if outcome.status == "too_large" else 200
+    return jsonify(status=outcome.status, detail=outcome.detail, inbound_id=outcome.inbound_id), code
+
+
+def _seat(token: str) -> Seat:
+    seat = verified_seat(get_session(), mail_settings(current_app.config), "unsubscribe", token)
+    if seat is None:
+        raise NotFound("this mail settings link is not valid (mistyped, or its links were renewed)")
+    return seat
+
+
+@bp.route("/mail/preferences/<token>", methods=["GET", "POST"])
+@csrf.exempt
+def preferences(token: str) -> str:
+    session = get_session()
+    message = ""
+    with session.begin():
+        seat = _seat(token)
+        if request.method == "POST":
+            choice = request.form.get("mail_pref", "")
+            if choice not in PREFS:
+                raise BadRequest("choose one of: " + ", ".join(PREFS), "mail_pref")
+            seat.mail_pref = choice
+            message = f"Saved: {PREFS[choice]}."
+        return render_template("mail/preferences.html", seat=seat, game=seat.game, prefs=PREFS,
+                               message=message, token=token)
+
+
+@bp.route("/mail/unsubscribe/<token>", methods=["GET", "POST"])
+@csrf.exempt
+def unsubscribe(token: str) -> str:
+    session = get_session()
+    with session.begin():
+        seat = _seat(token)
+        done = request.method == "POST"
+        if done:
+            seat.mail_pref = "none"
+        return render_template("mail/unsubscribe.html", seat=seat, game=seat.game, done=done, token=token)
