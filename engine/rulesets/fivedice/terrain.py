@@ -12,8 +12,8 @@ from engine.grid import Square
 
 COVER = "cover"
 WALL = "wall"
-LEGEND = {COVER: "half cover: passable, +5 defence against shots across it",
-          WALL: "wall: blocks movement and sight"}
+LEGEND = {COVER: "half cover, passable; +5 defence against shots across it",
+          WALL: "blocks movement and sight"}
 
 
 def battlefield(width: int, height: int, kind: str) -> dict[Square, str]:
