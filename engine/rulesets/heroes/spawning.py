@@ -6,10 +6,12 @@ Henchmen deck. This card tells you the position of where to place the Henchman. 
 Civvi on a space touching the Henchman's space. 6: Same result as a 3-5 but roll the dice
 again." ("3-5" is read as 4-5, the row above it.)
 
-A card's square is taken in the quadrant being rolled; when it is a rooftop or taken,
-the nearest free street square of that quadrant is used instead. The civvie goes on the
-card's direction from the henchman, else the next free street square clockwise. A spent
-deck is reshuffled from its discards.
+A card's square and civvie direction are drawn for the south-west quadrant ([0, 0] at
+the board corner) and mirrored into the quadrant being rolled, so every corner sees the
+same deck. When the square is a rooftop or taken, the nearest free street square of that
+quadrant is used instead. The civvie goes in the card's direction from the henchman,
+else on the next free street square clockwise. A spent deck is reshuffled from its
+discards.
 
 The Nemesis entry is the seed's open question; option `nemesis_trigger` answers it.
 """
@@ -73,7 +75,7 @@ def place_henchman(state: HeroesState, quadrant: str, dice: Dice, events: list[E
     state.figures[henchman.id] = henchman
     text = (f"Henchmen & Civvies roll {quadrant}: {face}. {spec.name} {henchman.id} "
             f"on {square_name(spot)}")
-    civvie_sq = _civvie_square(state, spot, placement.civvie)
+    civvie_sq = _civvie_square(state, spot, mirrored(placement.civvie, quadrant))
     data = {"quadrant": quadrant, "face": face, "henchman": henchman.id, "square": square_name(spot)}
     if civvie_sq is not None:
         civvie = Figure(state.new_id("C"), "civvie", "", civvie_sq)
@@ -82,6 +84,13 @@ def place_henchman(state: HeroesState, quadrant: str, dice: Dice, events: list[E
         data["civvie"] = civvie.id
     events.append(Event("spawn", text + ("; a 6: roll again." if face == 6 else "."), data))
     return True
+
+
+def mirrored(direction: str, quadrant: str) -> str:
+    """A card's direction is drawn for the south-west quadrant, mirrored like its square."""
+    dc, dr = DIRECTIONS[direction]
+    flipped = (-dc if quadrant[1] == "e" else dc, -dr if quadrant[0] == "n" else dr)
+    return next(name for name, step in DIRECTIONS.items() if step == flipped)
 
 
 def _civvie_square(state: HeroesState, at: Square, direction: str) -> Square | None:

@@ -108,7 +108,7 @@ def test_king_castro_arm_example_by_the_text():
 
 def test_att_is_strikes_per_attack():
     """"ATT: ... Anything over this is Extra Dice rolled to show multiple strikes." Puck (ATT 2)
-    strikes twice: 12,13,2 → 13 + 5 = 18 Uppercut; 3,4,5 → 3 + 5 = 8 1-2 Combo. The Usurper
+    strikes twice: 12,13,2 → 13 + 4 = 17 Uppercut; 3,4,5 → 3 + 4 = 7 Jab. The Usurper
     saves neither (2,3,4 → 6; 5,6,7 → 9)."""
     s = state()
     pk = hero(s, "alice", "puck", "e4", "n")
@@ -118,7 +118,7 @@ def test_att_is_strikes_per_attack():
     attack(s, pk, n, dice, events)
     assert dice.unused == []
     assert n.vitality == 4
-    assert ["Uppercut" in events[0].text, "1-2 Combo" in events[1].text] == [True, True]
+    assert ["Uppercut" in events[0].text, "Jab" in events[1].text] == [True, True]
 
 
 def test_a_critical_strike_is_saved_only_by_a_critical():

@@ -48,13 +48,13 @@ def test_a_six_places_and_rolls_again():
 
 def test_henchmen_strike_heroes_in_range():
     """RULES.md: "Henchmen are run by the game: they strike heroes in their range". The thug
-    behind Zenith reaches him, so Zenith must turn and fight (forced combat) but fails twice
-    (a 1 each time). Then the thug (S 2) strikes: 12,13,2 → 13 + 2 = 15, Strong Strike Dmg
+    behind Zenith reaches him, so Zenith must turn and fight (forced combat) but both his
+    attacks (ATT 2: two strikes each) fail (a 1 each time). Then the thug (S 2) strikes: 12,13,2 → 13 + 2 = 15, Strong Strike Dmg
     15; Zenith's ARM (U 4, ARM 2) rolls 2,3,4 twice: no save."""
     s = state()
     hero(s, "alice", "zenith", "e5", "n")
     henchman(s, "e4", facing="n")
-    faces = [1, 5, 6, 1, 7, 8, 12, 13, 2, 2, 3, 4, 2, 3, 4, *NOBODY_COMES]
+    faces = [1, 5, 6, 1, 7, 8, 1, 5, 6, 1, 7, 8, 12, 13, 2, 2, 3, 4, 2, 3, 4, *NOBODY_COMES]
     res = play(s, {}, faces)
     assert res.state.figures["Z1"].facing == "s"
     assert res.state.figures["Z1"].vitality == 5

@@ -91,15 +91,17 @@ def test_combat_is_forced_and_leftover_general_ap_is_free_again():
 
 def test_attack_once_per_general_ap_and_no_general_actions_in_combat():
     """"Attack as many times as you have General A.P." and "If you're not in combat ... use
-    any leftover General A.P.": two attacks on Nadir, the save is skipped. Nadir then strikes
-    back in the henchmen phase: 2,3,4 → 6 Weak Strike Dmg 10; Zenith's ARM 9,15,16 → 20 saves."""
+    any leftover General A.P.": two attacks on Nadir (ATT 2: two strikes each, 12,13,2 → 17
+    Strong Strike against ARM 2,3,4 → 5), the save is skipped. Nadir (1 Vitality left) then
+    strikes back in the henchmen phase: 2,3,4 → 6 Weak Strike Dmg 10; Zenith's ARM 9,15,16
+    → 20 saves."""
     s = state()
     hero(s, "alice", "zenith", "e4", "n")
     nemesis(s, "alice", "nadir", "e5", facing="s")
     civvie(s, "d4")
-    faces = [12, 13, 2, 2, 3, 4, 12, 13, 2, 2, 3, 4, 2, 3, 4, 9, 15, 16, *NOBODY_COMES]
+    faces = [*[12, 13, 2, 2, 3, 4] * 4, 2, 3, 4, 9, 15, 16, *NOBODY_COMES]
     res = play(s, {"alice": "Z1 save C1"}, faces)
-    assert res.state.figures["N1"].vitality == 3
+    assert res.state.figures["N1"].vitality == 1
     assert "C1" in res.state.figures
     assert any("no General A.P. left" in t for t in texts(res.events, "skip"))
 
