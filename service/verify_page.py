@@ -1,5 +1,9 @@
 """The in-browser dice verifier: `/verify` and the download `/verify/verifier.html`.
 
+Also, for the round page and the results mail (templates/verify/_reveal.html): template
+globals `chain_link_holds(s_t, s_prev)` and `verify_link(record_url)`, and CORS on the
+record endpoint so a verifier page saved to disk can fetch a record by URL.
+
 Both serve templates/verify/verifier.html byte for byte (never through Jinja), so the
 page a player saves is exactly the page the test suite checks. The page loads a record
 from a file or from `?record=<url>` (for instance `/verify?record=/api/games/<id>/record`)
@@ -17,13 +21,19 @@ import hashlib
 import re
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import quote
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
+
+from engine.dice import chain_link_ok
 
 bp = Blueprint("verify_page", __name__)
 
 PAGE = Path(__file__).resolve().parent.parent / "templates" / "verify" / "verifier.html"
 DOWNLOAD_NAME = "dicepost-verifier.html"
+# The game record is public, read-only data: any page (the saved verifier, opened from
+# disk, has origin "null") may read it, without credentials.
+RECORD_ENDPOINTS = frozenset({"api.record"})
 _SCRIPT = re.compile(rb"<script[^>]*>(.*?)</script>", re.S)
 _STYLE = re.compile(rb"<style[^>]*>(.*?)</style>", re.S)
 
@@ -65,3 +75,25 @@ def verifier() -> Response:
 @bp.get("/verify/verifier.html")
 def download() -> Response:
     return _page(download=True)
+
+
+@bp.after_app_request
+def record_is_readable_anywhere(response: Response) -> Response:
+    if request.method in ("GET", "HEAD") and request.endpoint in RECORD_ENDPOINTS:
+        response.headers["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+@bp.app_template_global()
+def verify_link(record_url: str, page: str = "/verify") -> str:
+    """The "check these dice" link: the verifier page with `?record=<record url>`."""
+    return f"{page}?record={quote(record_url, safe='/:')}"
+
+
+@bp.app_template_global()
+def chain_link_holds(s_t: str, s_prev: str) -> bool:
+    """H(PROFILE, "chain", S_t) == S_{t-1}, both given as hex (False if not hex)."""
+    try:
+        return chain_link_ok(bytes.fromhex(s_t), bytes.fromhex(s_prev))
+    except ValueError:
+        return False

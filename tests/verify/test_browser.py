@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask, Response
+from flask import Blueprint, Flask, Response
 from werkzeug.serving import make_server
 
 from service import verify_page
@@ -111,9 +111,17 @@ def served(finished) -> Iterator[str]:
     bad["steps"][1]["key"] = "ab" * 32
 
     @app.get("/records/<name>.json")
-    def record(name: str) -> Response:
+    def records(name: str) -> Response:
         body = serialize({"good": finished, "bad": bad}[name])
         return Response(body, mimetype="application/json")
+
+    api = Blueprint("api", __name__)  # the endpoint name of the service's record route
+
+    @api.get("/api/games/<game_id>/record")
+    def record(game_id: str) -> Response:
+        return Response(serialize(finished), mimetype="application/json")
+
+    app.register_blueprint(api)
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -141,3 +149,19 @@ def test_the_served_page_loads_the_record_named_in_the_query(browser, served: st
     finally:
         context.close()
     assert not errors, errors
+
+
+def test_a_page_saved_to_disk_fetches_the_services_record_by_url(browser, served: str, finished) -> None:
+    """The saved page has origin "null": the record endpoint's CORS header lets it read the record."""
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(f"{PAGE.as_uri()}?record={served}/api/games/g1/record")
+        page.wait_for_selector("#summary[data-status=ok], #summary[data-status=bad]", timeout=60_000)
+        assert page.get_attribute("#summary", "data-status") == "ok", page.inner_text("#summary")
+        assert page.locator("tr.roll.ok").count() == rolls_in(finished)
+        page.goto(f"{PAGE.as_uri()}?record={served}/records/good.json")  # no CORS header there
+        page.wait_for_selector("#summary[data-status=bad]", timeout=60_000)
+        assert "Cannot check this record" in page.inner_text("#summary")
+    finally:
+        context.close()
