@@ -1,8 +1,9 @@
 """The order lines each unit may be given now: for forms, bots and the contract test.
 
-Moves list every square a unit can reach now (a `lose defence` variant where a move
-costs one action); attacks list only targets in reach now. Orders written for squares
-or targets that only open up later in the round are still accepted by the parser.
+Moves list every square a unit can reach now, nearest first (then a `lose defence`
+variant for each move that costs one action); attacks list only targets in reach now.
+Orders written for squares or targets that only open up later in the round are still
+accepted by the parser.
 """
 
 from __future__ import annotations
@@ -21,13 +22,11 @@ def _moves(state: GameState, unit: Unit) -> list[str]:
     mp = unit.sheet.movement
     reach = state.grid.reachable(unit.square, 3 * mp, lambda _f, to: None if to in blocked else 1,
                                  bool(state.options["diagonals"]))
-    lines = []
-    for sq, (cost, _) in sorted(reach.items()):
-        if sq in taken:
-            continue
-        lines.append(f"{unit.id} move {sq.name}")
-        if movement_losses(cost, mp) == 1:
-            lines.append(f"{unit.id} move {sq.name} lose defence")
+    # Nearest first (what a form or a mail shows as examples), the variants last.
+    free = sorted((cost, sq) for sq, (cost, _) in reach.items() if sq not in taken)
+    lines = [f"{unit.id} move {sq.name}" for _, sq in free]
+    lines += [f"{unit.id} move {sq.name} lose defence" for cost, sq in free
+              if movement_losses(cost, mp) == 1]
     return lines
 
 

@@ -88,3 +88,26 @@ def test_setup_refuses_a_bad_force() -> None:
         RULES.setup(["ann", "ben"], {"ann": {"units": []}, "ben": RULES.default_force(1, OPTIONS)},
                     OPTIONS, ScriptedDice([]))
     assert str(err.value) == "force of ann: units must be a non-empty list"
+
+
+def test_ruins_map_is_symmetric_and_leaves_the_deployment_zones_free() -> None:
+    """Option `map` ruins: walls and half cover in the middle, the same for every seat
+    under a half turn; `open` is bare."""
+    from engine.grid import Square
+    from engine.rulesets.fivedice.terrain import battlefield, deployment_zone
+
+    terrain = battlefield(12, 12, "ruins")
+    assert sorted(terrain.values()) == ["cover"] * 4 + ["wall"] * 2
+    assert all(terrain[Square(11 - sq.col, 11 - sq.row)] == kind for sq, kind in terrain.items())
+    zones = {sq for seat in range(4) for sq in deployment_zone(seat, 4, 12, 12)}
+    assert not zones & set(terrain)
+    assert battlefield(12, 12, "open") == {}
+
+
+def test_four_players_deploy_on_four_edges_without_corners() -> None:
+    from engine.rulesets.fivedice.terrain import deployment_zone
+
+    zones = [deployment_zone(seat, 4, 12, 12) for seat in range(4)]
+    assert [len(z) for z in zones] == [16, 16, 16, 16]
+    assert len({sq for z in zones for sq in z}) == 64
+    assert zones[2][0].name == "b6" and zones[3][0].name == "k6"
