@@ -199,11 +199,16 @@ def henchmen() -> dict[str, Card]:
             for c in _read(DATA / "henchmen.json")}
 
 
+@cache
+def _all_cards() -> dict[str, Card]:
+    return {**henchmen(), **nemeses(), **heroes()}
+
+
 def card(card_id: str) -> Card:
-    for table in (heroes(), nemeses(), henchmen()):
-        if card_id in table:
-            return table[card_id]
-    raise CardError(f"no card {card_id!r}")
+    found = _all_cards().get(card_id)
+    if found is None:
+        raise CardError(f"no card {card_id!r}")
+    return found
 
 
 @dataclass(frozen=True, slots=True)
