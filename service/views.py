@@ -17,7 +17,7 @@ from service.errors import NotFound
 from service.models import Game, Round, Seat, Step
 from service.progress import latest_step
 from service.rounds import latest_submissions
-from service.timekeeping.journal import schedule_entries
+from service.timekeeping.journal import record_extra
 
 
 def get_game(session: Session, game_id: str) -> Game:
@@ -114,7 +114,7 @@ def record_json(session: Session, game_id: str) -> dict[str, Any]:
             extra={"title": game.title, "status": game.status, "outcome": game.outcome,
                    "options": game.options,
                    "entropy_source": {s.name: s.entropy_source for s in seats if s.entropy},
-                   "schedule_log": schedule_entries(session, game.id)},  # GM actions, missed turns
+                   **record_extra(session, game)},  # GM actions, missed turns, a GM's ending
         )
 
 

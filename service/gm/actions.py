@@ -195,7 +195,8 @@ def remove(session: Session, game_id: str, token: str | None, seat_name: Any, un
 
 def end_draw(session: Session, game_id: str, token: str | None) -> Done:
     with _acting(session, game_id, token) as (game, bells):
-        outcome = {"winners": [], "draw": True, "reason": "ended as a draw by the game master"}
+        outcome = {"winners": [], "draw": True, "reason": "ended as a draw by the game master",
+                   "ended_by": "gm"}
         game.status = "finished"
         game.outcome = outcome
         game.deadline_at = None

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service.models import AuditLog
+from service.models import AuditLog, Game
 from service.timekeeping.clock import now
 
 SCHEDULE_ACTIONS = (
@@ -35,3 +35,12 @@ def schedule_entries(session: Session, game_id: str) -> list[dict[str, Any]]:
     rows = session.scalars(select(AuditLog).where(
         AuditLog.game_id == game_id, AuditLog.action.in_(SCHEDULE_ACTIONS)).order_by(AuditLog.id))
     return [{"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "detail": r.detail} for r in rows]
+
+
+def record_extra(session: Session, game: Game) -> dict[str, Any]:
+    """What the game record adds for the schedule: the log, and for a game the GM ended,
+    `gm_ending` (the record's `outcome` stays the rules' own, null, so the record replays)."""
+    extra: dict[str, Any] = {"schedule_log": schedule_entries(session, game.id)}
+    if game.outcome and game.outcome.get("ended_by") == "gm":
+        extra.update(outcome=None, gm_ending=game.outcome)
+    return extra

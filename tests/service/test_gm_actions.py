@@ -138,7 +138,8 @@ def test_end_the_game_as_a_draw(world):
     assert r.status_code == 200
     game = world.game()
     assert game.status == "finished"
-    assert game.outcome == {"winners": [], "draw": True, "reason": "ended as a draw by the game master"}
+    assert game.outcome == {"winners": [], "draw": True, "reason": "ended as a draw by the game master",
+                            "ended_by": "gm"}
     assert world.submit("red", number=1).status_code == 409
     assert world.gm("POST", "pause").status_code == 409
     assert len(world.outbox("game_over")) == 2
@@ -203,3 +204,17 @@ def test_takeover_page(world):
     taken = world.client.post(path).get_data(as_text=True)
     assert "You now play blue" in taken
     assert [e.action for e in world.audit("seat_claimed")] == ["seat_claimed"]
+
+
+def test_a_game_the_gm_ended_still_verifies(world):
+    from engine.verify import verify
+
+    world.submit("red", world.legal_order("red"))
+    world.gm("POST", "remove", {"seat": "blue", "units": "bot"})
+    world.gm("POST", "end")
+    record = world.client.get(f"/api/games/{world.game_id}/record").json
+    assert record["outcome"] is None
+    assert record["gm_ending"]["reason"] == "ended as a draw by the game master"
+    result = verify(record)
+    assert result.ok, result.differences
+    assert result.replayed
