@@ -57,8 +57,19 @@ def resolve_round(state: HeroesState, orders: Mapping[str, Sequence[Order]], dic
     if state.winner is None:
         nemesis_entries(state, events, state.round + 1)
         henchmen_and_civvies_roll(state, dice, events)
+    events.append(standings(state))
     state.round += 1
     return events
+
+
+def standings(state: HeroesState) -> Event:
+    """The race so far, for results pages and mails: civvies saved and nemeses captured."""
+    heroes = [state.figures[state.heroes[p]] for p in state.order]
+    parts = [f"{h.id} ({h.owner}) {h.saved}" + (" + nemesis captured" if h.captured else "")
+             for h in heroes]
+    return Event("standings", "Civvies saved: " + ", ".join(parts) + ".",
+                 {"saved": {h.id: h.saved for h in heroes},
+                  "captured": [h.id for h in heroes if h.captured]})
 
 
 def hero_turn(state: HeroesState, hero: Figure, orders: Sequence[Order], saves: Mapping[str, list[str]],

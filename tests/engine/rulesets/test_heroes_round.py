@@ -112,6 +112,16 @@ def test_victory_needs_ten_civvies_and_the_nemesis():
     assert RULES.expected(res.state) == []
 
 
+def test_results_list_civvies_saved_per_hero():
+    """Issue 8: "results mails list civvies saved per hero": a standings event every round."""
+    s = state(players=("alice", "bob"))
+    hero(s, "alice", "zenith", "e4").saved = 3
+    hero(s, "bob", "puck", "h8").captured = True
+    res = play(s, {}, NOBODY_COMES)
+    assert texts(res.events, "standings") == [
+        "Civvies saved: Z1 (alice) 3, PK2 (bob) 0 + nemesis captured."]
+
+
 def test_ten_civvies_without_the_nemesis_is_not_yet_a_win():
     s = state()
     z = hero(s, "alice", "zenith", "e4")
