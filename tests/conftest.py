@@ -1,0 +1,200 @@
+"""Shared fixtures; every test session isolates itself from the others running at once.
+
+- `sqlite_app`: the embedded default on a temporary SQLite file (tasks in-process).
+- `pg_url`: a fresh PostgreSQL database for this session (dicepost_t_<pid>_<rand>,
+  created from the `postgres` database on 127.0.0.1:5432, dropped at the end);
+  `pg_app`: an app on it with every table emptied before the test.
+- `app`: parametrized over both databases, for flows that must hold on each.
+- `redis_env`: REDIS_URL plus a key prefix and queue names unique to this session.
+- `worker`: a real `dicepost worker` subprocess on the session's PostgreSQL and Redis.
+- `live_server`: an app served over real HTTP on a random free port.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from sqlalchemy import text
+
+from service import create_app
+from service.db import engine_of
+from service.migrate import upgrade
+from service.models import Base
+
+PG_ADMIN = os.environ.get("DICEPOST_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIS_URL = os.environ.get("DICEPOST_TEST_REDIS", "redis://127.0.0.1:6379/0")
+ROOT = Path(__file__).resolve().parent.parent
+SESSION_TAG = f"{os.getpid()}_{secrets.token_hex(3)}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def base_config(database_url: str, **extra: Any) -> dict[str, Any]:
+    return {"DATABASE_URL": database_url, "REDIS_URL": None, "TESTING": True,
+            "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test-secret", "BASE_URL": "http://dicepost.test",
+            **extra}
+
+
+@pytest.fixture
+def sqlite_app(tmp_path: Path) -> Iterator[Flask]:
+    app = create_app(base_config(f"sqlite:///{tmp_path}/dicepost.sqlite3"))
+    upgrade(engine_of(app))
+    yield app
+    engine_of(app).dispose()
+
+
+def _pg_admin() -> Any:
+    import psycopg
+
+    return psycopg.connect(PG_ADMIN, autocommit=True)
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    name = f"dicepost_t_{SESSION_TAG}"
+    try:
+        with _pg_admin() as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except Exception as exc:  # pragma: no cover - the machine's PostgreSQL is part of the suite
+        pytest.fail(f"cannot create a PostgreSQL test database at {PG_ADMIN}: {exc}")
+    url = PG_ADMIN.rsplit("/", 1)[0] + f"/{name}"
+    migrated = create_app(base_config(url))
+    upgrade(engine_of(migrated))
+    engine_of(migrated).dispose()
+    yield url
+    with _pg_admin() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def empty_tables(app: Flask) -> None:
+    names = ", ".join(t.name for t in reversed(Base.metadata.sorted_tables))
+    with engine_of(app).begin() as conn:
+        conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+
+
+@pytest.fixture
+def pg_app(pg_url: str) -> Iterator[Flask]:
+    app = create_app(base_config(pg_url))
+    empty_tables(app)
+    yield app
+    engine_of(app).dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def app(request: pytest.FixtureRequest) -> Flask:
+    return request.getfixturevalue(f"{request.param}_app" if request.param == "sqlite" else "pg_app")
+
+
+@pytest.fixture
+def client(app: Flask) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def redis_env() -> Iterator[dict[str, str]]:
+    """Environment for full mode, private to this session (key prefix and queue names)."""
+    import redis
+
+    prefix = f"dicepost_t_{SESSION_TAG}:"
+    env = {"REDIS_URL": REDIS_URL, "DICEPOST_REDIS_PREFIX": prefix,
+           "DICEPOST_QUEUE_PREFIX": f"t{SESSION_TAG}_"}
+    yield env
+    client = redis.Redis.from_url(REDIS_URL)
+    for key in client.scan_iter(match=prefix + "*", count=500):
+        client.delete(key)
+
+
+def full_config(pg_url: str, redis_env: dict[str, str], **extra: Any) -> dict[str, Any]:
+    return base_config(pg_url, REDIS_URL=redis_env["REDIS_URL"],
+                       QUEUE_PREFIX=redis_env["DICEPOST_QUEUE_PREFIX"],
+                       REDIS_PREFIX=redis_env["DICEPOST_REDIS_PREFIX"], **extra)
+
+
+def dicepost_command() -> list[str]:
+    script = shutil.which("dicepost", path=str(Path(sys.executable).parent))
+    return [script] if script else [sys.executable, "-m", "service.cli"]
+
+
+class WorkerProcess:
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.log = log
+        self.handle = log.open("wb")
+        self.proc = subprocess.Popen([*dicepost_command(), "worker", "-c", "2", "--loglevel", "INFO"],
+                                     env=env, stdout=self.handle, stderr=subprocess.STDOUT,
+                                     cwd=ROOT, start_new_session=True)
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the worker exited:\n{self.log.read_text()[-3000:]}")
+            if b" ready." in self.log.read_bytes():
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"the worker did not start:\n{self.log.read_text()[-3000:]}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+        self.handle.close()
+
+
+def full_env(pg_url: str, redis_env: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DICEPOST_")}
+    env.update(redis_env, DATABASE_URL=pg_url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1")
+    return env
+
+
+@pytest.fixture(scope="session")
+def worker(pg_url: str, redis_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+           ) -> Iterator[WorkerProcess]:
+    proc = WorkerProcess(full_env(pg_url, redis_env), tmp_path_factory.mktemp("worker") / "worker.log")
+    try:
+        proc.wait_ready()
+        yield proc
+    finally:
+        proc.stop()
+
+
+class LiveServer:
+    def __init__(self, app: Flask) -> None:
+        from werkzeug.serving import make_server
+
+        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        app.config["BASE_URL"] = self.url
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.thread.join(10)
+
+
+@pytest.fixture
+def live_server(app: Flask) -> Iterator[LiveServer]:
+    server = LiveServer(app)
+    yield server
+    server.stop()

@@ -1,0 +1,138 @@
+"""Exactly-once resolution, submissions racing it, and the sweeper re-ringing lost work."""
+
+from __future__ import annotations
+
+import threading
+from functools import partial
+from typing import Any
+
+from flask import Flask
+from sqlalchemy import select, update
+
+from engine import replay
+from service import rounds
+from service.db import session_scope
+from service.errors import Conflict
+from service.models import Round, Step, Submission
+from service.sweeper import sweep_and_ring
+from tests.service.play import start
+
+
+def _make_ready_without_doorbell(app: Flask, table: Any) -> None:
+    """Both players' orders stored and the round marked ready, but the doorbell lost."""
+    from service import doorbell
+
+    original = doorbell.Doorbells.ring
+    doorbell.Doorbells.ring = lambda self: None  # type: ignore[method-assign]
+    try:
+        for seat in ("alice", "bob"):
+            assert table.put(seat, table.bot(app, seat)).status_code == 200
+    finally:
+        doorbell.Doorbells.ring = original  # type: ignore[method-assign]
+
+
+def _steps(app: Flask, game_id: str) -> list[int]:
+    with session_scope(app) as s, s.begin():
+        return list(s.scalars(select(Step.t).where(Step.game_id == game_id).order_by(Step.t)))
+
+
+def test_lost_doorbell_is_rung_by_the_sweeper(app: Flask, client: Any) -> None:
+    table = start(client)
+    _make_ready_without_doorbell(app, table)
+    assert table.status()["round"] == 1 and _steps(app, table.id) == [1]
+    with app.app_context():
+        assert sweep_and_ring()["rounds"] == 1
+    assert _steps(app, table.id) == [1, 2] and table.status()["round"] == 2
+    with app.app_context():
+        assert sweep_and_ring()["rounds"] == 0
+
+
+def test_resolving_twice_does_nothing_the_second_time(app: Flask, client: Any) -> None:
+    table = start(client)
+    _make_ready_without_doorbell(app, table)
+    with app.app_context(), session_scope(app) as s:
+        assert rounds.resolve_round(s, table.id, 1) is True
+    with app.app_context(), session_scope(app) as s:
+        assert rounds.resolve_round(s, table.id, 1) is False
+        assert rounds.resolve_round(s, table.id, 7) is False
+    assert _steps(app, table.id) == [1, 2]
+
+
+def test_an_open_round_is_not_resolved_by_a_stray_task(app: Flask, client: Any) -> None:
+    table = start(client)
+    with app.app_context(), session_scope(app) as s:
+        assert rounds.resolve_round(s, table.id, 1) is False
+    assert _steps(app, table.id) == [1]
+
+
+def _at_once(*calls: Any) -> None:
+    """Run the calls in threads released together."""
+    barrier = threading.Barrier(len(calls))
+
+    def run(call: Any) -> None:
+        barrier.wait()
+        call()
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+
+
+def _resolve(app: Flask, game_id: str, results: list[Any]) -> None:
+    with app.app_context(), session_scope(app) as s:
+        results.append(rounds.resolve_round(s, game_id, 1))
+
+
+def _amend(app: Flask, table: Any, text: str, results: list[Any]) -> None:
+    with app.app_context(), session_scope(app) as s:
+        try:
+            results.append(rounds.submit(s, table.id, table.tokens["alice"], 1, text, "api"))
+        except Conflict as exc:
+            results.append(exc)
+
+
+def test_two_tasks_at_once_one_wins(app: Flask, client: Any) -> None:
+    for _ in range(3):
+        table = start(client)
+        _make_ready_without_doorbell(app, table)
+        results: list[bool] = []
+        _at_once(partial(_resolve, app, table.id, results), partial(_resolve, app, table.id, results))
+        assert sorted(results) == [False, True]
+        assert _steps(app, table.id) == [1, 2]
+
+
+def test_a_submission_racing_the_resolution_is_included_or_refused(app: Flask, client: Any) -> None:
+    """Never silently dropped: either the amendment is in the step's inputs, or it got 409."""
+    for attempt in range(4):
+        table = start(client)
+        _make_ready_without_doorbell(app, table)
+        amendment = f"pass  # amended in attempt {attempt}"
+        resolved: list[bool] = []
+        amended: list[Any] = []
+        calls = [partial(_amend, app, table, amendment, amended), partial(_resolve, app, table.id, resolved)]
+        _at_once(*(calls if attempt % 2 else calls[::-1]))
+        with session_scope(app) as s, s.begin():
+            step = s.scalars(select(Step).where(Step.game_id == table.id, Step.t == 2)).first()
+            assert step is not None, "a ready round is resolved by the resolving task"
+            stored = s.scalars(select(Submission).where(Submission.text == amendment)
+                               .join(Round).where(Round.game_id == table.id)).all()
+        assert resolved == [True]
+        if isinstance(amended[0], Conflict):
+            assert "not open" in amended[0].message and stored == []
+        else:
+            assert len(stored) == 1 and step.inputs["alice"] == "pass"
+
+
+def test_sweeper_leaves_finished_work_alone(app: Flask, client: Any) -> None:
+    table = start(client, options={"max_rounds": 1})
+    table.put("alice", "pass")
+    table.put("bob", "pass")
+    assert table.status()["status"] == "finished"
+    with session_scope(app) as s, s.begin():
+        s.execute(update(Round).where(Round.game_id == table.id).values(status="resolved"))
+    with app.app_context():
+        assert sweep_and_ring()["rounds"] == 0
+    record = client.get(f"/api/games/{table.id}/record").json
+    assert replay(record).ok
