@@ -69,7 +69,7 @@ def _mark(value: bool | None) -> str:
 
 
 def _short(hex_text: str) -> str:
-    return f"{hex_text[:8]}…" if len(hex_text) > 8 else hex_text or "-"
+    return f"{hex_text[:8]}..." if len(hex_text) > 8 else hex_text or "-"
 
 
 def print_table(v: Verification, out: TextIO) -> None:
@@ -79,15 +79,16 @@ def print_table(v: Verification, out: TextIO) -> None:
         print(f"salt G {v.salt} {_mark(v.salt_ok)}", file=out)
     if v.unchecked:
         print(f"fields covered by the checksum only: {', '.join(v.unchecked)}", file=out)
-    print(f"{'step':>5}  {'S_t':<9}  {'chain':<5}  {'D,K':<3}  {'rolls':<9}  "
-          f"{'rules':<5}  {'events':>6}  {'state':<9}  {'sum':<3}", file=out)
+    print(f"{'step':>5}  {'S_t':<11}  {'chain':<5}  {'D,K':<3}  {'rolls':<9}  "
+          f"{'rules':<5}  {'events':>6}  {'state':<11}  sum", file=out)
     for s in v.steps:
         good = sum(r.ok for r in s.rolls)
         rolls = f"{good}/{len(s.rolls)}" + ("" if good == len(s.rolls) else " BAD")
         events = "-" if s.events is None else str(s.events)
-        print(f"{s.t:>5}  {_short(s.revealed):<9}  {_mark(s.chain):<5}  {_mark(s.keys):<3}  "
-              f"{rolls:<9}  {_mark(s.rules):<5}  {events:>6}  {_short(s.state_hash):<9}  "
-              f"{_mark(s.checksum):<3}", file=out)
+        line = (f"{s.t:>5}  {_short(s.revealed):<11}  {_mark(s.chain):<5}  {_mark(s.keys):<3}  "
+                f"{rolls:<9}  {_mark(s.rules):<5}  {events:>6}  {_short(s.state_hash):<11}  "
+                f"{_mark(s.checksum)}")
+        print(line, file=out)
 
 
 def report(v: Verification, out: TextIO) -> int:

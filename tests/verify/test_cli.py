@@ -60,9 +60,9 @@ def test_a_good_file_prints_a_row_per_step_and_exits_zero(finished, record_file:
     assert len(rows) == len(finished["steps"])
     for row, step in zip(rows, finished["steps"], strict=True):
         cells = row.split()
-        assert cells[0] == str(step["t"]) and cells[1] == step["key"][:8] + "…"
+        assert cells[0] == str(step["t"]) and cells[1] == step["key"][:8] + "..."
         assert cells[2:5] == ["ok", "ok", f"{len(step['rolls'])}/{len(step['rolls'])}"]
-        assert cells[5:8] == ["ok", str(len(step["events"])), step["state_hash"][:8] + "…"]
+        assert cells[5:8] == ["ok", str(len(step["events"])), step["state_hash"][:8] + "..."]
         assert cells[8] == "ok"
     rolls = sum(len(s["rolls"]) for s in finished["steps"])
     assert lines[-1].startswith(f"OK: every check holds: {len(finished['steps'])} steps, {rolls} rolls")
