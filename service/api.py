@@ -79,8 +79,11 @@ def create_game() -> tuple[Response, int]:
     title = data.get("title")
     if title is not None and not isinstance(title, str):
         raise Invalid("title must be text", "title")
+    from service.gm.actions import checked_policy
+
+    policy = checked_policy(data["deadline_policy"]) if data.get("deadline_policy") is not None else None
     created = games.create_game(get_session(), data.get("ruleset"), title, seat_specs(data.get("seats")),
-                                options, public, join_url)
+                                options, public, join_url, deadline_policy=policy)
     return jsonify({
         "id": created.id,
         "commitment": created.commitment,

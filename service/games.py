@@ -120,7 +120,8 @@ def _has_float(value: Any) -> bool:
 
 
 def create_game(session: Session, ruleset_id: Any, title: str | None, seats: list[SeatSpec],
-                options: Mapping[str, Any], public: bool, join_url: Any = None) -> CreatedGame:
+                options: Mapping[str, Any], public: bool, join_url: Any = None,
+                deadline_policy: dict[str, Any] | None = None) -> CreatedGame:
     """Draw the chain tip (the only OS randomness), publish S_0, invite every seat.
 
     join_url(game_id, invite_token) -> str, for the invitations' payload.
@@ -140,7 +141,8 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
         game = Game(id=game_id, ruleset=ruleset.info.id, title=title,
                     options={**opts, "chain_length": length}, public=public, status="waiting",
                     chain_tip=tip.hex(), chain_length=length, commitment=commitment,
-                    current_round=0, gm_token_hash=token_hash(gm_token), created_at=utcnow())
+                    current_round=0, gm_token_hash=token_hash(gm_token), created_at=utcnow(),
+                    deadline_policy=deadline_policy)  # checked by service.gm.actions.checked_policy
         session.add(game)
         invites: list[tuple[str, str]] = []
         for i, spec in enumerate(seats):

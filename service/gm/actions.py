@@ -207,12 +207,17 @@ def end_draw(session: Session, game_id: str, token: str | None) -> Done:
     return Done("gm_end_draw", detail)
 
 
-def set_policy(session: Session, game_id: str, token: str | None, data: Any) -> Done:
-    """Validate and store the deadline policy; it applies to rounds opened from now on."""
+def checked_policy(data: Any) -> dict[str, Any]:
+    """The canonical JSON of a valid deadline policy; 422 naming the first bad field."""
     try:
-        canonical = policy_to_json(parse_policy(data))
+        return policy_to_json(parse_policy(data))
     except PolicyError as exc:
         raise Invalid(str(exc), exc.problems[0][0]) from None
+
+
+def set_policy(session: Session, game_id: str, token: str | None, data: Any) -> Done:
+    """Validate and store the deadline policy; it applies to rounds opened from now on."""
+    canonical = checked_policy(data)
     with session.begin():
         game = gm_game(session, game_id, token)
         if game.status == "finished":

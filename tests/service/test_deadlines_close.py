@@ -147,3 +147,24 @@ def test_two_sweepers_at_once_close_a_round_once(world):
     assert len(world.audit("deadline_closed")) == 1
     assert world.steps() == 2  # setup and round 1, once
     assert world.round_number() == 2
+
+
+def test_policy_given_when_the_game_is_created(tmp_path):
+    world = World(tmp_path)
+    seats = [{"name": "red"}, {"name": "blue"}]
+    bad = world.client.post("/api/games", json={"ruleset": "universal", "seats": seats,
+                                                "deadline_policy": {"kind": "duration", "duration": "P1M"}})
+    assert (bad.status_code, bad.json["field"]) == (422, "deadline_policy.duration")
+    with world.app.app_context():
+        from sqlalchemy import func, select
+
+        from service.db import session_scope
+        from service.models import Game
+
+        with session_scope() as s:
+            assert s.scalar(select(func.count()).select_from(Game)) == 0  # nothing was created
+    r = world.client.post("/api/games", json={"ruleset": "universal", "seats": seats,
+                                              "deadline_policy": {"kind": "duration", "duration": "PT5S"}})
+    assert r.status_code == 201
+    world.game_id = r.json["id"]
+    assert world.game().deadline_policy["duration"] == "PT5S"
