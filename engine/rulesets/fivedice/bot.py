@@ -1,5 +1,6 @@
 """The fivedice bot: heal when low, otherwise strike the weakest enemy it can reach
-(shot, spell or blade), else close in. Plays legal orders for self-play and benches."""
+(shot, spell or blade), else close in; dice aggressive when striking, defensive when
+not. Plays legal orders for self-play, demos and benches."""
 
 from __future__ import annotations
 
@@ -58,6 +59,15 @@ def _approach(state: GameState, unit: Unit, enemies: list[Unit], taken: set[Squa
     return best[1] if best else None
 
 
+def _policy(strike: str | None) -> str:
+    """Dice on attack for a blow or a shot, on defence while closing in. A caster pays the
+    attack total minus its own defence, so extra attack dice cost it as much as they
+    hurt: it stays balanced."""
+    if strike is None:
+        return "defensive"
+    return "balanced" if " cast " in strike else "aggressive"
+
+
 def bot_lines(state: GameState, player: str) -> list[str]:
     enemies = [u for u in state.living() if u.player != player]
     if not enemies:
@@ -78,4 +88,7 @@ def bot_lines(state: GameState, player: str) -> list[str]:
                 strike = _strike(state, unit, dest, enemies)
         if strike:
             lines.append(strike)
+        policy = _policy(strike)
+        if unit.policy != (policy,):
+            lines.append(f"{unit.id} dice {policy}")
     return lines

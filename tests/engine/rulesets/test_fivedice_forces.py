@@ -23,10 +23,10 @@ def refusals(force: Any, **options: Any) -> list[str]:
 
 def test_sheet_cost_table() -> None:
     """Ours (the seed has no point-buy): attack 3, initiative 2, defence 3, skill 4,
-    movement 2 and life 1 point each, plus the gear. Soldier: 9 + 4 + 9 + 4 + 6 + 10 +
-    sword 3 + leather 2 = 47."""
-    assert PRESETS["soldier"].cost == 47
-    assert PRESETS["knight"].cost == 12 + 4 + 12 + 12 + 4 + 12 + 3 + 6 + 2
+    movement 2 and life 1 point each, plus the gear. Soldier: 9 + 4 + 9 + 4 + 6 + 16 +
+    sword 3 + leather 2 = 53."""
+    assert PRESETS["soldier"].cost == 53
+    assert PRESETS["knight"].cost == 12 + 4 + 12 + 12 + 4 + 18 + 3 + 6 + 2
 
 
 def test_default_force_fits_the_default_budget() -> None:
@@ -42,7 +42,7 @@ def test_a_custom_sheet_is_accepted() -> None:
 
 def test_over_budget_is_refused_with_the_costs() -> None:
     assert refusals({"units": [{"preset": "champion"}, {"preset": "knight"}]}, points=150) == [
-        "the force costs 159 points (champion 92, knight 67), over the budget of 150"]
+        "the force costs 173 points (champion 100, knight 73), over the budget of 150"]
 
 
 def test_every_bad_field_is_named() -> None:
@@ -80,7 +80,7 @@ def test_setup_deploys_units_with_side_letters_on_opposite_edges() -> None:
                       "A4": ("ann", "h2"), "B1": ("ben", "f11"), "B2": ("ben", "g11"),
                       "B3": ("ben", "e11"), "B4": ("ben", "h11")}
     a1 = state.unit("A1")
-    assert a1 is not None and (a1.life, a1.wielded, a1.items) == (12, "sword", ["potion"])
+    assert a1 is not None and (a1.life, a1.wielded, a1.items) == (18, "sword", ["potion"])
 
 
 def test_setup_refuses_a_bad_force() -> None:
