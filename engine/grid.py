@@ -203,24 +203,29 @@ class Grid:
     # -- movement ------------------------------------------------------------
     def reachable(
         self, start: Square, budget: Cost, step_cost: StepCost, diagonals: bool = True,
-        goal: Square | None = None,
+        goal: Square | None = None, min_step: Cost = 0,
     ) -> dict[Square, tuple[Cost, Square | None]]:
         """Every square reachable within budget: square → (least cost, previous square).
 
         step_cost(frm, to) gives the cost of one step, or None when it is forbidden.
         Ties between equal-cost paths break by square order, so results are deterministic.
         With a goal the search stops once the goal's cost is final (its entry is then
-        exactly what the full search gives; other entries may be missing).
+        exactly what the full search gives; other entries may be missing). With a goal and
+        min_step > 0 (no step ever costs less) it is an A* search that skips squares
+        whose distance to the goal cannot fit the budget: the goal's cost is still the
+        least, though among equally cheap routes another may be the one returned.
         """
         # The hot path of every move check: neighbours come from a shared table and
         # passable() is inlined (same order, same results) because bots and resolution
         # call this thousands of times a second.
         table = _neighbour_table(self.width, self.height, diagonals)
         terrain, blocked = self.terrain, self.blocks_move
+        guide = min_step if goal is not None else 0
+        gc, gr = goal if goal is not None else (0, 0)
         best: dict[Square, tuple[Cost, Square | None]] = {start: (0, None)}
-        heap: list[tuple[Cost, Square]] = [(0, start)]
+        heap: list[tuple[Cost, Cost, Square]] = [(0, 0, start)]
         while heap:
-            cost, sq = heapq.heappop(heap)
+            _estimate, cost, sq = heapq.heappop(heap)
             if cost > best[sq][0]:
                 continue
             if sq == goal:
@@ -235,11 +240,12 @@ class Grid:
                 if c is None:
                     continue
                 total = cost + c
-                if total > budget:
+                rest = guide * max(abs(n[0] - gc), abs(n[1] - gr)) if guide else 0
+                if total + rest > budget:
                     continue
                 if n not in best or total < best[n][0]:
                     best[n] = (total, sq)
-                    heapq.heappush(heap, (total, n))
+                    heapq.heappush(heap, (total + rest, total, n))
         return best
 
     def path(
@@ -249,9 +255,11 @@ class Grid:
         budget: Cost,
         step_cost: StepCost,
         diagonals: bool = True,
+        min_step: Cost = 0,
     ) -> Path | None:
-        """The cheapest path from start to goal within budget, or None."""
-        best = self.reachable(start, budget, step_cost, diagonals, goal)
+        """The cheapest path from start to goal within budget, or None (see reachable
+        for min_step)."""
+        best = self.reachable(start, budget, step_cost, diagonals, goal, min_step)
         if goal not in best:
             return None
         return Path(_walk_back(best, goal), best[goal][0])
@@ -263,13 +271,14 @@ class Grid:
         budget: Cost,
         step_cost: StepCost,
         diagonals: bool = True,
+        min_step: Cost = 0,
     ) -> Path | None:
         """The cheapest path through each waypoint in turn, all within one budget."""
         squares: list[Square] = []
         spent = 0
         here = start
         for wp in waypoints:
-            leg = self.path(here, wp, budget - spent, step_cost, diagonals)
+            leg = self.path(here, wp, budget - spent, step_cost, diagonals, min_step)
             if leg is None:
                 return None
             squares.extend(leg.squares)

@@ -51,7 +51,7 @@ def plan(grid: Grid, owners: dict[Square, str], side: str, start: Square,
          waypoints: list[Square], budget: int, diagonals: bool) -> Path | None:
     """The cheapest path through the waypoints within the budget, or None."""
     mover = {sq: s for sq, s in owners.items() if sq != start}
-    return grid.path_via(start, waypoints, budget, step_cost_for(mover, side), diagonals)
+    return grid.path_via(start, waypoints, budget, step_cost_for(mover, side), diagonals, STEP)
 
 
 def why_not(grid: Grid, owners: dict[Square, str], start: Square, waypoints: list[Square],
