@@ -34,6 +34,7 @@ from engine.dice import (
     PROFILE,
     Dice,
     H,
+    canonical,
     face,
     game_salt,
     inputs_digest,
@@ -59,6 +60,7 @@ STEP_FIELDS = ("t", "key", "inputs", "inputs_digest", "step_key", "rolls", "even
                "state_hash", CHECKSUM)
 ROLL_FIELDS = ("step", "j", "n", "face", "label")
 MAX_SIDES = 2**32 - 1
+SAFE_INTEGER = 2**53
 _HEX = re.compile(r"(?:[0-9a-f]{2})+\Z")
 
 
@@ -153,17 +155,30 @@ class _Stop(Exception):
 
 
 def parse_record(data: bytes | str) -> Any:
-    """Read a record's JSON strictly: UTF-8, no duplicate keys, no floats, no NaN."""
+    """Read a record's JSON strictly, as the page does: UTF-8, no duplicate keys, no floats
+    or NaN, whole numbers below 2^53 (what every language reads alike), no lone surrogates."""
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise RecordError(f"the record is not UTF-8 text: {exc}") from None
     try:
-        return json.loads(data, object_pairs_hook=_no_duplicates, parse_float=_no_float,
-                          parse_constant=_no_float)
+        value = json.loads(data, object_pairs_hook=_no_duplicates, parse_float=_no_float,
+                           parse_constant=_no_float, parse_int=_whole)
     except json.JSONDecodeError as exc:
         raise RecordError(f"the record is not JSON: {exc}") from None
+    try:
+        canonical(value)
+    except UnicodeEncodeError:
+        raise RecordError("the record holds text that is not Unicode (a lone surrogate)") from None
+    return value
+
+
+def _whole(text: str) -> int:
+    n = int(text)
+    if abs(n) >= SAFE_INTEGER:
+        raise RecordError(f"the record holds the number {text}; records hold |n| < 2^53 only")
+    return n
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -281,7 +296,10 @@ class _Checker:
             self.diff(t, "chain", f"H(S_{t}) = S_{t - 1} = {previous.hex()}", f"H(S_{t}) = {link.hex()}")
         inputs = step["inputs"]
         self.inputs_shape(t, inputs, players)
-        d_t = inputs_digest(inputs)
+        try:
+            d_t = inputs_digest(inputs)
+        except (TypeError, ValueError) as exc:  # a record handed over as a dict, not parsed
+            raise self.stop(t, "inputs", "JSON without floats", f"error: {exc}") from None
         k_t = step_key(s_t, salt, t, inputs)
         row.inputs_digest, row.step_key = d_t.hex(), k_t.hex()
         recorded_d = self.hex(step, "inputs_digest", t, "inputs_digest (D_t)")

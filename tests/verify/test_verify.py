@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -11,7 +12,7 @@ from engine.registry import ruleset_ids
 from engine.replay import replay
 from engine.selfplay import play
 from engine.verify import RecordError, parse_record, verify
-from tests.verify.conftest import copy, reseal, serialize
+from tests.verify.conftest import copy, js_verify, reseal, serialize
 
 
 def test_a_finished_game_verifies_completely(finished) -> None:
@@ -114,3 +115,24 @@ def test_missing_and_malformed_fields_are_named(finished) -> None:
     v = verify(record)
     assert v.difference is not None and (v.difference.step, v.difference.where) == (4, "key (S_t)")
     assert "lowercase hex" in v.difference.expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"a": 9007199254740992}', "2^53"),
+    ('{"a": -9007199254740993}', "2^53"),
+    ('{"a": "\\ud800"}', "lone surrogate"),
+])
+def test_both_verifiers_refuse_what_languages_read_differently(text: str, message: str) -> None:
+    with pytest.raises(RecordError, match=re.escape(message)):
+        parse_record(text)
+    [result] = js_verify([text.encode()])
+    assert result["readable"] is False and message in result["error"]
+    assert parse_record('{"a": 9007199254740991, "b": "\\ud83c\\udfb2"}') == {"a": 2**53 - 1, "b": "\U0001f3b2"}
+
+
+def test_a_record_given_as_a_dict_with_a_float_is_a_difference_not_a_crash(finished) -> None:
+    record = copy(finished)
+    record["steps"][0]["inputs"]["options"]["extra"] = 1.5
+    v = verify(record)
+    assert v.difference is not None and (v.difference.step, v.difference.where) == (1, "inputs")
+    assert "float" in v.difference.found
