@@ -12,8 +12,6 @@ from engine.rulesets.fivedice.allocation import Placement
 from engine.rulesets.fivedice.gear import BARE_HANDS, GEAR, Weapon
 from engine.rulesets.fivedice.state import Unit
 
-ACTIONS = ("move", "attack", "defence")
-
 
 class Skip(Exception):
     """An order that is no longer legal when its unit's turn comes; the message says why."""
@@ -40,9 +38,6 @@ class Turn:
             self.attack = self.defence = False
         else:
             setattr(self, action, False)
-
-    def left(self) -> str:
-        return ", ".join(a for a in ACTIONS if self.has(a)) or "nothing"
 
 
 def melee_weapon(unit: Unit) -> Weapon:

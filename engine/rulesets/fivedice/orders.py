@@ -75,6 +75,8 @@ def check_order(state: GameState, player: str, order: Order, expected: Sequence[
             return str(exc)
         if not state.grid.passable(dest):
             return f"{dest.name} is a wall"
+        if dest == unit.square:
+            return f"{unit.id} is already on {dest.name}"
         far, most = distance(unit.square, dest), 3 * unit.sheet.movement
         if far > most:
             return f"{dest.name} is {far} squares away; {unit.id} moves at most 3 x {unit.sheet.movement}"
@@ -94,6 +96,8 @@ def check_order(state: GameState, player: str, order: Order, expected: Sequence[
         return f"{unit.id} has no {args[0]} (it has: {_listed(unit.items)})"
     elif verb == "switch" and args[0] not in unit.sheet.weapons:
         return f"{unit.id} does not carry {args[0]} (it carries: {_listed(unit.sheet.weapons)})"
+    elif verb == "switch" and args[0] == unit.wielded:
+        return f"{unit.id} already wields {args[0]}"
     elif verb == "dice":
         return _check_dice(args)
     return None

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.rulesets.fivedice.gear import GEAR, NO_GEAR_SPEED, Armor, Weapon
+from engine.rulesets.fivedice.gear import GEAR, NO_GEAR_SPEED, Armor
 
 # stat → (lowest, highest, points per point). Our cost table: the seed has no point-buy.
 STATS: dict[str, tuple[int, int, int]] = {
@@ -74,10 +74,6 @@ class Sheet:
             "life": self.life, "weapons": list(self.weapons), "armor": self.armor,
             "spells": list(self.spells), "items": list(self.items),
         }
-
-
-def weapon(name: str | None) -> Weapon | None:
-    return GEAR.weapons[name] if name else None
 
 
 def _names(data: Mapping[str, Any], key: str, known: Mapping[str, object], most: int,

@@ -35,6 +35,16 @@ def test_bad_orders_are_refused_naming_each_line() -> None:
     ]
 
 
+def test_orders_that_could_never_work_are_refused() -> None:
+    s = state(unit("A1", "c2", weapons=("sword", "dagger")), unit("B1", "c8"), terrain={"d4": "wall"})
+    assert refused(s, "alice", "A1 move c2") == ["line 1: A1 is already on c2"]
+    assert refused(s, "alice", "A1 move d4") == ["line 1: d4 is a wall"]
+    assert refused(s, "alice", "A1 switch sword") == ["line 1: A1 already wields sword"]
+    assert refused(s, "alice", "A1 switch bow") == [
+        "line 1: A1 does not carry bow (it carries: sword, dagger)"]
+    assert refused(s, "alice", "A1 attack A1") == ["line 1: A1 is on your own side"]
+
+
 def test_dice_orders_are_checked() -> None:
     s = state(unit("A1", "c2"), unit("B1", "c8"))
     assert refused(s, "alice", "A1 dice priority") == [
