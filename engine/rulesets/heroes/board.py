@@ -8,8 +8,8 @@ from engine.rulesets.heroes.citymap import CORNERS, corner_square
 from engine.rulesets.heroes.state import Figure, HeroesState
 
 LEGEND = {
-    "rooftop": "rooftop (X): stepping up is a climb, roll-off + E of 13 or more",
-    "start": "start corner: a knocked-out hero comes back here",
+    "rooftop": "the seed's X: stepping up onto it is a climb, roll-off + E of 13 or more",
+    "start": "a hero's start corner: knocked out, it comes back here",
 }
 
 

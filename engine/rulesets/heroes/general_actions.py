@@ -43,7 +43,6 @@ def save_civvie(state: HeroesState, hero: Figure, civvie: Figure, rivals: Sequen
         winner = contest([hero, *rivals], "P", f"save {civvie.id}", dice, events)
     del state.figures[civvie.id]
     winner.saved += 1
-    state.marks.append({"kind": "move", "squares": [square_name(civvie.square)], "side": winner.owner})
     events.append(Event("save", f"{winner.id} saves civvie {civvie.id} on {square_name(civvie.square)}"
                         f" ({winner.saved} saved).",
                         {"unit": winner.id, "civvie": civvie.id, "saved": winner.saved,
