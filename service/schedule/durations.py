@@ -52,3 +52,13 @@ def format_duration(delta: timedelta) -> str:
     if time:
         out += "T" + time
     return out if out != "P" else "PT0S"
+
+
+def describe_duration(delta: timedelta) -> str:
+    """Words for people, to the minute: '1 day 12 hours', '45 minutes', '0 minutes'."""
+    minutes = int(delta.total_seconds() // 60)
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    units = ((days, "day"), (hours, "hour"), (mins, "minute"))
+    parts = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in units if n]
+    return " ".join(parts) or "0 minutes"

@@ -7,7 +7,7 @@ second insert is rolled back to its savepoint and nothing is sent twice. A moved
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from service.doorbell import Doorbells
 from service.models import Game, Outbox, Round, Seat
 from service.notify import WANTS, mail_domain
-from service.schedule.durations import format_duration
+from service.schedule.durations import describe_duration, format_duration
 from service.schedule.reminders import reminder_due, reminder_key
 from service.timekeeping.state import expected_humans, reminder_lead, seat_schedule, submitted_names
 
@@ -36,12 +36,12 @@ def send_due_reminders(session: Session, at: datetime) -> int:
                     continue
                 lead = reminder_lead(seat_schedule(session, seat))
                 if reminder_due(at, rnd.opened_at, rnd.closes_at, lead):
-                    _queue(session, bells, game, rnd, seat, format_duration(lead))
+                    _queue(session, bells, game, rnd, seat, lead)
     bells.ring()
     return len(bells.mail)
 
 
-def _queue(session: Session, bells: Doorbells, game: Game, rnd: Round, seat: Seat, lead: str) -> None:
+def _queue(session: Session, bells: Doorbells, game: Game, rnd: Round, seat: Seat, lead: timedelta) -> None:
     assert rnd.closes_at is not None
     if not seat.email or "reminder" not in WANTS.get(seat.mail_pref, set()):
         return
@@ -50,7 +50,8 @@ def _queue(session: Session, bells: Doorbells, game: Game, rnd: Round, seat: Sea
         return
     row = Outbox(game_id=game.id, seat_id=seat.id, kind="reminder", message_id=message_id,
                  to_address=seat.email, status="pending", attempts=0,
-                 payload={"round": rnd.number, "deadline": rnd.closes_at.isoformat(), "lead": lead,
+                 payload={"round": rnd.number, "deadline": rnd.closes_at.isoformat(),
+                          "lead": describe_duration(lead), "lead_iso": format_duration(lead),
                           "title": game.title})
     try:
         with session.begin_nested():

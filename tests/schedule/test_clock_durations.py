@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from service.schedule.clock import FakeClock, UtcClock, as_utc, require_aware
-from service.schedule.durations import DurationError, format_duration, parse_duration
+from service.schedule.durations import DurationError, describe_duration, format_duration, parse_duration
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -77,3 +77,13 @@ def test_format_shortest_forms():
     assert format_duration(timedelta(0)) == "PT0S"
     with pytest.raises(DurationError):
         format_duration(timedelta(seconds=-1))
+
+
+@pytest.mark.parametrize(("delta", "words"), [
+    (timedelta(hours=12), "12 hours"),
+    (timedelta(days=1, hours=12), "1 day 12 hours"),
+    (timedelta(days=2, minutes=1), "2 days 1 minute"),
+    (timedelta(seconds=59), "0 minutes"),
+])
+def test_describe_duration(delta, words):
+    assert describe_duration(delta) == words

@@ -18,7 +18,8 @@ def test_reminders_are_sent_once_per_seat_and_deadline(tmp_path):
     world.advance(hours=6)
     assert world.sweep()["reminders"] == 0
     rows = world.outbox("reminder")
-    assert [(r.to_address, r.payload["round"], r.payload["lead"]) for r in rows] == [("blue@example.org", 1, "PT12H")]
+    assert [(r.to_address, r.payload["round"], r.payload["lead"], r.payload["lead_iso"]) for r in rows] == [
+        ("blue@example.org", 1, "12 hours", "PT12H")]
     assert rows[0].payload["deadline"] == (START + timedelta(hours=48)).isoformat()
 
 
