@@ -664,3 +664,13 @@ def test_orders_of_a_player_whose_turn_it_is_not_are_ignored_with_a_reason():
     assert result.state.units["B1"].square.name == "h8"
     assert [e.text for e in result.events] == [
         "the orders of bob are ignored: bob does not act this round", "alice gives no orders: every unit holds"]
+
+
+def test_a_move_off_the_grid_onto_a_wall_or_nowhere_is_refused_with_the_reason():
+    """Bad moves name the square and why: off the grid, impassable, or already there."""
+    state = position("A1 a1\nB1 h8", terrain={"b2": "wall"})
+    assert refused(state, "alice", "A1 move z99\nA1 move b2\nA1 move a1") == [
+        (1, "A1 cannot move to z99: z99 is off the 8x8 grid"),
+        (2, "A1 cannot move to b2: b2 is impassable"),
+        (3, "A1 is already on a1"),
+    ]
