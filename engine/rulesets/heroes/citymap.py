@@ -82,13 +82,21 @@ def corner_tiles(chosen: Sequence[str | None]) -> dict[str, str]:
     return out
 
 
+def check_map_size(options: Mapping[str, Any]) -> None:
+    """A custom map fixes the board: width and height must match it."""
+    if options["map"] == "tiles":
+        return
+    data = custom_map(str(options["map"]))
+    if (data["width"], data["height"]) != (options["width"], options["height"]):
+        raise OptionError("map", f"{options['map']} is {data['width']}x{data['height']}: "
+                          f"set width and height to match")
+
+
 def build_rooftops(options: Mapping[str, Any], chosen: Sequence[str | None]) -> set[Square]:
     width, height = int(options["width"]), int(options["height"])
     if options["map"] != "tiles":
+        check_map_size(options)
         data = custom_map(str(options["map"]))
-        if (data["width"], data["height"]) != (width, height):
-            raise OptionError("map", f"{options['map']} is {data['width']}x{data['height']}: "
-                              f"set width and height to match")
         try:
             roofs = {parse_square(s) for s in data["rooftops"]}
         except SquareError as exc:

@@ -2,9 +2,9 @@
 
 RULES.md: "Henchmen are run by the game: they strike heroes in their range and otherwise
 step toward the nearest hero." A Nemesis behaves the same way but hunts its own hero
-first. A figure keeps to the streets (it never climbs) and strikes once per General A.P.
-With option `villain_player`, that player's orders move, turn and aim these figures; a
-figure given no order acts as the game would.
+first. Left to the game, a figure keeps to the streets (it never climbs) and strikes once
+per General A.P. With option `villain_player`, that player's orders move (climbing like a
+hero), turn and aim these figures; a figure given no order acts as the game would.
 """
 
 from __future__ import annotations

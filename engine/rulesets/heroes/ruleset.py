@@ -24,7 +24,14 @@ from engine.grid import Square, direction_between
 from engine.orders import Order, Verb
 from engine.rulesets.heroes import bot, cards, orders
 from engine.rulesets.heroes.board import board
-from engine.rulesets.heroes.citymap import CORNERS, build_rooftops, corner_square, map_ids, tiles
+from engine.rulesets.heroes.citymap import (
+    CORNERS,
+    build_rooftops,
+    check_map_size,
+    corner_square,
+    map_ids,
+    tiles,
+)
 from engine.rulesets.heroes.engagement import resting
 from engine.rulesets.heroes.general_actions import contest
 from engine.rulesets.heroes.phases import resolve_round
@@ -60,6 +67,13 @@ class HeroesRuleset(Ruleset[HeroesState]):
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
 
+    def options(self, given: Options | None = None) -> dict[str, Any]:
+        """Also refuses a bad nemesis_trigger, and a custom map of another size, at creation."""
+        opts = super().options(given)
+        parse_trigger(str(opts["nemesis_trigger"]))
+        check_map_size(opts)
+        return opts
+
     # -- forces -------------------------------------------------------------------
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
         problems = [f"unknown field {k!r} (a force has: {', '.join(FORCE_KEYS)})"
@@ -80,7 +94,6 @@ class HeroesRuleset(Ruleset[HeroesState]):
     def setup(self, players: Sequence[PlayerId], forces: Mapping[PlayerId, Mapping[str, Any]],
               options: Options, dice: Dice) -> HeroesState:
         opts = self.options(options)
-        parse_trigger(str(opts["nemesis_trigger"]))
         seats = [str(p) for p in players]
         villain = seats[-1] if opts["villain_player"] else None
         if villain is not None and len(seats) < 2:

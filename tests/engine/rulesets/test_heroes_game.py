@@ -81,7 +81,7 @@ def test_a_custom_map_is_data():
     state = RULES.setup(["p1"], forces, {"map": "harbour", "width": 10, "height": 10}, _dice())
     assert len(state.roofs) == 9
     with pytest.raises(OptionError, match="width and height"):
-        RULES.setup(["p1"], forces, {"map": "harbour"}, _dice())
+        RULES.options({"map": "harbour"})
 
 
 def test_force_validation_names_the_problem():

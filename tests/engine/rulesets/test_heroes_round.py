@@ -93,10 +93,11 @@ def test_nemesis_trigger_by_round():
     assert "N1" in res.state.figures
 
 
-def test_bad_nemesis_trigger_is_refused():
+def test_bad_nemesis_trigger_is_refused_when_the_game_is_made():
     with pytest.raises(OptionError, match="nemesis_trigger"):
-        RULES.setup(["a"], {"a": RULES.default_force(0, {})}, {"nemesis_trigger": "soon"},
-                    ScriptedDice([]))
+        RULES.options({"nemesis_trigger": "soon"})
+    with pytest.raises(OptionError, match="nemesis_trigger"):
+        RULES.options({"nemesis_trigger": "round:0"})
 
 
 def test_victory_needs_ten_civvies_and_the_nemesis():
