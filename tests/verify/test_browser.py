@@ -70,7 +70,10 @@ def test_a_saved_page_offline_shows_every_roll_green(offline_page, finished, tmp
     assert page.locator("tr.step.ok").count() == len(finished["steps"])
     assert page.locator("tr.step.bad").count() == 0
     assert "Every die checks" in page.inner_text("#summary")
-    assert finished["commitment"] in page.inner_text("#header-table")
+    header = page.inner_text("#header-table")
+    assert finished["commitment"] in header and finished["salt"] in header
+    for player, entropy in finished["entropy"].items():
+        assert f"entropy of {player}" in header and entropy in header
 
 
 def test_a_tampered_record_shows_red_and_names_the_place(offline_page, finished, tmp_path: Path) -> None:
