@@ -75,6 +75,13 @@ class Sheet:
             "spells": list(self.spells), "items": list(self.items),
         }
 
+    @classmethod
+    def from_json(cls, s: Mapping[str, Any]) -> Sheet:
+        """A sheet as the state stores it (already checked when the force was read)."""
+        return cls(str(s["name"]), int(s["attack"]), int(s["initiative"]), int(s["defence"]),
+                   int(s["skill"]), int(s["movement"]), int(s["life"]), tuple(s["weapons"]),
+                   s["armor"], tuple(s["spells"]), tuple(s["items"]))
+
 
 def _names(data: Mapping[str, Any], key: str, known: Mapping[str, object], most: int,
            where: str, errors: list[str], unique: bool = True) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ gets a clear answer instead of "no such unit".
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,19 +32,17 @@ class Unit:
     def alive(self) -> bool:
         return self.life > 0
 
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "player": self.player, "sheet": self.sheet.to_json(),
+    def to_json(self, sheet: int) -> dict[str, Any]:
+        """The unit's JSON; `sheet` is the index of its sheet in the state's sheet list."""
+        return {"id": self.id, "player": self.player, "sheet": sheet,
                 "square": self.square.name, "life": self.life, "wielded": self.wielded,
                 "items": list(self.items), "policy": list(self.policy)}
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Unit:
-        s = d["sheet"]
-        sheet = Sheet(str(s["name"]), int(s["attack"]), int(s["initiative"]), int(s["defence"]),
-                      int(s["skill"]), int(s["movement"]), int(s["life"]),
-                      tuple(s["weapons"]), s["armor"], tuple(s["spells"]), tuple(s["items"]))
-        return cls(str(d["id"]), str(d["player"]), sheet, parse_square(str(d["square"])),
-                   int(d["life"]), d["wielded"], list(d["items"]), tuple(d["policy"]))
+    def from_json(cls, d: Mapping[str, Any], sheets: Sequence[Sheet]) -> Unit:
+        return cls(str(d["id"]), str(d["player"]), sheets[int(d["sheet"])],
+                   parse_square(str(d["square"])), int(d["life"]), d["wielded"], list(d["items"]),
+                   tuple(d["policy"]))
 
 
 @dataclass
@@ -94,20 +92,28 @@ class GameState:
                          units, [], self._grid)
 
     def to_json(self) -> dict[str, Any]:
+        index: dict[Sheet, int] = {}
+        for u in self.units:
+            index.setdefault(u.sheet, len(index))
+        sheets = list(index)
         return {
             "players": list(self.players),
             "options": dict(self.options),
             "round": self.round,
             "terrain": {sq.name: kind for sq, kind in sorted(self.terrain.items())},
-            "units": [u.to_json() for u in self.units],
+            # Each distinct sheet once (units of one preset share it): a smaller state
+            # to store and hash every round.
+            "sheets": [sheet.to_json() for sheet in sheets],
+            "units": [u.to_json(index[u.sheet]) for u in self.units],
             "marks": list(self.marks),
         }
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> GameState:
         terrain = {parse_square(k): str(v) for k, v in dict(d["terrain"]).items()}
+        sheets = [Sheet.from_json(s) for s in d["sheets"]]
         for kind in terrain.values():
             if kind not in (COVER, WALL):
                 raise ValueError(f"unknown terrain {kind!r}")
         return cls([str(p) for p in d["players"]], dict(d["options"]), int(d["round"]), terrain,
-                   [Unit.from_json(u) for u in d["units"]], list(d.get("marks", [])))
+                   [Unit.from_json(u, sheets) for u in d["units"]], list(d.get("marks", [])))
