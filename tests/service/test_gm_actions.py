@@ -218,3 +218,13 @@ def test_a_game_the_gm_ended_still_verifies(world):
     result = verify(record)
     assert result.ok, result.differences
     assert result.replayed
+
+
+def test_a_game_nobody_plays_in_person_moves_only_at_deadlines(world):
+    world.gm("POST", "remove", {"seat": "red", "units": "bot"})
+    world.gm("POST", "remove", {"seat": "blue", "units": "bot"})
+    assert world.round_number() == 1
+    world.advance(hours=48)
+    world.sweep()
+    assert world.round_number() == 2
+    assert world.step_inputs(2)["red"] != "" and world.step_inputs(2)["blue"] != ""
