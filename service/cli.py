@@ -23,6 +23,7 @@ COMMANDS = [
     "service.commands.demo",
     "service.commands.sweep",
     "service.commands.verify",
+    "service.commands.mail_ingest",
 ]
 
 

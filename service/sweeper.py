@@ -37,12 +37,14 @@ def lost_work(grace: timedelta = READY_GRACE) -> tuple[list[tuple[str, int]], li
 
 
 def sweep_and_ring() -> dict[str, int]:
+    from service.mail.imap import poll_configured as poll_mail
     from service.timekeeping.sweep import sweep_schedule  # due rounds, missed turns, reminders
 
     schedule = sweep_schedule()
     rounds, mail = lost_work()
     ring_rounds(rounds)
     ring_mail(mail)
+    poll_mail()  # new mail from IMAP_URL, and inbound mail a crash left unprocessed
     if rounds or mail:
         log.info("sweeper rang %d rounds and %d mails", len(rounds), len(mail))
     return {"rounds": len(rounds), "mail": len(mail), "closed": schedule.closed,

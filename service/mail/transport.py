@@ -26,10 +26,10 @@ from __future__ import annotations
 import smtplib
 import socket
 import ssl
-from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Protocol
-from urllib.parse import parse_qs, unquote, urlsplit
+
+from service.mail.server_url import ServerUrl, parse_server_url
 
 
 class DeliveryError(Exception):
@@ -40,54 +40,12 @@ class DeliveryError(Exception):
         self.temporary = temporary
 
 
-class ConfigError(ValueError):
-    """SMTP_URL that cannot be understood."""
-
-
 class Transport(Protocol):
     def send(self, msg: EmailMessage, sender: str, recipient: str) -> None: ...
 
 
-@dataclass(frozen=True)
-class SmtpSettings:
-    host: str
-    port: int
-    tls: bool  # smtps: TLS from connect
-    starttls: bool
-    username: str | None
-    password: str | None
-    timeout: float
-    cafile: str | None
-    helo: str | None
-
-
-def parse_smtp_url(url: str) -> SmtpSettings:
-    parts = urlsplit(url)
-    if parts.scheme not in ("smtp", "smtps"):
-        raise ConfigError(f"SMTP_URL must start with smtp:// or smtps://, not {parts.scheme!r}")
-    if not parts.hostname:
-        raise ConfigError("SMTP_URL has no host")
-    query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-    tls = parts.scheme == "smtps"
-    starttls = query.get("starttls", "").lower() in ("1", "true", "yes", "required")
-    if tls and starttls:
-        raise ConfigError("SMTP_URL: smtps:// is TLS already; drop ?starttls")
-    try:
-        port = parts.port or (465 if tls else 25)
-        timeout = float(query.get("timeout", "30"))
-    except ValueError as exc:
-        raise ConfigError(f"SMTP_URL: {exc}") from None
-    return SmtpSettings(
-        host=parts.hostname,
-        port=port,
-        tls=tls,
-        starttls=starttls,
-        username=unquote(parts.username) if parts.username else None,
-        password=unquote(parts.password) if parts.password else None,
-        timeout=timeout,
-        cafile=query.get("cafile") or None,
-        helo=query.get("helo") or None,
-    )
+def parse_smtp_url(url: str) -> ServerUrl:
+    return parse_server_url("SMTP_URL", url, ("smtp", 25), ("smtps", 465))
 
 
 def classify(exc: BaseException) -> DeliveryError:
@@ -126,7 +84,7 @@ def _text(msg: bytes | str) -> str:
 class SmtpTransport:
     """One SMTP connection per message: a worker sends a few mails a round, not bulk."""
 
-    def __init__(self, settings: SmtpSettings) -> None:
+    def __init__(self, settings: ServerUrl) -> None:
         self.settings = settings
 
     @classmethod
@@ -139,9 +97,9 @@ class SmtpTransport:
     def _connect(self) -> smtplib.SMTP:
         s = self.settings
         if s.tls:
-            return smtplib.SMTP_SSL(s.host, s.port, local_hostname=s.helo, timeout=s.timeout,
+            return smtplib.SMTP_SSL(s.host, s.port, local_hostname=s.options.get("helo"), timeout=s.timeout,
                                     context=self._context())
-        return smtplib.SMTP(s.host, s.port, local_hostname=s.helo, timeout=s.timeout)
+        return smtplib.SMTP(s.host, s.port, local_hostname=s.options.get("helo"), timeout=s.timeout)
 
     def send(self, msg: EmailMessage, sender: str, recipient: str) -> None:
         s = self.settings

@@ -33,13 +33,13 @@ def parse(raw: bytes) -> EmailMessage:
 def text_of(msg: EmailMessage) -> str:
     part = msg.get_body(preferencelist=("plain",))
     assert part is not None, "every dicepost mail has a plain-text part"
-    return str(part.get_content())
+    return str(part.get_content()).replace("\r\n", "\n")
 
 
 def html_of(msg: EmailMessage) -> str:
     part = msg.get_body(preferencelist=("html",))
     assert part is not None, "every dicepost mail has an HTML part"
-    return str(part.get_content())
+    return str(part.get_content()).replace("\r\n", "\n")
 
 
 def stored_mail(app: Flask) -> Callable[[], list[EmailMessage]]:

@@ -1,0 +1,215 @@
+"""Incoming mail: identification by signed token only, commands, duplicates, robots, crashes."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from service.db import session_scope
+from service.mail.inbound import process_pending
+from service.models import InboundMail, Outbox, Round, StoredMail, Submission
+from service.rounds import latest_submissions
+from tests.mail import client_mails
+from tests.mail.mail_world import parse, text_of
+
+
+def _mail(to: str, body: str, sender: str = "alice@example.org", mid: str = "<m1@client.example.org>",
+          subject: str = "Re: orders", **headers: str) -> bytes:
+    lines = [f"From: {sender}", f"To: {to}", f"Subject: {subject}", f"Message-ID: {mid}",
+             *(f"{k.replace('_', '-')}: {v}" for k, v in headers.items()),
+             "Content-Type: text/plain; charset=utf-8", "", body]
+    return "\r\n".join(lines).encode()
+
+
+def _count(app, model, *where) -> int:
+    with session_scope(app) as s:
+        return int(s.scalar(select(func.count()).select_from(model).where(*where)) or 0)
+
+
+def _subjects_to(app, address: str) -> list[str]:
+    with session_scope(app) as s:
+        return [m.subject for m in s.scalars(select(StoredMail).where(StoredMail.to == address)
+                                             .order_by(StoredMail.id))]
+
+
+def _mails_to(app, address: str):
+    with session_scope(app) as s:
+        return [parse(m.raw.encode()) for m in s.scalars(select(StoredMail).where(StoredMail.to == address)
+                                                          .order_by(StoredMail.id))]
+
+
+def _current_orders(game, name: str) -> str | None:
+    seat = game.seat(name)
+    with session_scope(game.app) as s:
+        rnd = s.scalars(select(Round).where(Round.game_id == game.id, Round.status != "resolved")).one()
+        sub = latest_submissions(s, rnd.id).get(seat.id)
+        return sub.accepted if sub else None
+
+
+def test_reply_with_orders_is_stored_and_confirmed(mail_game):
+    out = mail_game.send(_mail(mail_game.reply_to("alice"), "pass"))
+    assert out.status == "processed" and "orders stored for round 1" in out.detail
+    assert _current_orders(mail_game, "alice") == "pass"
+    confirmation = mail_game.players["alice"].latest("Orders stored for round 1")
+    assert "  1  pass" in text_of(confirmation)
+    with session_scope(mail_game.app) as s:
+        row = s.get(InboundMail, out.inbound_id)
+        assert (row.status, row.game_id) == ("processed", mail_game.id)
+
+
+def test_forged_token_is_refused_and_nothing_is_stored(mail_game):
+    good = mail_game.reply_to("alice")
+    local, domain = good.split("@")
+    seat, mac = local.split("+")[1].split(".")
+    forged = [f"dicepost+{seat}.{'a' * 16}@{domain}",           # wrong signature
+              f"dicepost+{int(seat) % 2 + 1}.{mac}@{domain}",    # another seat's id
+              f"dicepost+{seat}.{mac[:-1]}@{domain}"]            # cut short
+    for i, to in enumerate(forged):
+        out = mail_game.send(_mail(to, "pass", sender="mallory@evil.example", mid=f"<f{i}@evil.example>"))
+        assert out.status == "refused", out
+        assert "not valid" in out.detail
+    assert _count(mail_game.app, Submission) == 0
+    with session_scope(mail_game.app) as s:
+        rows = list(s.scalars(select(InboundMail)))
+        assert [(r.status, r.game_id) for r in rows] == [("refused", None)] * 3
+    refusals = _mails_to(mail_game.app, "mallory@evil.example")
+    assert len(refusals) == 3  # one a mail, up to the hourly limit
+    assert "could not tell which player sent it" in text_of(refusals[0])
+    assert "Nothing from it was stored against any game" in text_of(refusals[0])
+    assert mail_game.id not in text_of(refusals[0])  # a stranger learns nothing of the game
+
+
+def test_refusals_are_rate_limited_per_address(mail_game):
+    for i in range(5):
+        out = mail_game.send(_mail("dicepost@dicepost.localhost", "pass", sender="spam@evil.example",
+                                   mid=f"<s{i}@evil.example>"))
+        assert out.status == "refused"
+    assert len(_subjects_to(mail_game.app, "spam@evil.example")) == 3
+
+
+def test_the_from_header_alone_proves_nothing(mail_game):
+    out = mail_game.send(_mail("dicepost@dicepost.localhost", "pass", sender="alice@example.org"))
+    assert out.status == "refused" and "no dicepost token" in out.detail
+    assert _current_orders(mail_game, "alice") is None
+
+
+def test_token_line_from_another_address(mail_game):
+    token = mail_game.reply_to("bob").split("+")[1].split("@")[0]
+    out = mail_game.send(_mail("dicepost@dicepost.localhost", f"TOKEN {token}\npass",
+                               sender="bob.at.work@example.com"))
+    assert out.status == "processed", out
+    assert _current_orders(mail_game, "bob") == "pass"
+    # The answer goes to the seat's own address, never to whoever sent the token.
+    assert _subjects_to(mail_game.app, "bob.at.work@example.com") == []
+    assert any("Orders stored" in s for s in _subjects_to(mail_game.app, "bob@example.org"))
+
+
+def test_duplicate_delivery_is_processed_once(mail_game):
+    raw = _mail(mail_game.reply_to("alice"), "pass", mid="<same@client.example.org>")
+    first = mail_game.send(raw)
+    second = mail_game.send(raw)
+    assert first.status == "processed"
+    assert second.status == "duplicate" and second.inbound_id == first.inbound_id
+    assert _count(mail_game.app, Submission) == 1
+    assert _count(mail_game.app, InboundMail) == 1
+
+
+def test_mail_without_message_id_dedupes_by_its_bytes(mail_game):
+    raw = _mail(mail_game.reply_to("alice"), "pass").replace(b"Message-ID: <m1@client.example.org>\r\n", b"")
+    assert mail_game.send(raw).status == "processed"
+    assert mail_game.send(raw).status == "duplicate"
+
+
+@pytest.mark.parametrize("header", ["Auto-Submitted: auto-replied", "Precedence: bulk",
+                                    "X-Failed-Recipients: alice@example.org"])
+def test_robots_get_no_answer(mail_game, header):
+    name, value = header.split(": ")
+    raw = _mail(mail_game.reply_to("alice"), "I am on holiday", **{name.replace("-", "_"): value})
+    out = mail_game.send(raw)
+    assert out.status == "ignored"
+    assert _count(mail_game.app, Submission) == 0
+    assert _count(mail_game.app, Outbox, Outbox.kind.in_(("refusal", "help"))) == 0
+
+
+@pytest.mark.parametrize("builder", [client_mails.gmail_quoted, client_mails.thunderbird_bottom_posted,
+                                     client_mails.html_only, client_mails.outlook_latin1_qp,
+                                     client_mails.base64_utf8])
+def test_replies_from_common_clients(mail_game, builder):
+    out = mail_game.send(builder(mail_game.reply_to("alice"), "pass"))
+    assert out.status == "processed", out
+    assert _current_orders(mail_game, "alice") == "pass"
+
+
+def test_bad_orders_come_back_line_by_line(mail_game):
+    out = mail_game.send(_mail(mail_game.reply_to("alice"), "# my orders\nA1 fly z99\npass\nZZ9 move a1"))
+    assert out.status == "processed" and "orders refused" in out.detail
+    assert _current_orders(mail_game, "alice") is None
+    text = text_of(mail_game.players["alice"].latest("Orders NOT stored for round 1"))
+    assert "  2  A1 fly z99\n     ^ 'fly' is not an order here" in text
+    assert "  4  ZZ9 move a1\n     ^ " in text
+    assert "How to write orders" in text and "UNIT move" in text
+
+
+def test_status_clear_help(mail_game):
+    to = mail_game.reply_to("alice")
+    assert mail_game.send(_mail(to, "pass", mid="<o1@c>")).status == "processed"
+    out = mail_game.send(_mail(to, "STATUS", mid="<s1@c>"))
+    assert out.status == "processed"
+    status = text_of(mail_game.players["alice"].latest("Status of round 1"))
+    assert "Your orders (version 1):\n  pass" in status and "Still to move: bob" in status
+    assert mail_game.send(_mail(to, "clear", mid="<c1@c>")).detail.endswith("are withdrawn.")
+    assert _current_orders(mail_game, "alice") is None
+    status = text_of(mail_game.players["alice"].latest("Status of round 1"))
+    assert "Your orders for round 1 are withdrawn." in status
+    assert "Still to move: alice, bob" in status
+    assert mail_game.send(_mail(to, "clear", mid="<c2@c>")).detail.startswith("You had no orders")
+    mail_game.send(_mail(to, "", subject="help", mid="<h1@c>"))
+    assert "CLEAR        withdraw your orders" in text_of(mail_game.players["alice"].latest("How to play by mail"))
+
+
+def test_clear_reopens_a_round_that_was_ready(sqlite_app):
+    from tests.mail.conftest import start_game
+
+    game = start_game(sqlite_app)
+    with session_scope(sqlite_app) as s, s.begin():
+        rnd = s.scalars(select(Round).where(Round.game_id == game.id)).one()
+        rnd.status = "ready"  # as if everyone were in and the resolution not yet run
+    assert game.send(_mail(game.reply_to("alice"), "pass")).status == "processed"
+    assert game.send(_mail(game.reply_to("alice"), "CLEAR", mid="<c@c>")).detail.endswith("withdrawn.")
+    with session_scope(sqlite_app) as s:
+        assert s.scalars(select(Round.status).where(Round.game_id == game.id)).one() == "open"
+
+
+def test_unsubscribe_by_mail_stops_news_but_not_answers(mail_game):
+    to = mail_game.reply_to("alice")
+    assert mail_game.send(_mail(to, "", subject="unsubscribe", mid="<u@c>")).detail == \
+        "mail preference set to none"
+    assert mail_game.seat("alice").mail_pref == "none"
+    before = len(_subjects_to(mail_game.app, "alice@example.org"))
+    assert mail_game.send(_mail(to, "STATUS", mid="<st@c>")).status == "processed"
+    assert len(_subjects_to(mail_game.app, "alice@example.org")) == before + 1
+
+
+def test_a_crash_after_storing_loses_nothing(mail_game):
+    raw = _mail(mail_game.reply_to("alice"), "pass", mid="<crash@c>")
+    with session_scope(mail_game.app) as s, s.begin():
+        s.add(InboundMail(message_id="<crash@c>", raw=raw, status="stored"))
+    with mail_game.app.app_context():
+        done = process_pending()
+    assert [o.status for o in done] == ["processed"]
+    assert _current_orders(mail_game, "alice") == "pass"
+    assert mail_game.send(raw).status == "duplicate"
+
+
+def test_a_message_that_breaks_processing_is_kept_as_failed(mail_game, monkeypatch):
+    from service.mail import inbound
+
+    def boom(*_a, **_k):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(inbound, "perform", boom)
+    out = mail_game.send(_mail(mail_game.reply_to("alice"), "pass", mid="<bug@c>"))
+    assert out.status == "failed"
+    with session_scope(mail_game.app) as s:
+        row = s.scalars(select(InboundMail)).one()
+        assert row.status == "failed" and "simulated bug" in row.result and b"pass" in row.raw
