@@ -66,56 +66,71 @@ def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | s
     return list(path.squares)
 
 
-def check_order(state: State, player: str, order: Order) -> str | None:
-    if order.verb == "pass":
+class OrderPlan:
+    """Checks one side's orders line by line, in the order written, on a scratch board
+    that each accepted move updates: the way the lines will resolve if nothing else moves
+    first. So a unit may step onto a square its neighbour leaves on an earlier line, and
+    an attack is judged from where the attacker will then stand."""
+
+    def __init__(self, state: State, player: str) -> None:
+        self.board = state.copy()
+        self.player = player
+        self.moved: set[str] = set()
+        self.destinations: dict[Square, str] = {}
+        self.attack_line: int | None = None  # the line of the side's attack, once given
+
+    def check(self, order: Order) -> str | None:
+        """Why this line cannot be given after the lines before it, or None (and apply it)."""
+        if order.verb == "pass":
+            return None
+        unit = own_unit(self.board, self.player, order.unit)
+        if isinstance(unit, str):
+            return unit
+        if order.verb == "move":
+            return self._move(unit, order)
+        if order.verb == "attack":
+            return self._attack(unit, order)
+        return f"'{order.verb}' is not an order in this game"
+
+    def _move(self, unit: Unit, order: Order) -> str | None:
+        if unit.id in self.moved:
+            return f"{unit.id} already has a move order"
+        end = parse_square(order.args[-1])
+        if end in self.destinations:
+            return f"{self.destinations[end]} already moves to {end.name}"
+        found = move_path(self.board, unit, order.args)
+        if isinstance(found, str):
+            return found
+        self.moved.add(unit.id)
+        self.destinations[end] = unit.id
+        unit.square = end
         return None
-    unit = own_unit(state, player, order.unit)
-    if isinstance(unit, str):
-        return unit
-    if order.verb == "move":
-        found = move_path(state, unit, order.args)
-        return found if isinstance(found, str) else None
-    if order.verb == "attack":
-        target = state.units.get(order.args[0])
+
+    def _attack(self, unit: Unit, order: Order) -> str | None:
+        if self.attack_line is not None:
+            where = f"line {self.attack_line}" if self.attack_line else "another order"
+            return f"only one unit can attack each round ({where} already attacks)"
+        target = self.board.units.get(order.args[0])
         if target is None:
             return f"{order.args[0]} is not a unit on the board"
-        if target.side == player:
+        if target.side == self.player:
             return f"{target.id} is your own unit"
+        reason = can_hit(self.board, unit, target)
+        if reason:
+            return reason
+        self.attack_line = order.line
         return None
-    return f"'{order.verb}' is not an order in this game"
+
+
+def check_order(state: State, player: str, order: Order) -> str | None:
+    """One order on its own, against the board as it is."""
+    return OrderPlan(state, player).check(order)
 
 
 def set_problems(state: State, player: str, orders: Sequence[Order]) -> list[tuple[int, str]]:
-    """(line, message) for clashes between lines: one attack per side, one move per unit,
-    two units moving to one square, an attack out of reach from where the attacker will be."""
-    problems: list[tuple[int, str]] = []
-    moved: dict[str, Square] = {}
-    destinations: dict[Square, str] = {}
-    attack_line = 0
-    for order in orders:
-        uid = order.unit or ""
-        if order.verb == "move":
-            if uid in moved:
-                problems.append((order.line, f"{uid} already has a move order"))
-                continue
-            end = parse_square(order.args[-1])
-            if end in destinations:
-                problems.append((order.line, f"{destinations[end]} already moves to {end.name}"))
-            destinations[end] = uid
-            moved[uid] = end
-        elif order.verb == "attack":
-            if attack_line:
-                problems.append((order.line, f"only one unit can attack each round (line "
-                                             f"{attack_line} already attacks)"))
-                continue
-            attack_line = order.line
-            attacker, target = state.units[uid], state.units[order.args[0]]
-            planned = attacker.copy()
-            planned.square = moved.get(uid, attacker.square)
-            reason = can_hit(state, planned, target)
-            if reason:
-                problems.append((order.line, reason))
-    return problems
+    """(line, message) for each order that clashes with the ones written before it."""
+    plan_ = OrderPlan(state, player)
+    return [(o.line, problem) for o in orders if (problem := plan_.check(o))]
 
 
 def legal_orders(state: State, player: str) -> dict[str, list[str]]:

@@ -20,12 +20,12 @@ from engine.contract import (
     RulesetInfo,
 )
 from engine.dice import Dice
-from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
+from engine.orders import Order, Verb, parse_order_text
 from engine.turns import expected_players, max_rounds_reached
 
 from . import forces
 from .bot import greedy_orders
-from .orders import VERBS, check_order, legal_orders, set_problems
+from .orders import VERBS, OrderPlan, check_order, legal_orders, set_problems
 from .resolve import resolve_round
 from .setup import place
 from .state import State
@@ -81,13 +81,9 @@ class UniversalRuleset(Ruleset[State]):
         return [f"line {line}: {message}" for line, message in set_problems(state, player, orders)]
 
     def parse_orders(self, state: State, player: str, text: str) -> list[Order]:
-        """As the contract's, but clashes between lines name their line too."""
-        orders = parse_order_text(text, self.verbs, lambda o: check_order(state, player, o))
-        problems = set_problems(state, player, orders)
-        if problems:
-            lines = text.splitlines()
-            raise OrderErrors([OrderError(n, lines[n - 1].strip(), m) for n, m in problems])
-        return orders
+        """Each line is checked after the lines before it (OrderPlan), so every problem,
+        clashes between lines included, is reported on its own line."""
+        return parse_order_text(text, self.verbs, OrderPlan(state, player).check)
 
     def resolve(self, state: State, orders: Mapping[str, Sequence[Order]], dice: Dice) -> Resolution[State]:
         new, events = resolve_round(state, orders, dice)

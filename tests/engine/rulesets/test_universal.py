@@ -674,3 +674,13 @@ def test_a_move_off_the_grid_onto_a_wall_or_nowhere_is_refused_with_the_reason()
         (2, "A1 cannot move to b2: b2 is impassable"),
         (3, "A1 is already on a1"),
     ]
+
+
+def test_a_unit_may_step_onto_a_square_its_neighbour_leaves_on_an_earlier_line():
+    """A side's orders act in the order written, so they are checked that way: A2 leaves b1
+    on line 1 and A1 takes it on line 2. The other way round, b1 is still occupied."""
+    state = position("A1 a1\nA2 b1\nB1 h8")
+    after, _ = resolve(state, [], alice="A2 move c1\nA1 move b1")
+    assert (after.units["A1"].square.name, after.units["A2"].square.name) == ("b1", "c1")
+    assert refused(state, "alice", "A1 move b1\nA2 move c1") == [
+        (1, "A1 cannot move to b1: b1 is occupied")]
