@@ -74,3 +74,6 @@ def schedule_helpers() -> dict[str, object]:
     from service.timekeeping.journal import schedule_entries
 
     return {"schedule_log": lambda game_id: schedule_entries(get_session(), game_id)}
+
+
+from service.gm import settings_page  # noqa: E402,F401  (its route registers on bp)

@@ -1,0 +1,58 @@
+"""A player's schedule settings as a web form (/games/<id>/player/<token>/schedule):
+wait flag, reminder lead and absences, stored by service.gm.players.update_settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import render_template, request
+
+from service.db import get_session
+from service.errors import Invalid, ServiceError
+from service.gm import players
+from service.gm.pages import bp
+
+
+def absences_from_text(text: str) -> list[dict[str, str]]:
+    """One absence a line: 'YYYY-MM-DD to YYYY-MM-DD' (or a single date for one day)."""
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        words = line.replace(" to ", " ").split()
+        if not words:
+            continue
+        if len(words) > 2:
+            raise Invalid(f"absences line {number}: write 'YYYY-MM-DD to YYYY-MM-DD', got {line.strip()!r}",
+                          "absences")
+        out.append({"from": words[0], "to": words[-1]})
+    return out
+
+
+def absences_to_text(absences: list[dict[str, str]]) -> str:
+    return "\n".join(f"{a['from']} to {a['to']}" for a in absences)
+
+
+@bp.route("/games/<game_id>/player/<token>/schedule", methods=["GET", "POST"])
+def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
+    session = get_session()
+    error: ServiceError | None = None
+    message = None
+    form: dict[str, Any] = {}
+    if request.method == "POST":
+        try:
+            data = {"wait": request.form.get("wait") == "on",
+                    "reminder_lead": request.form.get("reminder_lead", "").strip(),
+                    "absences": absences_from_text(request.form.get("absences", ""))}
+            current = players.update_settings(session, game_id, token, data)
+            message = "Saved."
+        except ServiceError as exc:
+            if exc.status in (401, 404):
+                raise
+            error = exc
+            form = dict(request.form)
+    if error is None:
+        current = players.get_settings(session, game_id, token)
+        form = {"wait": current["wait"], "reminder_lead": current["reminder_lead"],
+                "absences": absences_to_text(current["absences"])}
+    page = render_template("web/gm_settings.html", game_id=game_id, token=token, form=form,
+                           error=error, message=message)
+    return (page, error.status) if error else page
