@@ -132,3 +132,25 @@ def test_self_play_with_more_players(players: int) -> None:
     assert game.final.outcome is not None
     first = RULES.load(game.results[0].state)
     assert sorted({u.id[0] for u in first.units}) == list("ABCD"[:players])
+
+
+def test_legal_orders_offer_what_each_unit_can_do_now() -> None:
+    """For forms and bots: nearest moves first, attacks in reach, shots in range and
+    sight, spells, items, weapon switches and dice policies; every line parses."""
+    s = state(unit("A1", "c4", movement=1, items=("potion",), weapons=("sword", "shortbow")),
+              unit("A2", "a1", weapons=("shortbow",), spells=("frost",)),
+              unit("B1", "c5"), unit("B2", "c8"))
+    legal = RULES.legal_orders(s, "alice")
+    a1 = legal["A1"]
+    assert a1[:8] == ["A1 move b3", "A1 move b4", "A1 move b5", "A1 move c3", "A1 move d3",
+                      "A1 move d4", "A1 move d5", "A1 move a2"]
+    assert "A1 move b3 lose defence" not in a1 and "A1 move a2 lose defence" in a1
+    assert [line for line in a1 if " move " not in line] == [
+        "A1 attack B1", "A1 use potion", "A1 switch shortbow",
+        "A1 dice aggressive", "A1 dice balanced", "A1 dice defensive"]
+    a2 = [line for line in legal["A2"] if " move " not in line]
+    assert a2 == ["A2 shoot B1", "A2 cast frost B1", "A2 cast frost B2",
+                  "A2 dice aggressive", "A2 dice balanced", "A2 dice defensive"]
+    for lines in legal.values():
+        for line in lines:
+            RULES.parse_orders(s, "alice", line)
