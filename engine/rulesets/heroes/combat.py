@@ -116,10 +116,11 @@ def knock_out(state: HeroesState, f: Figure, events: list[Event]) -> None:
         assert f.start is not None
         f.square = f.start
         f.vitality = f.spec.vitality
-        f.misses = state.round + 1
+        f.misses = state.next_turn_round(f.owner)
         f.effects.clear()
         events.append(Event("knockout", f"{f.id} is knocked out: back to its start corner "
-                            f"{square_name(f.start)} with full Vitality, missing round {f.misses}.",
+                            f"{square_name(f.start)} with full Vitality, missing its turn in "
+                            f"round {f.misses}.",
                             {"unit": f.id}))
     elif f.kind == "henchman":
         del state.figures[f.id]

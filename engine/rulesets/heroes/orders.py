@@ -60,9 +60,12 @@ def unit_of(state: HeroesState, player: str, unit: str | None) -> tuple[Figure |
     f = state.figures.get(unit or "")
     if f is None:
         return None, f"there is no {unit} on the board"
+    actor = state.actor()
+    if actor is not None and actor != player:
+        return None, f"round {state.round} is {actor}'s turn"
     if f.kind == "hero" and f.owner == player:
         if resting(state, f):
-            return None, f"{f.id} is knocked out and misses round {state.round}"
+            return None, f"{f.id} is knocked out and misses its turn in round {state.round}"
         return f, None
     if f.kind in ("henchman", "nemesis") and state.villain == player:
         if not f.active:

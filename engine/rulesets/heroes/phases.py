@@ -7,6 +7,9 @@ combat must be initiated. Attack as many times as you have General A.P. 4. Gener
 phase: If you're not in combat, you can use any leftover General A.P.. 5. At the end of
 the last player's turn, perform a Henchmen & Civvies roll."
 
+In turn mode alternating an engine round is one seat's turn (state.actor()), and the
+henchmen, nemeses and end-of-round rolls come after the last seat of the cycle.
+
 Orders are read in that phase order whatever their line order; general actions keep
 their line order. An order that no longer fits when its phase comes is skipped with an
 event saying why (RULES.md, Common to all).
@@ -34,6 +37,7 @@ def resolve_round(state: HeroesState, orders: Mapping[str, Sequence[Order]], dic
     """Play the round in place on `state` (a copy the caller owns)."""
     events: list[Event] = []
     state.marks = []
+    actor = state.actor()
     saves: dict[str, list[str]] = {}
     for player_orders in orders.values():
         for o in player_orders:
@@ -41,22 +45,22 @@ def resolve_round(state: HeroesState, orders: Mapping[str, Sequence[Order]], dic
                 saves.setdefault(o.args[0], []).append(o.unit)
     for player in state.order:
         hero = state.hero_of(player)
-        if hero is not None:
+        if hero is not None and actor in (None, player):
             hero_turn(state, hero, orders.get(player, ()), saves, dice, events)
         if state.winner is not None:
             break
-    if state.winner is None:
+    if state.winner is None and state.ends_game_turn():
         villain_orders: dict[str, list[Order]] = {}
         if state.villain is not None:
             for o in orders.get(state.villain, ()):
                 villain_orders.setdefault(o.unit or "", []).append(o)
         npc_phase(state, villain_orders, dice, events)
+        for f in state.figures.values():
+            f.reduced.clear()
+        nemesis_entries(state, events, state.game_turn() + 1)
+        henchmen_and_civvies_roll(state, dice, events)
     for f in state.figures.values():
         f.effects.clear()
-        f.reduced.clear()
-    if state.winner is None:
-        nemesis_entries(state, events, state.round + 1)
-        henchmen_and_civvies_roll(state, dice, events)
     events.append(standings(state))
     state.round += 1
     return events
@@ -75,8 +79,8 @@ def standings(state: HeroesState) -> Event:
 def hero_turn(state: HeroesState, hero: Figure, orders: Sequence[Order], saves: Mapping[str, list[str]],
               dice: Dice, events: list[Event]) -> None:
     if resting(state, hero):
-        events.append(Event("rest", f"{hero.id} is recovering from a knock-out and misses round "
-                            f"{state.round}.", {"unit": hero.id}))
+        events.append(Event("rest", f"{hero.id} is recovering from a knock-out and misses its "
+                            f"turn in round {state.round}.", {"unit": hero.id}))
         return
     hero.effects.clear()
     by: dict[str, list[Order]] = {}

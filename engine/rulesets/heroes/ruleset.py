@@ -127,10 +127,13 @@ class HeroesRuleset(Ruleset[HeroesState]):
     def expected(self, state: HeroesState) -> list[PlayerId]:
         if self.outcome(state) is not None:
             return []
+        if state.alternating:
+            # One seat a round, round the turn order (a resting hero's seat passes).
+            cycle = state.cycle()
+            return expected_players("alternating", cycle, cycle, state.round)
         alive = [p for p in state.seats
                  if p == state.villain or not resting(state, state.figures[state.heroes[p]])]
-        return expected_players(str(state.options["turn_mode"]), state.seats,
-                                alive or state.seats, state.round)
+        return expected_players("simultaneous", state.seats, alive or state.seats, state.round)
 
     def legal_orders(self, state: HeroesState, player: PlayerId) -> dict[UnitId, list[str]]:
         return orders.legal(state, player)

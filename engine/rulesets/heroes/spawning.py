@@ -109,21 +109,21 @@ def _towards_nearest_hero(state: HeroesState, sq: Square) -> str:
 
 
 def parse_trigger(text: str) -> tuple[str, int]:
-    """`saved:N` (when its hero has saved N civvies) or `round:N` (from round N on)."""
+    """`saved:N` (when its hero has saved N civvies) or `round:N` (from game turn N on)."""
     kind, _, number = text.partition(":")
     if kind not in ("saved", "round") or not number.isdigit() or int(number) < 1:
         raise OptionError("nemesis_trigger", f"{text!r} must be saved:N or round:N, N ≥ 1")
     return kind, int(number)
 
 
-def nemesis_entries(state: HeroesState, events: list[Event], next_round: int) -> None:
-    """Bring in every Nemesis whose trigger has come, for the round about to be played."""
+def nemesis_entries(state: HeroesState, events: list[Event], next_turn: int) -> None:
+    """Bring in every Nemesis whose trigger has come, for the game turn about to be played."""
     kind, number = parse_trigger(str(state.options["nemesis_trigger"]))
     for player in state.order:
         hero = state.hero_of(player)
         if hero is None or hero.captured or state.nemesis_of(player) is not None:
             continue
-        if (kind == "saved" and hero.saved >= number) or (kind == "round" and next_round >= number):
+        if (kind == "saved" and hero.saved >= number) or (kind == "round" and next_turn >= number):
             enter_nemesis(state, player, hero, events)
 
 

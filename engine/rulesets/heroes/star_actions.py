@@ -31,8 +31,8 @@ def why_not(state: HeroesState, hero: Figure, action_id: str) -> str | None:
     if action is None:
         names = ", ".join(a.id for a in hero.spec.actions)
         return f"{hero.spec.name} has no (*) action {action_id!r}; theirs: {names}"
-    if state.round <= 1:
-        return "the (*) Action phase is skipped in round 1"
+    if state.game_turn() <= 1:
+        return "the (*) Action phase is skipped in the first turn of the game"
     left = uses_left(hero, action)
     if left is not None and left <= 0:
         return f"{action.name} is used up ({action.uses} use{'s' if action.uses != 1 else ''})"

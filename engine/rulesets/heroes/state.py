@@ -133,6 +133,40 @@ class HeroesState:
     def height(self) -> int:
         return int(self.options["height"])
 
+    # -- the game turn ---------------------------------------------------------------
+    # Simultaneous: an engine round is a whole game turn, every hero in turn order.
+    # Alternating: an engine round is one seat's "turn" ("At the end of the last player's
+    # turn, perform a Henchmen & Civvies roll"): the heroes in turn order, then the villain
+    # player if any; a game turn is one pass round that cycle.
+    @property
+    def alternating(self) -> bool:
+        return self.options["turn_mode"] == "alternating"
+
+    def cycle(self) -> list[str]:
+        return self.order + ([self.villain] if self.villain is not None else [])
+
+    def actor(self) -> str | None:
+        """The one seat playing this round in alternating mode (None when simultaneous)."""
+        if not self.alternating or not self.cycle():
+            return None
+        return self.cycle()[(self.round - 1) % len(self.cycle())]
+
+    def game_turn(self) -> int:
+        """The seed's game turn (1 = "the first turn of the game")."""
+        if not self.alternating or not self.cycle():
+            return self.round
+        return (self.round - 1) // len(self.cycle()) + 1
+
+    def ends_game_turn(self) -> bool:
+        return not self.alternating or not self.cycle() or self.round % len(self.cycle()) == 0
+
+    def next_turn_round(self, player: str | None) -> int:
+        """The round of this player's next turn after the current round."""
+        if not self.alternating or player not in self.cycle():
+            return self.round + 1
+        n = len(self.cycle())
+        return self.round + ((self.cycle().index(player) + 1 - self.round) % n or n)
+
     def grid(self) -> Grid:
         return Grid(self.width, self.height, {r: "rooftop" for r in self.roofs})
 

@@ -179,3 +179,42 @@ def test_alternating_turns_expect_one_player_a_round():
     assert RULES.expected(s) == ["bob"]
     s.round = 3
     assert RULES.expected(s) == ["alice"]
+
+
+def _alternating_pair(round: int):
+    s = state(players=("alice", "bob"), turn_mode="alternating", round=round)
+    hero(s, "alice", "zenith", "e4", "n")
+    hero(s, "bob", "puck", "h4", "n")
+    henchman(s, "h5", facing="s")
+    return s
+
+
+def test_alternating_round_is_one_heroes_turn():
+    """turn_mode alternating reads the seed's "your turn": round 3 is alice's turn (the turn
+    order cycles alice, bob); Puck, in the thug's reach, does not fight, and nobody rolls for
+    henchmen before the last player's turn."""
+    s = _alternating_pair(3)
+    with pytest.raises(OrderErrors, match="alice's turn"):
+        RULES.parse_orders(s, "bob", "PK2 search")
+    res = play(s, {"alice": "Z1 move e6"}, [])
+    assert res.state.figures["Z1"].square == parse_square("e6")
+    assert res.state.figures["PK2"].vitality == 5 and "H1" in res.state.figures
+
+
+def test_alternating_henchmen_and_rolls_follow_the_last_players_turn():
+    """"At the end of the last player's turn, perform a Henchmen & Civvies roll." Round 4 is
+    bob's, the last of the cycle: Puck kills the thug (12,13,2 → 17; 2,3,4 → 4), then the
+    quadrants roll."""
+    s = _alternating_pair(4)
+    res = play(s, {"bob": ""}, [12, 13, 2, 2, 3, 4, *NOBODY_COMES])
+    assert "H1" not in res.state.figures
+    assert len(texts(res.events, "spawn_roll")) == 4
+
+
+def test_alternating_first_game_turn_has_no_star_action_and_a_knock_out_misses_a_turn():
+    s = _alternating_pair(2)
+    with pytest.raises(OrderErrors, match="first turn"):
+        RULES.parse_orders(s, "bob", "PK2 action flurry")
+    s.round = 3
+    assert RULES.parse_orders(s, "alice", "Z1 action flight")
+    assert s.next_turn_round("alice") == 5 and s.next_turn_round("bob") == 4

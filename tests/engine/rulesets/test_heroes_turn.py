@@ -16,7 +16,7 @@ def test_no_star_action_in_round_one():
     """"1. (*) Action phase: This is skipped the first turn of the game.\""""
     s = state(round=1)
     hero(s, "alice", "zenith", "e4")
-    with pytest.raises(OrderErrors, match="skipped in round 1"):
+    with pytest.raises(OrderErrors, match="skipped in the first turn"):
         RULES.parse_orders(s, "alice", "Z1 action flight")
 
 
