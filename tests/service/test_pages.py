@@ -1,0 +1,139 @@
+"""The web pages: readable without JavaScript, escaped, CSRF-protected, showing the dice."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from flask import Flask
+from sqlalchemy import select
+
+from service import create_app
+from service.db import engine_of, session_scope
+from service.migrate import upgrade
+from service.models import Seat, Submission
+from tests.conftest import base_config
+from tests.service.play import counts, create, start
+
+
+def _html(r: Any) -> str:
+    return r.get_data(as_text=True)
+
+
+def _play_round(app: Flask, table: Any) -> None:
+    for seat in table.status()["expected"]:
+        assert table.put(seat, table.bot(app, seat)).status_code == 200
+
+
+def test_home_lists_public_games_and_escapes(app: Flask, client: Any) -> None:
+    create(client, title="<script>alert(1)</script>")
+    create(client, title="hidden game", public=False)
+    page = _html(client.get("/"))
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
+    assert "hidden game" not in page
+    assert 'name="csrf_token"' in page and 'name="ruleset"' in page
+    assert all(f'value="{r}"' in page for r in ("universal", "jep1", "fivedice", "heroes"))
+
+
+def test_create_game_from_the_form(app: Flask, client: Any) -> None:
+    r = client.post("/games", data={"ruleset": "universal", "title": "Form game",
+                                    "seats": "alice alice@example.org\nbob", "options": "width = 10",
+                                    "public": "on"})
+    assert r.status_code == 201
+    page = _html(r)
+    links = re.findall(r'href="(http://dicepost\.test/games/\w+/join/[^"]+)"', page)
+    assert len(links) == 2 and "Shown once" in page
+    r = client.post("/games", data={"ruleset": "universal", "seats": "alice\nbob", "options": "colour = red"})
+    assert r.status_code == 422 and "colour" in _html(r) and "options.colour" in _html(r)
+
+
+def test_forms_need_the_csrf_token(tmp_path: Path) -> None:
+    app = create_app(base_config(f"sqlite:///{tmp_path}/csrf.sqlite3", WTF_CSRF_ENABLED=True))
+    upgrade(engine_of(app))
+    client = app.test_client()
+    before = counts(app)
+    r = client.post("/games", data={"ruleset": "universal", "seats": "alice\nbob"})
+    assert r.status_code == 400 and "CSRF" in _html(r)
+    assert counts(app) == before
+    page = _html(client.get("/"))
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert token is not None
+    r = client.post("/games", data={"ruleset": "universal", "seats": "alice\nbob",
+                                    "csrf_token": token.group(1)})
+    assert r.status_code == 201
+    # The JSON API is exempt: it authenticates with bearer tokens, not cookies.
+    assert client.post("/api/games", json={"ruleset": "universal",
+                                           "seats": [{"name": "a"}, {"name": "b"}]}).status_code == 201
+
+
+def test_join_page_without_javascript(app: Flask, client: Any) -> None:
+    table = create(client)
+    seat = table.created["seats"][0]
+    path = f"/games/{table.id}/join/{seat['invite_token']}"
+    page = _html(client.get(path))
+    assert "crypto.getRandomValues" in page and 'name="entropy"' in page
+    assert table.created["commitment"] in page
+    r = client.post(path, data={"entropy": "", "force": ""})
+    assert r.status_code == 200
+    url = re.search(r'href="(http://dicepost\.test/games/\w+/player/[^"]+)"', _html(r))
+    assert url is not None and "Shown once" in _html(r)
+    with session_scope(app) as s, s.begin():
+        joined = s.scalars(select(Seat).where(Seat.name == "alice", Seat.game_id == table.id)).one()
+        assert joined.entropy_source == "server"
+    r = client.post(f"/games/{table.id}/join/{table.created['seats'][1]['invite_token']}",
+                    data={"entropy": "12", "force": ""})
+    assert r.status_code == 422 and "entropy must be hex" in _html(r)
+    r = client.post(f"/games/{table.id}/join/{table.created['seats'][1]['invite_token']}",
+                    data={"entropy": "", "force": "{oops"})
+    assert r.status_code == 422 and "not valid JSON" in _html(r)
+
+
+def test_game_and_round_pages(app: Flask, client: Any) -> None:
+    table = start(client)
+    page = _html(client.get(f"/games/{table.id}"))
+    assert "<svg" in page and "waiting for orders" in page
+    assert table.created["commitment"] in page and "holds" in page and "FAILS" not in page
+    record_url = f"http://dicepost.test/api/games/{table.id}/record"
+    assert f'href="/verify?record={quote(record_url, safe="/")}"' in page
+    _play_round(app, table)
+    page = _html(client.get(f"/games/{table.id}"))
+    assert f'href="/games/{table.id}/rounds/1"' in page and "Roll log of step 2" in page
+    rnd = client.get(f"/api/games/{table.id}/rounds/1").json
+    round_page = _html(client.get(f"/games/{table.id}/rounds/1"))
+    assert rnd["key"] in round_page and "holds" in round_page and "<svg" in round_page
+    for roll in rnd["rolls"][:5]:
+        assert f"<td>d{roll['n']}</td><td>{roll['face']}</td>" in round_page
+    assert client.get(f"/games/{table.id}/rounds/2").status_code == 404
+    assert client.get("/games/nope").status_code == 404
+
+
+def test_player_page_orders_form(app: Flask, client: Any) -> None:
+    table = start(client)
+    path = f"/games/{table.id}/player/{table.tokens['alice']}"
+    page = _html(client.get(path))
+    assert "Orders for round 1" in page and "<select" in page and 'name="free"' in page
+    units = client.get(f"/api/games/{table.id}/orders", headers=table.auth("alice")).json["units"]
+    unit, choices = sorted(units.items())[0]
+    move = next(c for c in choices if " move " in c)
+    r = client.post(path, data={"round": "1", "units": "1", "unit-0": move, "free": ""})
+    assert r.status_code == 200 and "stored as version 1" in _html(r)
+    before = counts(app)
+    r = client.post(path, data={"round": "1", "units": "0", "free": f"{unit} move a1 b2 zz99\nQ7 jump"})
+    assert r.status_code == 422
+    page = _html(r)
+    assert "Nothing was stored" in page and "line 2" in page
+    assert counts(app) == before
+    with session_scope(app) as s, s.begin():
+        sub = s.scalars(select(Submission)).one()
+        assert (sub.source, sub.accepted) == ("web", move)
+    r = client.post(path, data={"round": "5", "units": "0", "free": "pass"})
+    assert r.status_code == 409 and "not open" in _html(r)
+    assert client.get(f"/games/{table.id}/player/wrong").status_code == 401
+
+
+def test_mailbox_only_in_embedded_mode(tmp_path: Path, sqlite_app: Flask) -> None:
+    assert sqlite_app.test_client().get("/mailbox").status_code == 200
+    full = create_app(base_config(f"sqlite:///{tmp_path}/full.sqlite3", REDIS_URL="redis://127.0.0.1:1/0"))
+    assert full.test_client().get("/mailbox").status_code == 404
