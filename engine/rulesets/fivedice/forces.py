@@ -72,5 +72,19 @@ def read_force(force: Mapping[str, Any], options: Mapping[str, Any]) -> tuple[li
     return sheets, errors
 
 
-def default_force() -> dict[str, Any]:
-    return {"units": [{"preset": name} for name in DEFAULT_FORCE]}
+def default_force(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Knight, soldier, archer, mage: as many of them, in that order, as the budget and
+    the deployment zone allow; on a budget too small for any, one recruit that fits."""
+    budget = int(options["points"])
+    room = zone_capacity(int(options["width"]), int(options["height"]))
+    units: list[dict[str, Any]] = []
+    for name in DEFAULT_FORCE:
+        if len(units) < room and PRESETS[name].cost <= budget:
+            units.append({"preset": name})
+            budget -= PRESETS[name].cost
+    if not units:
+        # attack 1 (3) + defence 1 (3) + movement 1 (2) = 8 points, the rest is life.
+        units.append({"name": "recruit", "attack": 1, "initiative": 0, "defence": 1, "skill": 0,
+                      "movement": 1, "life": max(1, min(40, budget - 8)), "weapons": [],
+                      "armor": None, "spells": [], "items": []})
+    return {"units": units}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from engine.contract import (
@@ -29,11 +30,12 @@ from engine.rulesets.fivedice.legal import legal_lines
 from engine.rulesets.fivedice.orders import VERBS, check_order, check_order_set
 from engine.rulesets.fivedice.resolve import resolve_round
 from engine.rulesets.fivedice.state import SIDE_LETTERS, GameState, Unit
-from engine.rulesets.fivedice.terrain import battlefield, deployment_zone
+from engine.rulesets.fivedice.terrain import MIN_SIDE, battlefield, deployment_zone
 from engine.turns import expected_players, standing_outcome
 
+# Grids of at least 6 × 6, so that every seat's deployment zone holds 4 units.
 OPTIONS = (
-    *COMMON_OPTIONS,
+    *(replace(o, minimum=MIN_SIDE) if o.name in ("width", "height") else o for o in COMMON_OPTIONS),
     OptionSpec("die", 6, "sides of each of the five dice", minimum=2, maximum=100),
     OptionSpec("points", 250, "points budget of each force (sheet cost table in the docs)",
                minimum=10, maximum=10_000),
@@ -59,7 +61,7 @@ class FivediceRuleset(Ruleset[GameState]):
         return read_force(force, self.options(options))[1]
 
     def default_force(self, seat: int, options: Options) -> JSON:
-        return default_force()
+        return default_force(self.options(options))
 
     def setup(self, players: Sequence[PlayerId], forces: Mapping[PlayerId, Mapping[str, Any]],
               options: Options, dice: Dice) -> GameState:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine.grid import Square
 
+MIN_SIDE = 6  # the smallest grid side: 2 × (6 − 4) = 4 units per deployment zone
 COVER = "cover"
 WALL = "wall"
 LEGEND = {COVER: "half cover, passable; +5 defence against shots across it",

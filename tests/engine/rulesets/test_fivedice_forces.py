@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from engine.contract import ForceError
+from engine.contract import ForceError, OptionError
 from engine.dice import ScriptedDice
 from engine.rulesets.fivedice.forces import PRESETS
 
@@ -111,3 +111,22 @@ def test_four_players_deploy_on_four_edges_without_corners() -> None:
     assert [len(z) for z in zones] == [16, 16, 16, 16]
     assert len({sq for z in zones for sq in z}) == 64
     assert zones[2][0].name == "b6" and zones[3][0].name == "k6"
+
+
+@pytest.mark.parametrize(("points", "units"), [(10, ["recruit"]), (50, ["recruit"]), (120, ["knight"]),
+                                               (130, ["knight", "soldier"]),
+                                               (250, ["knight", "soldier", "archer", "mage"])])
+def test_the_default_force_always_fits_the_budget(points: int, units: list[str]) -> None:
+    """The default force is valid whatever the budget: knight (73), soldier (53), archer
+    (53), mage (60) while they fit, else one recruit."""
+    options = RULES.options({"points": points})
+    force = RULES.default_force(0, options)
+    assert RULES.validate_force(force, options) == []
+    assert [u.get("preset", u.get("name")) for u in force["units"]] == units
+
+
+def test_the_smallest_grid_holds_four_units_a_seat() -> None:
+    options = RULES.options({"width": 6, "height": 6})
+    assert RULES.validate_force(RULES.default_force(0, options), options) == []
+    with pytest.raises(OptionError, match="option width: must be at least 6"):
+        RULES.options({"width": 5})
