@@ -76,7 +76,7 @@ def attack(state: HeroesState, attacker: Figure, target: Figure, dice: Dice, eve
         dmg = row.dmg + bonus
         strike = f"{head} → {row.name}, Dmg {dmg}"
         take_strike(state, target, dmg, roll.critical, dice, events, strike, data)
-    _spend_items(attacker)
+    _spend_items(state, attacker)
 
 
 def take_strike(state: HeroesState, target: Figure, dmg: int, critical: bool, dice: Dice,
@@ -130,12 +130,15 @@ def knock_out(state: HeroesState, f: Figure, events: list[Event]) -> None:
                             f"captured on {square_name(f.square)}.", {"unit": f.id}))
 
 
-def _spend_items(f: Figure) -> None:
-    """Items that last a number of attacks lose one use per attack made."""
+def _spend_items(state: HeroesState, f: Figure) -> None:
+    """Items that last a number of attacks lose one use per attack made; a spent one goes
+    to the items discard pile (reshuffled when the deck runs out)."""
     kept = []
     for item_id, uses in f.items:
         if uses is not None and items()[item_id].effect in ATTACK_ITEMS:
             uses -= 1
         if uses is None or uses > 0:
             kept.append([item_id, uses])
+        else:
+            state.items_discard.append(item_id)
     f.items = kept

@@ -78,7 +78,7 @@ def test_a_lead_pipe_adds_damage_and_wears_out():
     henchman(s, "e5", facing="s")
     res = play(s, {}, [12, 13, 2, 2, 3, 4, *NOBODY_COMES])
     assert "Strong Strike, Dmg 17" in texts(res.events, "damage")[0]
-    assert res.state.figures["Z1"].items == []
+    assert res.state.figures["Z1"].items == [] and res.state.items_discard == ["pipe"]
 
 
 def test_a_pistol_lets_a_melee_hero_shoot_two_ahead_with_r():
@@ -112,3 +112,14 @@ def test_a_kevlar_vest_adds_an_arm_roll():
     events: list = []
     take_strike(s, ss, 15, False, ScriptedDice([2, 3, 4, 15, 16, 2]), events, "strike", {})
     assert ss.vitality == 5 and events[0].kind == "save"
+
+
+def test_an_empty_items_deck_is_reshuffled_from_the_discards():
+    """A find with no cards left reshuffles the discards (DICE.md shuffle: one d2 for two
+    cards; face 1 swaps them), then flips the top one: the car."""
+    s = state()
+    hero(s, "alice", "zenith", "e4")
+    s.items_deck, s.items_discard = [], ["pipe", "car"]
+    res = play(s, {"alice": "Z1 search"}, [10, 10, 15, 1, *NOBODY_COMES])
+    assert res.state.figures["Z1"].items == [["car", 1]]
+    assert res.state.items_deck == ["pipe"] and res.state.items_discard == []
