@@ -112,10 +112,21 @@ def _piece(board: Board, piece: Piece, stacked: int) -> str:
             f"{health}</g>")
 
 
+def _toward(p: tuple[float, float], q: tuple[float, float], by: float) -> tuple[float, float]:
+    """p moved `by` towards q (not past it)."""
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    length = (dx * dx + dy * dy) ** 0.5
+    if length <= by * 2:
+        return p
+    return p[0] + dx * by / length, p[1] + dy * by / length
+
+
 def _mark(board: Board, mark: Mark) -> str:
     points = [p for p in (_centre(board, s) for s in mark.squares) if p is not None]
     if len(points) < 2:
         return ""
+    points[-1] = _toward(points[-1], points[-2], CELL * 0.45)  # stop at the piece's edge
+    points[0] = _toward(points[0], points[1], CELL * 0.25)
     colour = MARK_COLOURS.get(mark.kind, "#333333")
     dash = "" if mark.kind == "move" else ' stroke-dasharray="6 4"'
     pts = " ".join(f"{x:g},{y:g}" for x, y in points)

@@ -1,0 +1,45 @@
+"""The SVG grid: valid XML, every piece labelled (not colour alone), escaped, marks drawn."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from engine.contract import Board, Mark, Piece
+from service.render.svg import board_svg
+
+NS = {"s": "http://www.w3.org/2000/svg"}
+
+
+def _board() -> Board:
+    return Board(width=5, height=4, terrain={"c2": "wall", "d3": "water"},
+                 pieces=[Piece("A1", "a1", "alice", "unit", "A1", 3, 5, note="Runner"),
+                         Piece("B1", "e4", "bob", "unit", "<B>", 1, None),
+                         Piece("T1", "b1", "alice", "token", "T1"),
+                         Piece("H1", "c3", None, "henchman", "H1", 2, 2)],
+                 marks=[Mark("move", ("a2", "a1"), "alice"), Mark("attack", ("a1", "b2"), "alice")],
+                 sides=["alice", "bob"])
+
+
+def test_svg_is_valid_and_labels_every_piece() -> None:
+    svg = str(board_svg(_board(), 'the "grid"'))
+    root = ET.fromstring(svg)
+    assert root.get("viewBox") == f"0 0 {5 * 44 + 44} {4 * 44 + 44}"
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert {"A1", "<B>", "T1", "H1", "3/5", "1", "2/2"} <= set(texts)
+    assert "&lt;B&gt;" in svg and "<B>" not in svg.replace("&lt;B&gt;", "")
+    titles = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}title")]
+    assert "A1 (alice, unit) on a1, health 3/5: Runner" in titles
+    assert "c2: wall" in titles and "d3: water" in titles
+    # Shapes differ by kind: units circles, tokens squares, the game's pieces diamonds.
+    assert len(root.findall(".//s:circle", NS)) == 2
+    assert len(root.findall(".//s:polygon", NS)) == 1
+    lines = root.findall(".//s:polyline", NS)
+    assert [line.get("marker-end") for line in lines] == ["url(#arrow-move)", "url(#arrow-attack)"]
+    assert lines[1].get("stroke-dasharray") == "6 4" and lines[0].get("stroke-dasharray") is None
+
+
+def test_side_colours_follow_seat_order() -> None:
+    svg = str(board_svg(_board()))
+    alice = svg.index('fill="#b3261e">A1<')
+    bob = svg.index('fill="#1f5fbf">&lt;B&gt;<')
+    assert alice > 0 and bob > 0
