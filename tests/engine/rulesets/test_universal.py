@@ -8,6 +8,10 @@ see universal_positions.py.
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.rulesets.universal.combat import fewest_dice
 from tests.engine.rulesets.universal_positions import RULES, first, kinds, position, refused, resolve
 
 # -- Attack -----------------------------------------------------------------------------
@@ -301,3 +305,18 @@ def test_attacking_in_a_row_counts_the_sides_own_turns_in_alternating_mode():
     state, _ = resolve(state, [], bob="pass")
     state, events = resolve(state, [1, 1, 1], alice="A1 attack B1")
     assert first(events, "attack")["defence"] == 6
+
+
+@given(st.lists(st.integers(1, 6), max_size=12), st.integers(1, 40), st.integers(0, 3))
+def test_fewest_dice_is_the_smallest_highest_first_prefix_that_reaches(faces, target, penalty):
+    """"Add the dices together to match or exceed the defender's defence ... Deal damage
+    equal to number of unused dices": for any roll, the dice used are the fewest (highest
+    first) whose total reaches the defence, and the damage is what is left over."""
+    used, damage = fewest_dice(faces, target, penalty)
+    ordered = sorted(faces, reverse=True)
+    if sum(faces) - penalty >= target and faces:
+        assert sum(ordered[:used]) - penalty >= target
+        assert used == 0 or sum(ordered[:used - 1]) - penalty < target
+        assert damage == len(faces) - used
+    else:
+        assert damage == 0

@@ -7,6 +7,8 @@ and the exact reason, and an over-budget army names its cost.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.contract import ForceError
 from engine.dice import ScriptedDice
@@ -139,3 +141,16 @@ def test_an_army_too_big_for_the_board_is_refused_at_setup():
     army = {"units": [{}] * 9}
     with pytest.raises(ForceError, match="9 units do not fit on a 4x4 grid"):
         RULES.setup(["alice", "bob"], {"alice": army, "bob": army}, options, ScriptedDice([]))
+
+
+@given(st.integers(1, 20), st.integers(1, 20), st.sampled_from([5, 7, 9, 11, 13, 14, 20, 30]),
+       st.integers(0, 2))
+def test_more_of_any_stat_never_costs_less(ep, pw, d, n_types):
+    """The seed's tables only ever add: one more EP, Pw, defence level or type costs more."""
+    types = ("runner", "support")[:n_types]
+    base = unit_cost(UnitSpec("", ep, pw, d, types))
+    assert unit_cost(UnitSpec("", ep + 1, pw, d, types)) > base
+    assert unit_cost(UnitSpec("", ep, pw + 1, d, types)) > base
+    assert unit_cost(UnitSpec("", ep, pw, d + 2, types)) > base
+    if n_types < 2:
+        assert unit_cost(UnitSpec("", ep, pw, d, ("runner", "support")[:n_types + 1])) > base
