@@ -1,0 +1,137 @@
+"""Every kind of mail, rendered and parsed back: two parts, proper headers, nothing unsafe."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+from sqlalchemy import select
+
+from service.db import session_scope
+from service.mail.outbox import deliver
+from service.mail.settings import mail_settings
+from service.mail.tokens import parse_token, verify_token
+from service.models import Game, Outbox, Seat, StoredMail
+from tests.mail.conftest import start_game
+from tests.mail.mail_world import html_of, parse, text_of
+
+KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help")
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: set[str] = set()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.urls += [v for k, v in attrs if k in ("src", "href", "background") and v]
+
+
+def _all_kinds(app) -> dict[str, list]:
+    """A game that has sent every kind: played to its end, plus the kinds no flow sends here."""
+    game = start_game(app, max_rounds=1)
+    to = game.reply_to("alice")
+    game.send(_raw(to, "A1 fly a1", "<k1@c>"))       # confirmation with errors
+    game.send(_raw(to, "STATUS", "<k2@c>"))           # status
+    game.send(_raw(to, "HELP", "<k3@c>"))             # help
+    game.send(_raw("dicepost@dicepost.localhost", "pass", "<k4@c>", sender="who@else.example"))  # refusal
+    with session_scope(app) as s, s.begin():
+        seat = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.name == "alice")).one()
+        s.add(Outbox(game_id=game.id, seat_id=seat.id, kind="reminder", to_address=seat.email,
+                     message_id=f"<{game.id}.reminder.t@dicepost.test>", status="pending",
+                     payload={"round": 1, "deadline": "2026-12-01T00:00:00+00:00", "lead": "PT12H",
+                              "title": "Mail duel"}))
+    with session_scope(app) as s:
+        pending = list(s.scalars(select(Outbox.id).where(Outbox.status == "pending")))
+    with app.app_context():
+        for oid in pending:
+            deliver(oid)
+    game.send(_raw(to, "pass", "<k5@c>"))
+    game.send(_raw(game.reply_to("bob"), "pass", "<k6@c>", sender="bob@example.org"))  # results, game over
+    out: dict[str, list] = {k: [] for k in KINDS}
+    with session_scope(app) as s:
+        for mail, row in s.execute(select(StoredMail, Outbox).join(Outbox, Outbox.id == StoredMail.outbox_id)):
+            out[row.kind].append((parse(mail.raw.encode()), row.message_id, row.seat_id))
+    return {"game": game, **out}
+
+
+def _raw(to: str, body: str, mid: str, sender: str = "alice@example.org") -> bytes:
+    return (f"From: {sender}\r\nTo: {to}\r\nSubject: Re: x\r\nMessage-ID: {mid}\r\n\r\n{body}\r\n").encode()
+
+
+@pytest.fixture(scope="module")
+def sent(tmp_path_factory):
+    from service import create_app
+    from service.db import engine_of
+    from service.migrate import upgrade
+    from tests.conftest import base_config
+
+    path = tmp_path_factory.mktemp("kinds") / "kinds.sqlite3"
+    app = create_app(base_config(f"sqlite:///{path}"))
+    upgrade(engine_of(app))
+    yield _all_kinds(app)
+    engine_of(app).dispose()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_kind_is_multipart_with_safe_html_and_proper_headers(sent, kind):
+    mails = sent[kind]
+    assert mails, f"no {kind} mail was sent"
+    game = sent["game"]
+    with session_scope(game.app) as s:
+        commitment = s.get(Game, game.id).commitment
+    for msg, message_id, seat_id in mails:
+        assert msg.get_content_type() == "multipart/alternative"
+        assert [p.get_content_type() for p in msg.iter_parts()] == ["text/plain", "text/html"]
+        assert msg["Message-ID"] == message_id
+        assert msg["Auto-Submitted"] == "auto-generated"
+        text, html = text_of(msg), html_of(msg)
+        tags = _Tags()
+        tags.feed(html)
+        assert not tags.tags & {"svg", "script", "img", "iframe", "object", "style", "link"}
+        assert all(u.startswith(("http://dicepost.test", "mailto:")) for u in tags.urls), tags.urls
+        if kind == "refusal":
+            assert seat_id is None and msg["Reply-To"] is None and commitment not in text
+            continue
+        assert commitment in text and commitment in html  # every game mail shows S_0
+        root = f"<game-{game.id}-seat-{seat_id}@dicepost.localhost>"
+        assert msg["In-Reply-To"] == root and msg["References"] == root
+        token = str(msg["Reply-To"].addresses[0].addr_spec).split("+")[1].split("@")[0]
+        with game.app.app_context(), session_scope(game.app) as s:
+            seat = s.get(Seat, seat_id)
+            assert verify_token(mail_settings(game.app.config).secret_key, "reply", parse_token(token),
+                                seat.reply_token_salt)
+        assert msg["List-Unsubscribe"].startswith("<http://dicepost.test/mail/unsubscribe/")
+        assert msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+        assert f"TOKEN {token}" in text
+
+
+def test_results_mail_has_everything_a_round_needs(sent):
+    msg = next(m for m, _mid, _seat in sent["results"] if "Round 1 results" in str(m["Subject"]))
+    text, html = text_of(msg), html_of(msg)
+    for part in ("THE GRID", "Pieces:", "WHAT HAPPENED", "YOUR UNITS", "ROLL LOG", "CHECK THESE DICE",
+                 "Revealed chain key S_2 = ", "S_1 = ", "it does.", "/verify?record=http%3A%2F%2Fdicepost.test"):
+        assert part in text, part
+    assert "<table role=\"grid\"" in html and "Roll log" in html and "Check these dice" in html
+
+
+def test_the_start_mail_shows_round_1(sent):
+    msg = next(m for m, _mid, _seat in sent["results"] if "The game has started" in str(m["Subject"]))
+    text = text_of(msg)
+    assert "Round 1 is open" in text and "It needs your orders" in text
+    assert "Revealed chain key S_1 = " in text
+
+
+def test_confirmation_with_errors_and_reminder_text(sent):
+    errors = next(m for m, _mid, _seat in sent["confirmation"] if "NOT stored" in str(m["Subject"]))
+    assert "  1  A1 fly a1\n     ^ " in text_of(errors)
+    reminder = sent["reminder"][0][0]
+    assert "Round 1 of Mail duel closes" in text_of(reminder) and "(in about PT12H)" in text_of(reminder)
+
+
+def test_game_over_names_the_outcome(sent):
+    over = sent["game_over"][0][0]
+    assert "Game over: a draw" in str(over["Subject"]) or "won" in str(over["Subject"])
+    assert "THE FINAL GRID" in text_of(over)
