@@ -61,3 +61,26 @@ def finished() -> dict[str, Any]:
     record = play("universal", "verify-suite", max_rounds=60).record
     assert record["outcome"] is not None, "the fixture game should finish"
     return record
+
+
+def play_rounds(client: Any, rounds: int) -> str:
+    """Through the service's JSON API only: create a game, join both seats, play rounds."""
+    created = client.post("/api/games", json={"ruleset": "universal", "seats": [
+        {"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "blue@example.org"}]})
+    assert created.status_code == 201, created.json
+    game_id = created.json["id"]
+    tokens = {}
+    for seat in created.json["seats"]:
+        joined = client.post(f"/api/games/{game_id}/join", json={"invite_token": seat["invite_token"]})
+        assert joined.status_code == 200, joined.json
+        tokens[seat["name"]] = {"Authorization": f"Bearer {joined.json['player_token']}"}
+    for _ in range(rounds):
+        for headers in tokens.values():
+            view = client.get(f"/api/games/{game_id}/orders", headers=headers).json
+            if view["round"] is None:
+                return game_id
+            line = next(sorted(options)[0] for _, options in sorted(view["units"].items()) if options)
+            put = client.put(f"/api/games/{game_id}/orders", headers=headers,
+                             json={"round": view["round"], "orders": line})
+            assert put.status_code == 200, put.json
+    return game_id

@@ -16,7 +16,7 @@ from flask import Blueprint, Flask, Response
 from werkzeug.serving import make_server
 
 from service import verify_page
-from tests.verify.conftest import PAGE, copy, serialize
+from tests.verify.conftest import PAGE, copy, play_rounds, serialize
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -166,5 +166,44 @@ def test_a_page_saved_to_disk_fetches_the_services_record_by_url(browser, served
         page.goto(f"{PAGE.as_uri()}?record={served}/records/good.json")  # no CORS header there
         page.wait_for_selector("#summary[data-status=bad]", timeout=60_000)
         assert "Cannot check this record" in page.inner_text("#summary")
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def live_service(tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    """The real app (SQLite), served over HTTP, its BASE_URL the server's own address."""
+    from service import create_app
+    from service.db import engine_of
+    from service.migrate import upgrade
+
+    server = make_server("127.0.0.1", 0, Flask(__name__), threaded=True)
+    base = f"http://127.0.0.1:{server.server_port}"
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/live.sqlite3", "TESTING": True,
+                      "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test", "BASE_URL": base})
+    upgrade(engine_of(app))
+    server.app = app
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield base, app
+    server.shutdown()
+
+
+def test_the_services_check_these_dice_links_open_a_green_verifier(browser, live_service) -> None:
+    base, app = live_service
+    client = app.test_client()
+    game_id = play_rounds(client, 2)
+    record = client.get(f"/api/games/{game_id}/record").json
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        for where in (f"/games/{game_id}", f"/games/{game_id}/rounds/1"):
+            page.goto(base + where)
+            page.get_by_role("link", name="Check these dice").first.click()
+            page.wait_for_selector("#summary[data-status=ok], #summary[data-status=bad]", timeout=60_000)
+            assert page.url.startswith(f"{base}/verify?record=")
+            assert page.get_attribute("#summary", "data-status") == "ok", page.inner_text("#summary")
+            assert page.locator("tr.step.ok").count() == len(record["steps"]) >= 3
+            assert page.locator("tr.roll.ok").count() == rolls_in(record)
     finally:
         context.close()

@@ -17,7 +17,7 @@ from service import create_app
 from service.commands.verify import EXIT_OK, check
 from service.db import engine_of
 from service.migrate import upgrade
-from tests.verify.conftest import PAGE
+from tests.verify.conftest import PAGE, play_rounds
 
 
 @pytest.fixture
@@ -26,28 +26,6 @@ def client(tmp_path: Path) -> Any:
                       "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test", "BASE_URL": "http://dicepost.test"})
     upgrade(engine_of(app))
     return app.test_client()
-
-
-def play_rounds(client: Any, rounds: int) -> str:
-    created = client.post("/api/games", json={"ruleset": "universal", "seats": [
-        {"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "blue@example.org"}]})
-    assert created.status_code == 201, created.json
-    game_id = created.json["id"]
-    tokens = {}
-    for seat in created.json["seats"]:
-        joined = client.post(f"/api/games/{game_id}/join", json={"invite_token": seat["invite_token"]})
-        assert joined.status_code == 200, joined.json
-        tokens[seat["name"]] = {"Authorization": f"Bearer {joined.json['player_token']}"}
-    for _ in range(rounds):
-        for headers in tokens.values():
-            view = client.get(f"/api/games/{game_id}/orders", headers=headers).json
-            if view["round"] is None:
-                return game_id
-            line = next(sorted(options)[0] for _, options in sorted(view["units"].items()) if options)
-            put = client.put(f"/api/games/{game_id}/orders", headers=headers,
-                             json={"round": view["round"], "orders": line})
-            assert put.status_code == 200, put.json
-    return game_id
 
 
 def test_a_game_played_through_the_api_verifies(client: Any, tmp_path: Path) -> None:
