@@ -48,17 +48,41 @@ def plan(state: HeroesState, f: Figure, waypoints: list[Square], ap: int, flying
     return None if path is None else list(path.squares)
 
 
-def reachable(state: HeroesState, f: Figure, ap: int, streets_only: bool = False,
-              grid: Grid | None = None) -> dict[Square, int]:
-    """Square → steps, for every square within ap steps (climbs allowed unless streets_only)."""
+Search = dict[Square, tuple[int, Square | None]]  # square → (path cost, previous square)
+
+
+def search(state: HeroesState, f: Figure, ap: int, streets_only: bool = False,
+           flying: bool = False, grid: Grid | None = None) -> Search:
+    """Every square within ap steps, with its cheapest route (one search serves both the
+    choice of a square and the walk there)."""
     def cost(frm: Square, to: Square) -> int | None:
         if streets_only and to in state.roofs:
             return None
-        return step_cost(state, frm, to, False)
+        return step_cost(state, frm, to, flying)
 
-    best = (grid or state.grid()).reachable(f.square, STEP * ap + STEP - 1, cost,
+    return (grid or state.grid()).reachable(f.square, STEP * ap + STEP - 1, cost,
                                             bool(state.options["diagonals"]))
-    return {sq: c // STEP for sq, (c, _) in best.items()}
+
+
+def steps(found: Search) -> dict[Square, int]:
+    """Square → number of steps to it."""
+    return {sq: c // STEP for sq, (c, _) in found.items()}
+
+
+def reachable(state: HeroesState, f: Figure, ap: int, streets_only: bool = False,
+              grid: Grid | None = None) -> dict[Square, int]:
+    """Square → steps, for every square within ap steps (climbs allowed unless streets_only)."""
+    return steps(search(state, f, ap, streets_only, grid=grid))
+
+
+def route(found: Search, dest: Square) -> list[Square]:
+    """The squares entered on the way to dest (empty when dest is the start)."""
+    out: list[Square] = []
+    sq: Square | None = dest
+    while sq is not None and found[sq][1] is not None:
+        out.append(sq)
+        sq = found[sq][1]
+    return out[::-1]
 
 
 def move_order(state: HeroesState, f: Figure, waypoints: list[str], flying: bool, dice: Dice,

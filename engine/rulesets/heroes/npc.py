@@ -63,10 +63,9 @@ def step_towards(state: HeroesState, f: Figure, goal: Square, dice: Dice,
                  events: list[Event]) -> None:
     """Walk the streets to the square nearest the goal (then fewest steps, then board order)."""
     taken = {g.square for g in state.figures.values() if g.kind != "hero" and g.id != f.id}
-    options = movement.reachable(state, f, f.spec.move_ap, streets_only=True)
+    found = movement.search(state, f, f.spec.move_ap, streets_only=True)
+    options = movement.steps(found)
     best = min(options, key=lambda s: (distance(s, goal), s in taken, options[s], s.row, s.col))
     if best == f.square or best in taken:
         return
-    path = movement.plan(state, f, [best], f.spec.move_ap, False, streets_only=True)
-    if path:
-        movement.walk(state, f, path, f.spec.move_ap, False, dice, events)
+    movement.walk(state, f, movement.route(found, best), f.spec.move_ap, False, dice, events)

@@ -44,7 +44,8 @@ def run_away(state: HeroesState, hero: Figure, wanted: Square | None, dice: Dice
         return False
     events.append(Event("run", text + ": gets away.", {"unit": hero.id, "enemy": enemy.id}))
     flying = "flight" in hero.effects
-    options = movement.reachable(state, hero, hero.spec.move_ap, streets_only=not flying)
+    found = movement.search(state, hero, hero.spec.move_ap, streets_only=not flying, flying=flying)
+    options = movement.steps(found)
     threats = foes_of(state, hero)
 
     def safe(sq: Square) -> bool:
@@ -58,8 +59,7 @@ def run_away(state: HeroesState, hero: Figure, wanted: Square | None, dice: Dice
     if wanted is not None and dest != wanted:
         events.append(Event("note", f"{hero.id} cannot get to safety on {square_name(wanted)}; "
                             f"runs to {square_name(dest)}.", {"unit": hero.id}))
-    path = movement.plan(state, hero, [dest], hero.spec.move_ap, flying,
-                         streets_only=not flying) if dest != hero.square else []
+    path = movement.route(found, dest)
     if path:
         movement.walk(state, hero, path, hero.spec.move_ap, flying, dice, events)
     return True

@@ -43,9 +43,13 @@ def henchmen_and_civvies_roll(state: HeroesState, dice: Dice, events: list[Event
                 break
 
 
-def _free(state: HeroesState, sq: Square) -> bool:
+def _free(state: HeroesState, sq: Square, taken: set[Square]) -> bool:
     return (0 <= sq.col < state.width and 0 <= sq.row < state.height
-            and sq not in state.roofs and all(f.square != sq for f in state.figures.values()))
+            and sq not in state.roofs and sq not in taken)
+
+
+def _taken(state: HeroesState) -> set[Square]:
+    return {f.square for f in state.figures.values()}
 
 
 def _draw(state: HeroesState, dice: Dice) -> Placement:
@@ -60,8 +64,9 @@ def _draw(state: HeroesState, dice: Dice) -> Placement:
 def place_henchman(state: HeroesState, quadrant: str, dice: Dice, events: list[Event],
                    face: int) -> bool:
     """Flip a henchmen card and place its henchman and a civvie; False if there is no room."""
+    taken = _taken(state)
     spot_free = [sq for sq in quadrant_squares(quadrant, state.width, state.height)
-                 if _free(state, sq)]
+                 if _free(state, sq, taken)]
     if not spot_free:
         events.append(Event("spawn_roll", f"Henchmen & Civvies roll {quadrant}: {face}, but the "
                             "quadrant is full.", {"quadrant": quadrant, "face": face}))
@@ -73,9 +78,10 @@ def place_henchman(state: HeroesState, quadrant: str, dice: Dice, events: list[E
     henchman = Figure(state.new_id("H"), "henchman", spec.id, spot, vitality=spec.vitality)
     henchman.facing = _towards_nearest_hero(state, spot)
     state.figures[henchman.id] = henchman
+    taken.add(spot)
     text = (f"Henchmen & Civvies roll {quadrant}: {face}. {spec.name} {henchman.id} "
             f"on {square_name(spot)}")
-    civvie_sq = _civvie_square(state, spot, mirrored(placement.civvie, quadrant))
+    civvie_sq = _civvie_square(state, spot, mirrored(placement.civvie, quadrant), taken)
     data = {"quadrant": quadrant, "face": face, "henchman": henchman.id, "square": square_name(spot)}
     if civvie_sq is not None:
         civvie = Figure(state.new_id("C"), "civvie", "", civvie_sq)
@@ -93,12 +99,13 @@ def mirrored(direction: str, quadrant: str) -> str:
     return next(name for name, step in DIRECTIONS.items() if step == flipped)
 
 
-def _civvie_square(state: HeroesState, at: Square, direction: str) -> Square | None:
+def _civvie_square(state: HeroesState, at: Square, direction: str,
+                   taken: set[Square]) -> Square | None:
     start = CLOCKWISE.index(direction) if direction in DIRECTIONS else 0
     for k in range(8):
         dc, dr = DIRECTIONS[CLOCKWISE[(start + k) % 8]]
         sq = Square(at.col + dc, at.row + dr)
-        if _free(state, sq):
+        if _free(state, sq, taken):
             return sq
     return None
 
@@ -132,7 +139,8 @@ def enter_nemesis(state: HeroesState, player: str, hero: Figure, events: list[Ev
     corner = CORNERS[state.seats.index(player) % 4]
     squares = quadrant_squares(OPPOSITE[corner], state.width, state.height)
     middle = squares[len(squares) // 2]
-    free = [sq for sq in squares if _free(state, sq)] or [
+    taken = _taken(state)
+    free = [sq for sq in squares if _free(state, sq, taken)] or [
         sq for sq in squares if sq not in state.roofs] or squares
     spot = min(free, key=lambda s: (distance(s, middle), s.row, s.col))
     spec = card(hero.spec.nemesis)
