@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from service.gm.auth import gm_game
+from service.mail.outbox import failed_mail
 from service.schedule.policy import policy_to_json
 from service.timekeeping.journal import schedule_entries
 from service.timekeeping.state import open_round, policy_of, seat_schedule, submitted_names
@@ -30,4 +31,7 @@ def console_json(session: Session, game_id: str, token: str | None) -> dict[str,
             "paused_at": game.paused_at.isoformat() if game.paused_at else None,
             "policy": policy_to_json(policy_of(game)), "outcome": game.outcome,
             "seats": seats, "audit": schedule_entries(session, game.id),
+            "failed_mail": [{"id": f.id, "kind": f.kind, "to": f.to_address, "seat": f.seat,
+                             "attempts": f.attempts, "error": f.error, "created_at": f.created_at.isoformat()}
+                            for f in failed_mail(session, game.id)],
         }

@@ -22,6 +22,7 @@ class MailGame:
     id: str
     players: dict[str, MailPlayer]
     tokens: dict[str, str]  # player tokens, for the web/API side of a test
+    gm_token: str = ""
 
     def send(self, raw: bytes) -> Outcome:
         with self.app.app_context():
@@ -53,7 +54,7 @@ def start_game(app: Flask, title: str = "Mail duel", **options: Any) -> MailGame
         j = client.post(f"/api/games/{game_id}/join", json={"invite_token": seat["invite_token"]})
         assert j.status_code == 200, j.json
         tokens[seat["name"]] = j.json["player_token"]
-    game = MailGame(app, game_id, {}, tokens)
+    game = MailGame(app, game_id, {}, tokens, r.json["gm_token"])
     read = stored_mail(app)
     game.players = {n: MailPlayer(f"{n}@example.org", read, game.send) for n in ("alice", "bob")}
     return game

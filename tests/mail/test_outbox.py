@@ -102,6 +102,12 @@ def test_5xx_fails_and_shows_on_the_gm_page(game, smtp):
         failed = failed_mail(s, game.id)
     assert [(f.id, f.seat, f.to_address, f.kind) for f in failed] == [(oid, "alice", "alice@example.org", "status")]
     assert "550" in failed[0].error
+    page = game.app.test_client().get(f"/games/{game.id}/gm/{game.gm_token}")
+    assert page.status_code == 200
+    assert b"Mail that could not be delivered" in page.data and b"550 5.1.1" in page.data
+    console = game.app.test_client().get(f"/api/games/{game.id}/gm",
+                                         headers={"Authorization": f"Bearer {game.gm_token}"})
+    assert [f["id"] for f in console.json["failed_mail"]] == [oid]
     with session_scope(game.app) as s, s.begin():
         assert retry_failed(s, game.id, oid)
         assert not retry_failed(s, "another-game", oid)
