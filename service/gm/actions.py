@@ -32,7 +32,7 @@ from service.schedule.durations import DurationError, parse_duration
 from service.schedule.policy import PolicyError, parse_policy, policy_to_json
 from service.timekeeping.clock import now
 from service.timekeeping.closing import close_early_if_done, mark_ready
-from service.timekeeping.due import hand_to_bot, open_for_replacement
+from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player
 from service.timekeeping.journal import log_action
 from service.timekeeping.links import takeover_url
 from service.timekeeping.state import open_round, policy_of, seat_schedule
@@ -180,7 +180,8 @@ def remove(session: Session, game_id: str, token: str | None, seat_name: Any, un
         raise Invalid(f"units: 'hold' or 'bot', got {units!r}", "units")
     with _acting(session, game_id, token) as (game, bells):
         seat = _seat(game, seat_name)
-        seat.player_token_hash = None
+        revoke_player(seat)
+        seat.email = None  # no more game mail, whose tokens would let them act again
         rnd = open_round(session, game)
         if units == "bot":
             hand_to_bot(session, game, rnd, seat, actor="gm")

@@ -103,12 +103,28 @@ def claim_seat(session: Session, game_id: str, invite_token: Any) -> tuple[str, 
             Seat.game_id == game_id, Seat.invite_token_hash == token_hash(invite_token))).first()
         if seat is None:
             raise Unauthorized("this invitation does not open a seat of this game", "invite_token")
-        row = seat_schedule(session, seat)
-        if row.controller != "open" or game.status != "active":
-            raise Conflict(f"seat {seat.name} is not open for a replacement", "invite_token")
-        player_token = new_token()
-        seat.player_token_hash = token_hash(player_token)
-        seat.invite_token_hash = token_hash(new_token())  # the invitation is used up
-        row.controller, row.misses, row.wait = "human", 0, False
-        log_action(session, game.id, seat.name, "seat_claimed", {"seat": seat.name, "at": now().isoformat()})
+        return _take(session, game, seat)
+
+
+def claim_open_seat(session: Session, seat_id: int) -> tuple[str, str] | None:
+    """A replacement's JOIN by mail (the mail's token already named the seat): (seat name,
+    new player token), or None when the seat is not open for a replacement."""
+    with session.begin():
+        seat = session.get(Seat, seat_id)
+        if seat is None or seat_schedule(session, seat, create=False).controller != "open":
+            return None
+        game = session.get(Game, seat.game_id, with_for_update=True)
+        assert game is not None
+        return _take(session, game, seat)
+
+
+def _take(session: Session, game: Game, seat: Seat) -> tuple[str, str]:
+    row = seat_schedule(session, seat)
+    if row.controller != "open" or game.status != "active":
+        raise Conflict(f"seat {seat.name} is not open for a replacement", "invite_token")
+    player_token = new_token()
+    seat.player_token_hash = token_hash(player_token)
+    seat.invite_token_hash = token_hash(new_token())  # the invitation is used up
+    row.controller, row.misses, row.wait = "human", 0, False
+    log_action(session, game.id, seat.name, "seat_claimed", {"seat": seat.name, "at": now().isoformat()})
     return seat.name, player_token

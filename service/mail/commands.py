@@ -69,6 +69,14 @@ def _clear(session: Session, seat: Seat) -> Done:
 
 
 def _join(session: Session, seat: Seat) -> Done:
+    from service.gm.players import claim_open_seat  # a replacement taking an open seat
+
+    taken = claim_open_seat(session, seat.id)
+    if taken is not None:
+        page = urls.player_url(seat.game_id, taken[1])
+        return Done(f"took over {taken[0]}", [("help", {
+            "note": f"You now play {taken[0]}, its units as they stand. Your page on the web "
+                    f"(keep it private): {page}"})])
     try:
         joined = games.join(session, seat.game_id, None, seat_id=seat.id)
     except ServiceError as exc:

@@ -7,6 +7,7 @@ it ready (or its deadline moved) and does nothing.
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 
 from sqlalchemy import select
@@ -102,15 +103,15 @@ def open_for_replacement(session: Session, bells: Doorbells, game: Game, seat: S
                          email: str | None = None) -> str:
     """Open the seat (units hold until someone takes it) and mint a fresh invitation for it.
 
-    The old player token stops working. With `email`, the invitation is mailed there; the
-    other players are told the seat is open either way. Returns the invite token."""
+    The old player's token and mail tokens stop working. With `email`, the invitation is
+    mailed there; the other players are told the seat is open either way. Returns the
+    invite token."""
     row = seat_schedule(session, seat)
     row.controller = "open"
     invite = new_token()
     seat.invite_token_hash = token_hash(invite)
-    seat.player_token_hash = None
-    if email is not None:
-        seat.email = email
+    revoke_player(seat)
+    seat.email = email  # mail for the seat now goes to the newcomer (or nobody until one is named)
     log_action(session, game.id, actor, "seat_opened", {"seat": seat.name, "invited": email is not None})
     url = takeover_url(game.id, invite)
     if email is not None:
@@ -122,3 +123,10 @@ def open_for_replacement(session: Session, bells: Doorbells, game: Game, seat: S
                        {"message": f"Seat {seat.name} is open for a replacement player; "
                                    "its units hold until someone takes it."})
     return invite
+
+
+def revoke_player(seat: Seat) -> None:
+    """The seat's player can no longer act: the web/API token is dropped and the salt of the
+    mail reply tokens is renewed, so tokens in mail already sent stop working too."""
+    seat.player_token_hash = None
+    seat.reply_token_salt = secrets.token_hex(16)
