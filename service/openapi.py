@@ -1,11 +1,17 @@
 """GET /api/openapi.json: a hand-written OpenAPI 3.1 description of every API route.
 
 tests/service/test_openapi.py checks that every route of the api blueprint is here.
+Other blueprints serving under /api (GM console, inbound mail) describe their routes
+in a module-level dict `OPENAPI_PATHS` ({path: {method: operation}}) in the module
+that defines the blueprint; `spec()` merges them in.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
+
+from flask import current_app, has_app_context
 
 ERROR = {"$ref": "#/components/schemas/Error"}
 
@@ -26,11 +32,23 @@ STR = {"type": "string"}
 STRS = {"type": "array", "items": STR}
 
 
+def blueprint_paths() -> dict[str, Any]:
+    """OPENAPI_PATHS of every registered blueprint's module (see the module doc)."""
+    paths: dict[str, Any] = {}
+    if not has_app_context():
+        return paths
+    for bp in current_app.blueprints.values():
+        module = sys.modules.get(bp.import_name)
+        for path, ops in dict(getattr(module, "OPENAPI_PATHS", {}) or {}).items():
+            paths.setdefault(path, {}).update(ops)
+    return paths
+
+
 def spec() -> dict[str, Any]:
     rolls = {"type": "array", "items": {"type": "object", "properties": {
         "step": {"type": "integer"}, "j": {"type": "integer"}, "n": {"type": "integer"},
         "face": {"type": "integer"}, "label": STR}}}
-    return {
+    document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {"title": "dicepost API", "version": "1",
                  "description": "Play-by-email skirmish games with verifiable dice."},
@@ -123,3 +141,6 @@ def spec() -> dict[str, Any]:
                 "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")}}},
         },
     }
+    for path, ops in blueprint_paths().items():
+        document["paths"].setdefault(path, {}).update(ops)
+    return document
