@@ -218,3 +218,41 @@ def test_alternating_first_game_turn_has_no_star_action_and_a_knock_out_misses_a
     s.round = 3
     assert RULES.parse_orders(s, "alice", "Z1 action flight")
     assert s.next_turn_round("alice") == 5 and s.next_turn_round("bob") == 4
+
+
+def test_a_nemesis_strikes_its_own_hero_first():
+    """A Nemesis hunts its own hero. Zenith and Puck both face Knuckles (Puck's nemesis) and
+    fail all their strikes (a 1 in each throw). Knuckles then has both in reach and strikes
+    Puck: 2,3,4 → 2 + 4 = 6, Weak Strike; Puck's ARM 2,3,4 → 5, no save; ATT 2: again."""
+    s = state(players=("alice", "bob"))
+    hero(s, "alice", "zenith", "d6", "s", start="a1")
+    hero(s, "bob", "puck", "f6", "s", start="l12")
+    nemesis(s, "bob", "knuckles", "e5", facing="n")
+    res = play(s, {}, [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3,    # Zenith: 2 attacks × 2 strikes, all fail
+                       1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3,    # Puck: the same
+                       2, 3, 4, 2, 3, 4, 2, 3, 4, 2, 3, 4,    # Knuckles on Puck, twice
+                       *NOBODY_COMES])
+    hits = [e.data["target"] for e in res.events if e.kind == "damage"]
+    assert hits == ["PK2", "PK2"] and res.state.figures["PK2"].vitality == 3
+
+
+def test_a_taken_deck_square_moves_to_the_nearest_free_street():
+    """The card's c3 is a rooftop here, so the thug goes to the nearest free street square
+    (b2, nearest then lowest row); its civvie to the north-east, c3, is a rooftop too, so
+    the next square clockwise (east): c2."""
+    s = state(roofs=("c3",))
+    hero(s, "alice", "zenith", "l12")
+    res = play(s, {}, [4, 1, 1, 1])
+    assert res.state.figures["H1"].square == parse_square("b2")
+    assert res.state.figures["C1"].square == parse_square("c2")
+
+
+def test_dump_and_load_keep_items_effects_and_reductions():
+    s = state(players=("alice", "vic"), villain="vic")
+    z = hero(s, "alice", "zenith", "e4")
+    z.items = [["pipe", 2], ["vest", None]]
+    z.used = {"glare": 1}
+    h = henchman(s, "e5")
+    h.reduced = ["U"]
+    assert RULES.dump(RULES.load(RULES.dump(s))) == RULES.dump(s)
+    assert RULES.load(RULES.dump(s)).figures["H1"].stat("U") == 1

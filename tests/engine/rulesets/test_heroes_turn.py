@@ -234,3 +234,37 @@ def test_a_ranged_hero_shoots_two_ahead():
     res = play(s, {}, [12, 5, 6, 2, 3, 4, *NOBODY_COMES])
     assert "3 round burst" in texts(res.events, "damage")[0]
     assert "H1" not in res.state.figures
+
+
+def test_moving_then_fighting_is_at_minus_one():
+    """"Moving before attacking: -1 to Result": Zenith steps to e4 and strikes the thug on e5:
+    12,13,2 → 13 + 4 - 1 = 16."""
+    s = state()
+    hero(s, "alice", "zenith", "e3", "n")
+    henchman(s, "e5", facing="s")
+    res = play(s, {"alice": "Z1 move e4"}, [12, 13, 2, 2, 3, 4, *NOBODY_COMES])
+    assert "moved -1): rolled 12,13,2: Result 13 + 4 -1 = 16" in texts(res.events, "damage")[0]
+
+
+def test_running_to_a_named_refuge():
+    """`Z1 run c4`: the escape goes where the order says when that square is out of reach."""
+    s = state()
+    hero(s, "alice", "zenith", "e4", "n")
+    henchman(s, "e5", facing="s")
+    res = play(s, {"alice": "Z1 run c4"}, [12, 13, 2, 2, 3, 4, *NOBODY_COMES])
+    assert res.state.figures["Z1"].square == parse_square("c4")
+
+
+def test_run_when_not_in_combat_is_skipped():
+    s = state()
+    hero(s, "alice", "zenith", "e4", "n")
+    res = play(s, {"alice": "Z1 run"}, NOBODY_COMES)
+    assert any("not in combat" in t for t in texts(res.events, "skip"))
+
+
+def test_a_knocked_out_hero_is_not_expected_in_simultaneous_mode():
+    s = state(players=("alice", "bob"), round=5)
+    hero(s, "alice", "zenith", "a1").misses = 5
+    hero(s, "bob", "puck", "l12")
+    assert RULES.expected(s) == ["bob"]
+    assert RULES.legal_orders(s, "alice") == {}
