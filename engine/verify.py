@@ -410,7 +410,7 @@ class _Checker:
             if not self.row.checksum:
                 self.diff(t, CHECKSUM, checksum(step), recorded)
         self.row = None
-        v.replayed = replaying and bool(steps)
+        v.replayed = replaying
         v.final_state = state if v.replayed else None
         record = self.record
         if v.replayed and "outcome" in record and not same_json(record["outcome"], outcome):

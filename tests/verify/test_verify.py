@@ -136,3 +136,14 @@ def test_a_record_given_as_a_dict_with_a_float_is_a_difference_not_a_crash(finis
     v = verify(record)
     assert v.difference is not None and (v.difference.step, v.difference.where) == (1, "inputs")
     assert "float" in v.difference.found
+
+
+def test_a_record_before_the_setup_checks_its_salt_only(finished) -> None:
+    record = copy(finished)
+    record["steps"] = []
+    record["outcome"] = None
+    v = verify(reseal(record))
+    assert v.ok and v.steps == [] and v.salt_ok
+    record["salt"] = "00" * 32
+    v = verify(reseal(record))
+    assert not v.ok and v.difference is not None and v.difference.where == "salt"
