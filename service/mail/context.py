@@ -27,6 +27,7 @@ from service.progress import latest_step
 from service.render.ascii_grid import ascii_board
 from service.render.html_table_grid import html_board
 from service.rounds import latest_submissions
+from service.schedule.durations import DurationError, describe_duration, parse_duration
 from service.views import board_of, current_round
 
 EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
@@ -34,6 +35,14 @@ EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
 
 def when(at: datetime | None) -> str:
     return at.strftime("%a %d %b %Y %H:%M UTC") if at else ""
+
+
+def lead_words(lead: object) -> str:
+    """'PT12H' → '12 hours'; empty when there is no (readable) lead time."""
+    try:
+        return describe_duration(parse_duration(str(lead))) if lead else ""
+    except DurationError:
+        return ""
 
 
 def verify_url(record_url: str) -> str:
@@ -201,6 +210,8 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
         ctx.update(final_context(session, game, payload))
     if row.kind == "confirmation":
         ctx.update(confirmation_lines(payload))
+    if row.kind == "reminder":
+        ctx["lead_words"] = lead_words(payload.get("lead"))
     if row.kind in ("status", "reminder", "confirmation", "help") and game is not None and seat is not None:
         ctx["status"] = round_status(session, game, seat)
         if row.kind == "status":

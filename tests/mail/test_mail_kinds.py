@@ -128,7 +128,7 @@ def test_confirmation_with_errors_and_reminder_text(sent):
     errors = next(m for m, _mid, _seat in sent["confirmation"] if "NOT stored" in str(m["Subject"]))
     assert "  1  A1 fly a1\n     ^ " in text_of(errors)
     reminder = sent["reminder"][0][0]
-    assert "Round 1 of Mail duel closes" in text_of(reminder) and "(in about PT12H)" in text_of(reminder)
+    assert "Round 1 of Mail duel closes" in text_of(reminder) and "(in about 12 hours)" in text_of(reminder)
 
 
 def test_game_over_names_the_outcome(sent):
