@@ -85,7 +85,8 @@ def take_strike(state: HeroesState, target: Figure, dmg: int, critical: bool, di
     arm = target.spec.arm + target.item_total("arm")
     saves: list[str] = []
     for k in range(1, arm + 1):
-        save = roll_off(dice, target.stat("U"), f"{target.id} ARM {k}", policy=target.policy)
+        save = roll_off(dice, target.stat("U"), f"{target.id} ARM {k}", policy=target.policy,
+                        may_reroll="reroll" in target.effects)
         saves.append(save.describe())
         if save.critical or (not save.fail and not critical and save.total > dmg):
             events.append(Event("save", f"{head}. {target.id} ARM {save.describe()}: saved.",

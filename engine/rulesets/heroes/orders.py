@@ -113,7 +113,12 @@ def check(state: HeroesState, player: str, o: Order) -> str | None:
         if t is None or t.kind != "nemesis" or t.owner != player:
             return f"{o.args[0]} is not your Nemesis (only your own Nemesis can be captured)"
     if o.verb == "action":
-        return star_actions.why_not(state, f, o.args[0])
+        problem = star_actions.why_not(state, f, o.args[0])
+        action = f.spec.action(o.args[0])
+        if problem is None and action is not None and len(o.args) > 1 \
+                and action.effect != "reduce_stat":
+            problem = f"{action.name} takes no target"
+        return problem
     return None
 
 

@@ -30,6 +30,15 @@ def test_one_use_star_action_is_used_up():
     RULES.parse_orders(s, "alice", "PK1 action second_wind")
 
 
+def test_an_untargeted_star_action_takes_no_target():
+    s = state()
+    hero(s, "alice", "zenith", "e4")
+    henchman(s, "e5")
+    with pytest.raises(OrderErrors, match="takes no target"):
+        RULES.parse_orders(s, "alice", "Z1 action flight H1")
+    RULES.parse_orders(s, "alice", "Z1 action glare H1")
+
+
 def test_flight_lands_on_a_rooftop_without_climbing():
     """"These can be anything from Flying ...": Zenith's Flight needs no climbing roll-off."""
     s = state(roofs=("e5", "e6"))
