@@ -68,7 +68,7 @@ class Placement:
         parts = []
         for area in AREAS:
             dice = getattr(self, area)
-            parts.append(f"{area} {'+'.join(map(str, dice)) or '-'} = {sum(dice)}")
+            parts.append(f"{area} {'+'.join(map(str, dice))} = {sum(dice)}" if dice else f"{area} none")
         return ", ".join(parts)
 
 

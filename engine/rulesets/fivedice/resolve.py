@@ -48,7 +48,8 @@ def place_dice(ctx: RoundContext, dice: Dice) -> dict[str, int]:
         values[unit.id] = initiative(unit, placement)
         ctx.log("dice", f"{unit.id} rolls {' '.join(map(str, faces))} and places them "
                         f"({' '.join(unit.policy)}): {placement.describe()}; initiative "
-                        f"{values[unit.id]}.",
+                        f"{placement.total('initiative')} + I {unit.sheet.initiative} - speed "
+                        f"{unit.sheet.speed_penalty} = {values[unit.id]}.",
                 unit=unit.id, faces=faces, attack=list(placement.attack),
                 initiative=list(placement.initiative), defence=list(placement.defence))
     return values

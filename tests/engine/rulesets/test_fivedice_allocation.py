@@ -107,7 +107,7 @@ def test_dice_order_sets_a_standing_policy_and_the_log_shows_the_placement() -> 
     res = play(s, {"alice": "A1 dice defensive"}, [2, 6, 4, 3, 5, 1, 1, 1, 1, 1])
     dice_log = texts(res, "dice")[0]
     assert dice_log == ("A1 rolls 2 6 4 3 5 and places them (defensive): attack 3+2 = 5, "
-                        "initiative - = 0, defence 6+5+4 = 15; initiative 0.")
+                        "initiative none, defence 6+5+4 = 15; initiative 0 + I 2 - speed 2 = 0.")
     a1 = res.state.unit("A1")
     assert a1 is not None and a1.policy == ("defensive",)
     assert life(res, "A1") == 10
