@@ -68,6 +68,8 @@ def spec() -> dict[str, Any]:
                         "ruleset": STR, "title": STR, "public": {"type": "boolean"},
                         "options": {"type": "object", "description":
                                     "ruleset options (GET /api/rulesets) and chain_length"},
+                        "deadline_policy": {"type": "object", "description":
+                                            "deadlines, quiet hours, missed turns (docs/schedule.md)"},
                         "seats": {"type": "array", "items": {"type": "object", "required": ["name"],
                                   "properties": {"name": STR, "email": STR,
                                                  "force": {"type": "object"}}}}}}}}},

@@ -25,6 +25,9 @@ from service.errors import ServiceError
 from service.gm import actions, players
 from service.gm.actions import Done
 from service.gm.console import console_json
+from service.gm.openapi_paths import OPENAPI_PATHS
+
+__all__ = ["OPENAPI_PATHS", "bp"]  # OPENAPI_PATHS: merged into /api/openapi.json
 
 bp = Blueprint("gm_api", __name__, url_prefix="/api/games/<game_id>")
 bp.register_error_handler(ServiceError, service_error)
