@@ -1,0 +1,82 @@
+"""`python -m bench` (`make bench`): floor, engine, full stack and embedded default in one go.
+
+Every size is a flag; the default run takes about four minutes on 2 cores. Results print
+as text (and optionally as JSON and as Markdown for docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+PARTS = ("floor", "engine", "full", "embedded")
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    p.add_argument("--only", action="append", choices=PARTS, help="run only these parts (repeatable)")
+    p.add_argument("--rulesets", help="engine: comma-separated ruleset ids (default: all)")
+    p.add_argument("--engine-rounds", type=int, default=200, help="engine: rounds per size (at least)")
+    p.add_argument("--engine-repeat", type=int, default=3, help="engine: timed passes, the best counts")
+    p.add_argument("--games", type=int, default=20, help="service: games played at once (G)")
+    p.add_argument("--players", type=int, default=2, help="service: players per game (P)")
+    p.add_argument("--seconds", type=float, default=20, help="service: length of each phase")
+    p.add_argument("--web-workers", type=int, default=2, help="full stack: gunicorn worker processes")
+    p.add_argument("--web-threads", type=int, default=8, help="full stack: threads per gunicorn worker")
+    p.add_argument("--workers", type=int, default=2, help="full stack: `dicepost worker` processes")
+    p.add_argument("--concurrency", type=int, default=1, help="full stack: --concurrency of each worker")
+    p.add_argument("--redis-db", type=int, default=11, help="full stack: Redis database number")
+    p.add_argument("--pg-seconds", type=int, default=10, help="floor: pgbench duration")
+    p.add_argument("--clients", type=int, default=8, help="floor: pgbench and redis-benchmark clients")
+    p.add_argument("--json", type=Path, help="also write the results as JSON here")
+    p.add_argument("--markdown", type=Path, help="also write the report as Markdown here")
+    return p.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from bench import machine
+
+    parts = args.only or list(PARTS)
+    results: dict[str, Any] = {"machine": machine.facts()}
+    if "floor" in parts:
+        from bench import floor
+
+        results["floor"] = floor.run(args.pg_seconds, args.clients)
+    if "engine" in parts:
+        from bench import engine
+
+        rulesets = args.rulesets.split(",") if args.rulesets else None
+        results["engine"] = engine.run(rulesets, args.engine_rounds, args.engine_repeat)
+    if "full" in parts or "embedded" in parts:
+        from bench import service
+        from bench.load import LoadSpec
+        from bench.stack import FullSizes
+
+        spec = LoadSpec(args.games, args.players, args.seconds)
+        if "full" in parts:
+            sizes = FullSizes(args.web_workers, args.web_threads, args.workers, args.concurrency,
+                              args.redis_db)
+            results["full"] = service.run_full(spec, sizes)
+        if "embedded" in parts:
+            results["embedded"] = service.run_embedded(spec)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.report import render
+
+    args = parse(argv)
+    results = run(args)
+    print(render(results))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, default=str))
+    if args.markdown:
+        args.markdown.write_text(render(results, md=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

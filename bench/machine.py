@@ -1,0 +1,57 @@
+"""Facts every result is printed with: date, command, nproc, load, versions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from typing import Any
+
+PACKAGES = ("flask", "sqlalchemy", "celery", "gunicorn", "psycopg", "redis")
+
+
+def load() -> str:
+    """The 1, 5 and 15 minute load averages, as `uptime` shows them."""
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def _tool_version(cmd: list[str]) -> str:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "missing"
+    return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr) else "?"
+
+
+def facts() -> dict[str, Any]:
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "missing"
+    versions["pgbench"] = _tool_version(["pgbench", "--version"])
+    versions["redis-benchmark"] = _tool_version(["redis-benchmark", "--version"])
+    return {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": " ".join([os.path.basename(sys.executable), "-m", "bench", *sys.argv[1:]]),
+        "nproc": os.cpu_count(),
+        "cpu": _cpu_model(),
+        "load_at_start": load(),
+        "versions": versions,
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"

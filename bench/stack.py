@@ -1,0 +1,209 @@
+"""The service on loopback, started and stopped by the bench.
+
+Full: `dicepost db upgrade` on a private PostgreSQL database, gunicorn (gthread) serving
+`service:create_app()`, N `dicepost worker` processes, Redis with a private key prefix and
+queue names. Embedded: `dicepost serve` (Werkzeug threads, SQLite, tasks in-process).
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import procs
+from bench.pgdb import ADMIN_URL, private_database
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+@dataclass(frozen=True)
+class FullSizes:
+    web_workers: int = 2
+    web_threads: int = 8
+    workers: int = 2
+    concurrency: int = 1
+    redis_db: int = 11
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def dicepost() -> list[str]:
+    script = BIN / "dicepost"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
+
+
+@dataclass
+class Proc:
+    role: str  # "web", "worker 1", ...
+    popen: subprocess.Popen[bytes]
+    log: Path
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            os.killpg(self.popen.pid, signal.SIGTERM)
+            try:
+                self.popen.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+                self.popen.wait(10)
+
+    def tail(self) -> str:
+        return self.log.read_text(errors="replace")[-3000:]
+
+
+@dataclass
+class Stack:
+    kind: str  # "full" or "embedded"
+    port: int
+    env: dict[str, str]
+    workdir: Path
+    db_url: str
+    procs: list[Proc] = field(default_factory=list)
+    database: str = ""  # the PostgreSQL database's name (its backends' CPU is counted)
+
+    def start(self, role: str, args: list[str]) -> Proc:
+        log = self.workdir / (role.replace(" ", "_") + ".log")
+        popen = subprocess.Popen(args, env=self.env, cwd=ROOT, stdout=log.open("wb"),
+                                 stderr=subprocess.STDOUT, start_new_session=True)
+        proc = Proc(role, popen, log)
+        self.procs.append(proc)
+        return proc
+
+    def stop(self) -> None:
+        for p in reversed(self.procs):
+            p.stop()
+
+    def check_alive(self) -> None:
+        for p in self.procs:
+            if p.popen.poll() is not None:
+                raise RuntimeError(f"{p.role} exited ({p.popen.returncode}):\n{p.tail()}")
+
+    def memory(self) -> list[dict[str, Any]]:
+        """Peak RSS (VmHWM) of every process of the stack, children included."""
+        rows = []
+        for p in self.procs:
+            for pid in procs.tree(p.popen.pid):
+                rss = procs.peak_rss_mb(pid)
+                if rss is not None:
+                    rows.append({"role": p.role, "pid": pid, "process": procs.name(pid), "peak_rss_mb": rss})
+        return rows
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds so far by role, plus this stack's PostgreSQL backends as "postgres"."""
+        out: dict[str, float] = {}
+        for p in self.procs:
+            role = p.role.split()[0]
+            out[role] = out.get(role, 0.0) + sum(procs.cpu_seconds(pid) for pid in procs.tree(p.popen.pid))
+        if self.database:
+            out["postgres"] = sum(procs.cpu_seconds(pid) for pid in backend_pids(self.database))
+        return out
+
+
+def backend_pids(database: str) -> list[int]:
+    import psycopg
+
+    with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+        return [int(r[0]) for r in conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s", (database,)).fetchall()]
+
+
+def wait_http(stack: Stack, timeout: float = 60.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        stack.check_alive()
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", stack.port, timeout=2)
+            conn.request("GET", "/api/rulesets")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"the web server did not answer on port {stack.port}")
+
+
+def wait_log(stack: Stack, proc: Proc, marker: bytes, timeout: float = 60.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        stack.check_alive()
+        if marker in proc.log.read_bytes():
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"{proc.role} did not start:\n{proc.tail()}")
+
+
+def base_env(port: int) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DICEPOST_")
+           and k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(SECRET_KEY=secrets.token_hex(16), PYTHONUNBUFFERED="1",
+               DICEPOST_BASE_URL=f"http://127.0.0.1:{port}")
+    return env
+
+
+def migrate(stack: Stack) -> None:
+    subprocess.run([*dicepost(), "db", "upgrade"], env=stack.env, cwd=ROOT, check=True, capture_output=True)
+
+
+def full_stack(exits: ExitStack, sizes: FullSizes) -> Stack:
+    """gunicorn + workers on a private database and Redis prefix; stopped when `exits` closes."""
+    url = exits.enter_context(private_database("svc"))
+    workdir = Path(exits.enter_context(tempfile.TemporaryDirectory(prefix="dicepost-bench-")))
+    port = free_port()
+    tag = f"b{os.getpid()}_"
+    env = base_env(port)
+    env.update(DATABASE_URL=url, REDIS_URL=f"redis://127.0.0.1:6379/{sizes.redis_db}",
+               DICEPOST_REDIS_PREFIX=f"dicepost_bench_{os.getpid()}:", DICEPOST_QUEUE_PREFIX=tag)
+    stack = Stack("full", port, env, workdir, url, database=url.rsplit("/", 1)[1])
+    exits.callback(clear_redis, env["REDIS_URL"], env["DICEPOST_REDIS_PREFIX"])
+    exits.callback(stack.stop)
+    migrate(stack)
+    gunicorn = shutil.which("gunicorn", path=str(BIN)) or "gunicorn"
+    stack.start("web", [gunicorn, "-w", str(sizes.web_workers), "-k", "gthread", "--threads",
+                        str(sizes.web_threads), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
+                        "service:create_app()"])
+    workers = [stack.start(f"worker {i + 1}", [*dicepost(), "worker", "-c", str(sizes.concurrency),
+                                               "--loglevel", "INFO"])
+               for i in range(sizes.workers)]
+    wait_http(stack)
+    for w in workers:
+        wait_log(stack, w, b" ready.", 60)
+    return stack
+
+
+def embedded_stack(exits: ExitStack) -> Stack:
+    """`dicepost serve` on a fresh SQLite file: the default a newcomer runs."""
+    workdir = Path(exits.enter_context(tempfile.TemporaryDirectory(prefix="dicepost-bench-")))
+    port = free_port()
+    env = base_env(port)
+    env.update(DATABASE_URL=f"sqlite:///{workdir}/dicepost.sqlite3")
+    stack = Stack("embedded", port, env, workdir, env["DATABASE_URL"])
+    exits.callback(stack.stop)
+    migrate(stack)
+    stack.start("web", [*dicepost(), "serve", "--port", str(port)])
+    wait_http(stack)
+    return stack
+
+
+def clear_redis(url: str, prefix: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    for key in client.scan_iter(match=prefix + "*", count=500):
+        client.delete(key)
