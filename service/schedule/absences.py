@@ -17,6 +17,7 @@ from service.schedule.localtime import local_instant
 
 MAX_ABSENCES = 20
 MAX_ABSENCE_DAYS = 366
+MIN_YEAR, MAX_YEAR = 2000, 2999
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,12 @@ def _date(value: Any, field: str) -> date:
     if not isinstance(value, str):
         raise ValueError(f"{field}: expected a date 'YYYY-MM-DD', got {value!r}")
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise ValueError(f"{field}: expected a date 'YYYY-MM-DD', got {value!r}") from None
+    if not MIN_YEAR <= day.year <= MAX_YEAR:
+        raise ValueError(f"{field}: a date from {MIN_YEAR} to {MAX_YEAR}, got {value!r}")
+    return day
 
 
 def stretch_for_absences(deadline: datetime, absences: Iterable[Absence], limit: timedelta,

@@ -58,6 +58,10 @@ def outside_quiet_hours(deadline: datetime, quiet: QuietHours | None, zone: Zone
     return deadline
 
 
+def in_quiet_hours(at: datetime, quiet: QuietHours | None, zone: ZoneInfo) -> bool:
+    return outside_quiet_hours(at, quiet, zone) != at
+
+
 def round_deadline(policy: DeadlinePolicy, opened_at: datetime,
                    absences: Iterable[Absence] = ()) -> datetime | None:
     """The deadline a round gets when it opens."""

@@ -14,6 +14,7 @@ _PATTERN = re.compile(
     r"P(?:(?P<weeks>\d+)W)?(?:(?P<days>\d+)D)?"
     r"(?:T(?:(?P<hours>\d+)H)?(?:(?P<minutes>\d+)M)?(?:(?P<seconds>\d+(?:[.,]\d+)?)S)?)?"
 )
+MAX_DURATION = timedelta(days=3660)  # ten years: keeps every deadline far inside datetime's range
 _CALENDAR_UNITS = re.compile(r"P(?:\d+Y|\d+M|\d+Y\d+M)")
 
 
@@ -31,7 +32,13 @@ def parse_duration(text: str, field: str = "duration") -> timedelta:
     if not match or value in ("P", "PT") or value.endswith("T"):
         raise DurationError(f"{field}: {text!r} is not an ISO 8601 duration like 'PT48H' or 'P1DT12H'")
     parts = {k: float(v.replace(",", ".")) if v else 0.0 for k, v in match.groupdict().items()}
-    return timedelta(**parts)
+    try:
+        span = timedelta(**parts)
+    except OverflowError:
+        span = MAX_DURATION + timedelta(days=1)
+    if span > MAX_DURATION:
+        raise DurationError(f"{field}: at most {MAX_DURATION.days} days, got {text!r}")
+    return span
 
 
 def format_duration(delta: timedelta) -> str:

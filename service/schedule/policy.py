@@ -98,7 +98,7 @@ def parse_policy(data: Any, root: str = "deadline_policy") -> DeadlinePolicy:
         problems.add("", f"expected a JSON object, got {type(data).__name__}")
         raise PolicyError(problems.items)
     kind = data.get("kind")
-    if kind not in _KIND_KEYS:
+    if not isinstance(kind, str) or kind not in _KIND_KEYS:
         problems.add("kind", f"expected one of {sorted(_KIND_KEYS)}, got {kind!r}")
         raise PolicyError(problems.items)
     for key in sorted(set(data) - _COMMON - _KIND_KEYS[kind]):

@@ -13,19 +13,25 @@ from sqlalchemy.orm import Session
 
 from service.doorbell import Doorbells
 from service.models import Game, Round
+from service.schedule.deadlines import in_quiet_hours
 from service.schedule.nmr import next_misses
-from service.timekeeping.state import controller, expected_humans, seat_schedule, submitted_names
+from service.timekeeping.clock import now
+from service.timekeeping.state import controller, expected_humans, policy_of, seat_schedule, submitted_names
 
 
 def early_close_allowed(session: Session, game: Game, rnd: Round, done: set[str]) -> bool:
     """Every expected person has submitted, none of them set 'wait', and the game is not paused.
 
-    A game nobody plays in person any more (every seat bot, open or removed) only moves at
-    its deadlines, so the bot cannot race through the whole game in one go."""
+    Never inside the game's quiet hours (the sweeper closes it when they end). A game nobody
+    plays in person any more (every seat bot, open or removed) only moves at its deadlines,
+    so the bot cannot race through the whole game in one go."""
     if game.paused_at is not None or game.status != "active":
         return False
     if not any(controller(session, s) == "human" for s in game.seats):
         return False
+    policy = policy_of(game)
+    if in_quiet_hours(now(), policy.quiet_hours, policy.zone):
+        return False  # no round closes in quiet hours; the sweeper closes it when they end
     humans = expected_humans(session, game, rnd)
     if any(s.name not in done for s in humans):
         return False

@@ -20,7 +20,7 @@ from service.rounds import lock_round
 from service.schedule.deadlines import extended_deadline
 from service.schedule.nmr import plan_missed_turns
 from service.timekeeping.bots import submit_for_bot
-from service.timekeeping.closing import mark_ready
+from service.timekeeping.closing import close_early_if_done, mark_ready
 from service.timekeeping.journal import log_action
 from service.timekeeping.links import takeover_url
 from service.timekeeping.state import (
@@ -40,6 +40,28 @@ def due_rounds(session: Session, at: datetime) -> list[tuple[str, int]]:
                 Round.status == "open", Round.closes_at.is_not(None), Round.closes_at <= at,
                 Game.status == "active", Game.paused_at.is_(None)).order_by(Round.closes_at))
         return [(g, n) for g, n in rows]
+
+
+def open_rounds(session: Session) -> list[tuple[str, int]]:
+    """Open rounds of running games: the sweeper re-checks them for an early close that was
+    held back (quiet hours) or missed."""
+    with session.begin():
+        rows = session.execute(
+            select(Round.game_id, Round.number).join(Game, Game.id == Round.game_id).where(
+                Round.status == "open", Game.status == "active", Game.paused_at.is_(None)))
+        return [(g, n) for g, n in rows]
+
+
+def close_if_complete(session: Session, game_id: str, number: int) -> bool:
+    bells = Doorbells()
+    with session.begin():
+        rnd = lock_round(session, game_id, number)
+        game = session.get(Game, game_id)
+        if rnd is None or game is None:
+            return False
+        closed = close_early_if_done(session, bells, game, rnd)
+    bells.ring()
+    return closed
 
 
 def close_due_round(session: Session, game_id: str, number: int, at: datetime) -> str:

@@ -7,7 +7,7 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service.models import Game, Round, Seat, Submission
+from service.models import Game, Round, Seat
 from service.schedule.absences import Absence, parse_absences
 from service.schedule.policy import DeadlinePolicy, parse_policy
 from service.schedule.reminders import DEFAULT_LEAD
@@ -61,7 +61,9 @@ def expected_humans(session: Session, game: Game, rnd: Round) -> list[Seat]:
 
 
 def submitted_names(session: Session, game: Game, rnd: Round) -> set[str]:
-    ids = set(session.scalars(select(Submission.seat_id).where(Submission.round_id == rnd.id)))
+    from service.rounds import latest_submissions  # a withdrawal (mail CLEAR) leaves a seat with none
+
+    ids = set(latest_submissions(session, rnd.id))
     return {s.name for s in game.seats if s.id in ids}
 
 

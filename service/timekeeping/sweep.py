@@ -1,6 +1,7 @@
-"""The schedule's part of a sweep: close due rounds (missed-turn policies applied), then
-queue due reminders. The lifecycle's sweeper calls `sweep_schedule()` each interval, then
-rings the doorbells of whatever is still ready or pending.
+"""The schedule's part of a sweep: close due rounds (missed-turn policies applied) and
+complete rounds whose early close was held back, then queue due reminders. The
+lifecycle's sweeper calls `sweep_schedule()` each interval, then rings the doorbells of
+whatever is still ready or pending.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from service.db import session_scope
 from service.schedule.clock import Clock
 from service.timekeeping.clock import app_clock
-from service.timekeeping.due import close_due_round, due_rounds
+from service.timekeeping.due import close_due_round, close_if_complete, due_rounds, open_rounds
 from service.timekeeping.reminding import send_due_reminders
 
 
@@ -29,6 +30,8 @@ def sweep_schedule(clock: Clock | None = None) -> ScheduleSweep:
             result = close_due_round(session, game_id, number, at)
             closed += result == "closed"
             extended += result == "extended"
+        for game_id, number in open_rounds(session):
+            closed += close_if_complete(session, game_id, number)
     with session_scope() as session:
         reminders = send_due_reminders(session, at)
     return ScheduleSweep(closed, extended, reminders)

@@ -87,3 +87,9 @@ def test_format_shortest_forms():
 ])
 def test_describe_duration(delta, words):
     assert describe_duration(delta) == words
+
+
+@pytest.mark.parametrize("text", ["P3661D", "P99999999999W", "PT999999999999999H"])
+def test_parse_duration_refuses_spans_past_ten_years(text):
+    with pytest.raises(DurationError, match="at most 3660 days"):
+        parse_duration(text, "by")

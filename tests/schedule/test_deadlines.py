@@ -135,6 +135,8 @@ def test_parse_absences():
     ([{"from": "2026-06-01", "to": "2026-06-02", "why": "holiday"}], r"absences\[0\]\.why: unknown"),
     ([{"from": "2026-01-01", "to": "2027-06-02"}], r"absences\[0\]: an absence may last at most"),
     ([{"from": "2026-01-01", "to": "2026-01-01"}] * 21, r"absences: at most 20"),
+    ([{"from": "9999-12-31", "to": "9999-12-31"}], r"absences\[0\]\.from: a date from 2000 to 2999"),
+    ([{"from": "0001-01-01", "to": "2026-01-01"}], r"absences\[0\]\.from: a date from"),
 ])
 def test_parse_absences_errors_name_the_field(data, words):
     with pytest.raises(ValueError, match=words):

@@ -78,6 +78,7 @@ def test_every_problem_is_reported_with_its_field():
 @pytest.mark.parametrize(("data", "field", "words"), [
     ("PT48H", "deadline_policy", "expected a JSON object"),
     ({"kind": "weekly"}, "deadline_policy.kind", "expected one of"),
+    ({"kind": ["duration"]}, "deadline_policy.kind", "expected one of"),
     ({"kind": "duration"}, "deadline_policy.duration", "required"),
     ({"kind": "duration", "duration": "PT0S"}, "deadline_policy.duration", "longer than zero"),
     ({"kind": "duration", "duration": "tomorrow"}, "deadline_policy.duration", "not an ISO 8601"),

@@ -168,3 +168,18 @@ def test_policy_given_when_the_game_is_created(tmp_path):
     assert r.status_code == 201
     world.game_id = r.json["id"]
     assert world.game().deadline_policy["duration"] == "PT5S"
+
+
+def test_no_early_close_in_quiet_hours_the_sweeper_closes_it_when_they_end(tmp_path):
+    # START is 12:00 UTC; quiet from 11:00 to 13:00 UTC
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H",
+                                   "quiet_hours": {"start": "11:00", "end": "13:00"}})
+    world.submit("red")
+    world.submit("blue")
+    assert world.round_number() == 1
+    world.advance(minutes=59)
+    assert world.sweep()["closed"] == 0
+    world.advance(minutes=1)
+    assert world.sweep()["closed"] == 1
+    assert world.round_number() == 2
+    assert world.audit("missed_turn") == []
