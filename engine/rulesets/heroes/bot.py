@@ -8,7 +8,7 @@ villain-player bot sends no orders, so the game's own henchman behaviour plays.
 from __future__ import annotations
 
 from engine.grid import Square, direction_between, distance, square_name
-from engine.rulesets.heroes import movement, star_actions
+from engine.rulesets.heroes import paths, star_actions
 from engine.rulesets.heroes.engagement import resting
 from engine.rulesets.heroes.state import Figure, HeroesState
 
@@ -71,7 +71,8 @@ def _combat_actions(state: HeroesState, hero: Figure, nemesis: Figure) -> list[s
 
 def _approach(state: HeroesState, hero: Figure, goal: Square) -> Square:
     """The street square nearest the goal (in contact if possible), fewest steps first."""
-    options = movement.reachable(state, hero, hero.spec.move_ap, streets_only=True)
+    options = paths.steps(paths.search(state, hero.square, paths.budget(hero.spec.move_ap),
+                                       streets_only=True))
     return min(options, key=lambda s: (max(distance(s, goal), 1), options[s], s.row, s.col))
 
 

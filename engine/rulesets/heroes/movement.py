@@ -15,81 +15,19 @@ from __future__ import annotations
 
 from engine.contract import Event
 from engine.dice import Dice
-from engine.grid import Grid, Square, direction_between, parse_square, square_name
+from engine.grid import Square, direction_between, parse_square, square_name
+from engine.rulesets.heroes.paths import is_climb, plan
 from engine.rulesets.heroes.rolloff import roll_off
 from engine.rulesets.heroes.state import Figure, HeroesState
 
 CLIMB_TARGET = 13  # "On a Result + (E) of 13 or greater you've made it to the roof."
-# Path costs: fewest steps first, then fewest climbs, then fewest diagonal steps (a
-# straight walk looks like what a player means); exact while Movement A.P. stays below 15.
-STEP, CLIMB, DIAGONAL = 256, 16, 1
-
-
-def is_climb(state: HeroesState, frm: Square, to: Square) -> bool:
-    return to in state.roofs and frm not in state.roofs
-
-
-def step_cost(state: HeroesState, frm: Square, to: Square, flying: bool) -> int:
-    climbing = not flying and is_climb(state, frm, to)
-    diagonal = frm.col != to.col and frm.row != to.row
-    return STEP + (CLIMB if climbing else 0) + (DIAGONAL if diagonal else 0)
-
-
-def plan(state: HeroesState, f: Figure, waypoints: list[Square], ap: int, flying: bool,
-         grid: Grid | None = None, streets_only: bool = False) -> list[Square] | None:
-    """The squares entered on the cheapest route through the waypoints, or None."""
-    def cost(frm: Square, to: Square) -> int | None:
-        if streets_only and to in state.roofs:
-            return None
-        return step_cost(state, frm, to, flying)
-
-    path = (grid or state.grid()).path_via(f.square, waypoints, STEP * ap + STEP - 1, cost,
-                                           bool(state.options["diagonals"]))
-    return None if path is None else list(path.squares)
-
-
-Search = dict[Square, tuple[int, Square | None]]  # square → (path cost, previous square)
-
-
-def search(state: HeroesState, f: Figure, ap: int, streets_only: bool = False,
-           flying: bool = False, grid: Grid | None = None) -> Search:
-    """Every square within ap steps, with its cheapest route (one search serves both the
-    choice of a square and the walk there)."""
-    def cost(frm: Square, to: Square) -> int | None:
-        if streets_only and to in state.roofs:
-            return None
-        return step_cost(state, frm, to, flying)
-
-    return (grid or state.grid()).reachable(f.square, STEP * ap + STEP - 1, cost,
-                                            bool(state.options["diagonals"]))
-
-
-def steps(found: Search) -> dict[Square, int]:
-    """Square → number of steps to it."""
-    return {sq: c // STEP for sq, (c, _) in found.items()}
-
-
-def reachable(state: HeroesState, f: Figure, ap: int, streets_only: bool = False,
-              grid: Grid | None = None) -> dict[Square, int]:
-    """Square → steps, for every square within ap steps (climbs allowed unless streets_only)."""
-    return steps(search(state, f, ap, streets_only, grid=grid))
-
-
-def route(found: Search, dest: Square) -> list[Square]:
-    """The squares entered on the way to dest (empty when dest is the start)."""
-    out: list[Square] = []
-    sq: Square | None = dest
-    while sq is not None and found[sq][1] is not None:
-        out.append(sq)
-        sq = found[sq][1]
-    return out[::-1]
 
 
 def move_order(state: HeroesState, f: Figure, waypoints: list[str], flying: bool, dice: Dice,
                events: list[Event]) -> bool:
     """Carry out a `move` order; True when the figure spent Movement A.P. ("moved")."""
     ap = f.spec.move_ap
-    path = plan(state, f, [parse_square(a) for a in waypoints], ap, flying)
+    path = plan(state, f.square, [parse_square(a) for a in waypoints], ap, flying)
     if path is None:
         events.append(Event("skip", f"{f.id} move {' '.join(waypoints)}: skipped, no route within "
                             f"{ap} Movement A.P.", {"unit": f.id}))

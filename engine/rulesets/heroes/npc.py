@@ -15,7 +15,7 @@ from engine.contract import Event
 from engine.dice import Dice
 from engine.grid import Square, distance
 from engine.orders import Order
-from engine.rulesets.heroes import movement
+from engine.rulesets.heroes import movement, paths
 from engine.rulesets.heroes.engagement import fight, foes_of
 from engine.rulesets.heroes.state import Figure, HeroesState
 
@@ -63,9 +63,9 @@ def step_towards(state: HeroesState, f: Figure, goal: Square, dice: Dice,
                  events: list[Event]) -> None:
     """Walk the streets to the square nearest the goal (then fewest steps, then board order)."""
     taken = {g.square for g in state.figures.values() if g.kind != "hero" and g.id != f.id}
-    found = movement.search(state, f, f.spec.move_ap, streets_only=True)
-    options = movement.steps(found)
+    found = paths.search(state, f.square, paths.budget(f.spec.move_ap), streets_only=True)
+    options = paths.steps(found)
     best = min(options, key=lambda s: (distance(s, goal), s in taken, options[s], s.row, s.col))
     if best == f.square or best in taken:
         return
-    movement.walk(state, f, movement.route(found, best), f.spec.move_ap, False, dice, events)
+    movement.walk(state, f, paths.route(found, best), f.spec.move_ap, False, dice, events)

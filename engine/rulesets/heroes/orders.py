@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from engine.grid import Square, distance, parse_square, square_name
 from engine.orders import Arg, Order, Verb
-from engine.rulesets.heroes import movement, star_actions
+from engine.rulesets.heroes import paths, star_actions
 from engine.rulesets.heroes.engagement import engaged, resting
 from engine.rulesets.heroes.facing import CLOCKWISE
 from engine.rulesets.heroes.rolloff import POLICIES
@@ -94,7 +94,7 @@ def check(state: HeroesState, player: str, o: Order) -> str | None:
         if bad:
             return bad[0]
         good = [s for s in squares if isinstance(s, Square)]
-        if o.verb == "move" and movement.plan(state, f, good, f.spec.move_ap, True) is None:
+        if o.verb == "move" and paths.plan(state, f.square, good, f.spec.move_ap, True) is None:
             return f"no route through {' '.join(o.args)} within {f.spec.move_ap} Movement A.P."
         if o.verb == "climb" and good[0] not in state.roofs:
             return f"{o.args[0]} is not a rooftop"
@@ -136,11 +136,10 @@ def check_set(state: HeroesState, player: str, orders: Sequence[Order]) -> list[
 
 def legal(state: HeroesState, player: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    grid = state.grid()
     for f in state.figures.values():
         if unit_of(state, player, f.id)[0] is None:
             continue
-        steps = movement.reachable(state, f, f.spec.move_ap, grid=grid)
+        steps = paths.steps(paths.search(state, f.square, paths.budget(f.spec.move_ap)))
         lines = [f"{f.id} move {square_name(sq)}" for sq in steps if sq != f.square]
         lines += [f"{f.id} face {d}" for d in CLOCKWISE]
         near = f.spec.move_ap + 2

@@ -26,6 +26,7 @@ from engine.orders import Order
 from engine.rulesets.heroes import general_actions, movement, star_actions
 from engine.rulesets.heroes.engagement import fight, in_reach, resting
 from engine.rulesets.heroes.npc import npc_phase
+from engine.rulesets.heroes.paths import is_climb
 from engine.rulesets.heroes.runaway import run_away
 from engine.rulesets.heroes.spawning import henchmen_and_civvies_roll, nemesis_entries
 from engine.rulesets.heroes.state import Figure, HeroesState
@@ -130,7 +131,7 @@ def general_action(state: HeroesState, hero: Figure, o: Order, saves: Mapping[st
         return True
     if o.verb == "climb":
         to = parse_square(o.args[0])
-        if hero.square in state.roofs or not movement.is_climb(state, hero.square, to) \
+        if hero.square in state.roofs or not is_climb(state, hero.square, to) \
                 or not general_actions.in_contact(hero.square, to):
             problem = f"{o.args[0]} is not a rooftop next to {hero.id}'s street square"
         else:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from engine.contract import Event
 from engine.dice import Dice
 from engine.grid import Square, distance, square_name
-from engine.rulesets.heroes import movement
+from engine.rulesets.heroes import movement, paths
 from engine.rulesets.heroes.combat import free_weak_strike, is_ranged
 from engine.rulesets.heroes.engagement import engaged, foes_of
 from engine.rulesets.heroes.facing import reach
@@ -44,8 +44,9 @@ def run_away(state: HeroesState, hero: Figure, wanted: Square | None, dice: Dice
         return False
     events.append(Event("run", text + ": gets away.", {"unit": hero.id, "enemy": enemy.id}))
     flying = "flight" in hero.effects
-    found = movement.search(state, hero, hero.spec.move_ap, streets_only=not flying, flying=flying)
-    options = movement.steps(found)
+    found = paths.search(state, hero.square, paths.budget(hero.spec.move_ap),
+                         streets_only=not flying, flying=flying)
+    options = paths.steps(found)
     threats = foes_of(state, hero)
 
     def safe(sq: Square) -> bool:
@@ -59,7 +60,7 @@ def run_away(state: HeroesState, hero: Figure, wanted: Square | None, dice: Dice
     if wanted is not None and dest != wanted:
         events.append(Event("note", f"{hero.id} cannot get to safety on {square_name(wanted)}; "
                             f"runs to {square_name(dest)}.", {"unit": hero.id}))
-    path = movement.route(found, dest)
+    path = paths.route(found, dest)
     if path:
         movement.walk(state, hero, path, hero.spec.move_ap, flying, dice, events)
     return True

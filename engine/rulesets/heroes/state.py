@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.grid import Grid, Square, parse_square, square_name
+from engine.grid import Square, parse_square, square_name
 from engine.rulesets.heroes.cards import STATS, Card, card, items
 
 STATE_FORMAT = "heroes/1"
@@ -166,9 +166,6 @@ class HeroesState:
             return self.round + 1
         n = len(self.cycle())
         return self.round + ((self.cycle().index(player) + 1 - self.round) % n or n)
-
-    def grid(self) -> Grid:
-        return Grid(self.width, self.height, {r: "rooftop" for r in self.roofs})
 
     def hero_of(self, player: str) -> Figure | None:
         fid = self.heroes.get(player)
