@@ -78,6 +78,16 @@ def test_movement_is_up_to_movement_ap():
     assert (z.square, z.facing) == (parse_square("e6"), "n")
 
 
+def test_routes_go_round_a_rooftop_rather_than_climb():
+    """The engine routes by fewest steps, then fewest climbs: e4 → e6 with a rooftop on e5
+    goes round it (no climbing roll-off), and straight steps are preferred over diagonals."""
+    s = state(roofs=("e5",))
+    hero(s, "alice", "zenith", "e4")
+    res = play(s, {"alice": "Z1 move e6"}, NOBODY_COMES)
+    assert res.events[0].data["squares"] in (["e4", "d5", "e6"], ["e4", "f5", "e6"])
+    assert texts(res.events, "climb") == []
+
+
 def test_face_order_turns_after_moving():
     s = state()
     hero(s, "alice", "zenith", "e4")
