@@ -110,7 +110,7 @@ class Card:
         return next((a for a in self.actions if a.id == action_id), None)
 
 
-def _need(data: Mapping[str, Any], key: str, where: str, kind: type) -> Any:
+def need(data: Mapping[str, Any], key: str, where: str, kind: type) -> Any:
     if key not in data:
         raise CardError(f"{where}: missing field {key!r}")
     value = data[key]
@@ -125,15 +125,15 @@ def _strikes(raw: Any, where: str) -> tuple[Strike, ...]:
     rows = GENERIC_STRIKES if raw == "generic" else raw
     if not isinstance(rows, list) or not rows:
         raise CardError(f"{where}: strikes must be 'generic' or a list of rows")
-    out = tuple(Strike(str(_need(r, "name", where, str)), _need(r, "from", where, int),
-                       _need(r, "to", where, int), _need(r, "dmg", where, int)) for r in rows)
+    out = tuple(Strike(str(need(r, "name", where, str)), need(r, "from", where, int),
+                       need(r, "to", where, int), need(r, "dmg", where, int)) for r in rows)
     if not any(s.critical for s in out) or out[0].critical:
         raise CardError(f"{where}: strikes need rows below 20 and a critical row at 20")
     return out
 
 
 def _action(raw: Mapping[str, Any], where: str) -> StarAction:
-    effect = _need(raw, "effect", where, str)
+    effect = need(raw, "effect", where, str)
     if effect not in EFFECTS:
         raise CardError(f"{where}: effect {effect!r} is not one of {', '.join(EFFECTS)}")
     uses = raw.get("uses", 1)  # issue 8: one use unless the card says otherwise
@@ -142,13 +142,13 @@ def _action(raw: Mapping[str, Any], where: str) -> StarAction:
     stat = str(raw.get("stat", ""))
     if effect == "reduce_stat" and stat not in STATS:
         raise CardError(f"{where}: reduce_stat needs a stat, one of {', '.join(STATS)}")
-    return StarAction(_need(raw, "id", where, str), _need(raw, "name", where, str), effect,
+    return StarAction(need(raw, "id", where, str), need(raw, "name", where, str), effect,
                       int(raw.get("value", 0)), stat, int(raw.get("reach", 1)), uses,
                       str(raw.get("text", "")))
 
 
 def parse_card(data: Mapping[str, Any], where: str) -> Card:
-    ap = _need(data, "AP", where, str)
+    ap = need(data, "AP", where, str)
     try:
         move_ap, general_ap = (int(x) for x in ap.split("-"))
     except ValueError:
@@ -157,11 +157,11 @@ def parse_card(data: Mapping[str, Any], where: str) -> Card:
     if attack not in ("melee", "ranged"):
         raise CardError(f"{where}: attack must be melee or ranged")
     return Card(
-        id=_need(data, "id", where, str), name=_need(data, "name", where, str),
-        code=_need(data, "code", where, str), kind=_need(data, "kind", where, str),
-        stats={s: _need(data, s, where, int) for s in STATS},
-        att=_need(data, "ATT", where, int), arm=_need(data, "ARM", where, int),
-        move_ap=move_ap, general_ap=general_ap, vitality=_need(data, "vitality", where, int),
+        id=need(data, "id", where, str), name=need(data, "name", where, str),
+        code=need(data, "code", where, str), kind=need(data, "kind", where, str),
+        stats={s: need(data, s, where, int) for s in STATS},
+        att=need(data, "ATT", where, int), arm=need(data, "ARM", where, int),
+        move_ap=move_ap, general_ap=general_ap, vitality=need(data, "vitality", where, int),
         ranged=attack == "ranged", strikes=_strikes(data.get("strikes", "generic"), where),
         actions=tuple(_action(a, f"{where} action {i + 1}")
                       for i, a in enumerate(data.get("actions", []))),
@@ -170,7 +170,7 @@ def parse_card(data: Mapping[str, Any], where: str) -> Card:
     )
 
 
-def _read(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -182,7 +182,7 @@ def heroes() -> dict[str, Card]:
     """Every hero card in data/heroes/, by id, in file-name order."""
     out: dict[str, Card] = {}
     for path in sorted((DATA / "heroes").glob("*.json")):
-        card = parse_card(_read(path), path.name)
+        card = parse_card(read_json(path), path.name)
         out[card.id] = card
     return out
 
@@ -190,13 +190,13 @@ def heroes() -> dict[str, Card]:
 @cache
 def nemeses() -> dict[str, Card]:
     return {c["id"]: parse_card(c, f"nemeses.json {c.get('id')}")
-            for c in _read(DATA / "nemeses.json")}
+            for c in read_json(DATA / "nemeses.json")}
 
 
 @cache
 def henchmen() -> dict[str, Card]:
     return {c["id"]: parse_card(c, f"henchmen.json {c.get('id')}")
-            for c in _read(DATA / "henchmen.json")}
+            for c in read_json(DATA / "henchmen.json")}
 
 
 @cache
@@ -209,63 +209,3 @@ def card(card_id: str) -> Card:
     if found is None:
         raise CardError(f"no card {card_id!r}")
     return found
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """An items-deck card: "pipes, cars, guns, health powerups, and the like"."""
-
-    id: str
-    name: str
-    effect: str  # stat, att, arm, dmg, heal, reach
-    stat: str
-    value: int
-    uses: int | None  # attacks it lasts for (None: kept for good); heal is spent at once
-    text: str
-
-
-ITEM_EFFECTS = ("stat", "att", "arm", "dmg", "heal", "reach")
-
-
-@cache
-def items() -> dict[str, Item]:
-    out: dict[str, Item] = {}
-    for raw in _read(DATA / "items.json"):
-        where = f"items.json {raw.get('id')}"
-        effect = _need(raw, "effect", where, str)
-        if effect not in ITEM_EFFECTS:
-            raise CardError(f"{where}: effect must be one of {', '.join(ITEM_EFFECTS)}")
-        item = Item(_need(raw, "id", where, str), _need(raw, "name", where, str), effect,
-                    str(raw.get("stat", "")), int(raw.get("value", 0)), raw.get("uses"),
-                    str(raw.get("text", "")))
-        out[item.id] = item
-    return out
-
-
-@cache
-def items_deck() -> tuple[str, ...]:
-    """The item deck before shuffling: each item as many times as its `count`."""
-    return tuple(raw["id"] for raw in _read(DATA / "items.json")
-                 for _ in range(int(raw.get("count", 1))))
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """A henchmen-deck card: where in the quadrant the henchman goes (on a 6×6 quadrant,
-    scaled to the real one), which henchman, and the direction of its civvie."""
-
-    henchman: str
-    col: int
-    row: int
-    civvie: str
-
-
-@cache
-def henchmen_deck() -> tuple[Placement, ...]:
-    out = []
-    for i, raw in enumerate(_read(DATA / "henchmen_deck.json")):
-        where = f"henchmen_deck.json card {i + 1}"
-        col, row = _need(raw, "at", where, list)
-        out.append(Placement(_need(raw, "henchman", where, str), int(col), int(row),
-                             _need(raw, "civvie", where, str)))
-    return tuple(out)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from engine.contract import Event
 from engine.dice import Dice
 from engine.grid import square_name
-from engine.rulesets.heroes.cards import items
+from engine.rulesets.heroes.decks import items
 from engine.rulesets.heroes.facing import attacks_back, is_ranged_shot
 from engine.rulesets.heroes.rolloff import roll_off
 from engine.rulesets.heroes.state import Figure, HeroesState

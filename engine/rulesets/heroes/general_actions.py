@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from engine.contract import Event
 from engine.dice import Dice
 from engine.grid import Square, direction_between, distance, square_name
-from engine.rulesets.heroes.cards import items
+from engine.rulesets.heroes.decks import items
 from engine.rulesets.heroes.movement import climb
 from engine.rulesets.heroes.rolloff import RollOff, contest_key, roll_off
 from engine.rulesets.heroes.state import Figure, HeroesState

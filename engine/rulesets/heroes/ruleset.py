@@ -22,7 +22,7 @@ from engine.contract import (
 from engine.dice import Dice
 from engine.grid import Square, direction_between
 from engine.orders import Order, Verb
-from engine.rulesets.heroes import bot, cards, orders
+from engine.rulesets.heroes import bot, cards, decks, orders
 from engine.rulesets.heroes.board import board
 from engine.rulesets.heroes.citymap import (
     CORNERS,
@@ -112,9 +112,9 @@ class HeroesRuleset(Ruleset[HeroesState]):
                                   spec.vitality, owner=p, start=start)
             heroes[p] = fid
         state = HeroesState(dict(opts), seats, heroes, villain, list(hero_players), 1, frozenset(roofs),
-                            figures, {}, dice.shuffle(list(range(len(cards.henchmen_deck()))),
+                            figures, {}, dice.shuffle(list(range(len(decks.henchmen_deck()))),
                                                       "henchmen deck"),
-                            [], dice.shuffle(list(cards.items_deck()), "items deck"), [])
+                            [], dice.shuffle(list(decks.items_deck()), "items deck"), [])
         state.order = turn_order(state, dice)
         nemesis_entries(state, [], 1)
         henchmen_and_civvies_roll(state, dice, [])

@@ -21,8 +21,9 @@ from __future__ import annotations
 from engine.contract import Event, OptionError
 from engine.dice import Dice
 from engine.grid import DIRECTIONS, Square, distance, square_name
-from engine.rulesets.heroes.cards import Placement, card, henchmen_deck
+from engine.rulesets.heroes.cards import card
 from engine.rulesets.heroes.citymap import CORNERS, QUADRANTS, local_square, quadrant_squares
+from engine.rulesets.heroes.decks import Placement, henchmen_deck
 from engine.rulesets.heroes.facing import CLOCKWISE, facing_towards
 from engine.rulesets.heroes.state import Figure, HeroesState
 

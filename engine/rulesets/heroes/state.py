@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.grid import Square, parse_square, square_name
-from engine.rulesets.heroes.cards import STATS, Card, card, items
+from engine.rulesets.heroes.cards import STATS, Card, card
+from engine.rulesets.heroes.decks import items
 
 STATE_FORMAT = "heroes/1"
 KINDS = ("hero", "henchman", "civvie", "nemesis")
@@ -109,7 +110,7 @@ class HeroesState:
     roofs: frozenset[Square]
     figures: dict[str, Figure]
     counters: dict[str, int]  # unit-id letter → last number used (H, C)
-    henchmen_deck: list[int]  # indexes into cards.henchmen_deck(), top first
+    henchmen_deck: list[int]  # indexes into decks.henchmen_deck(), top first
     henchmen_discard: list[int]
     items_deck: list[str]  # item ids, top first
     items_discard: list[str]

@@ -8,7 +8,8 @@ from engine.contract import Event, Resolution
 from engine.dice import ScriptedDice
 from engine.grid import parse_square
 from engine.rulesets.heroes import HeroesRuleset
-from engine.rulesets.heroes.cards import card, henchmen_deck, items_deck
+from engine.rulesets.heroes.cards import card
+from engine.rulesets.heroes.decks import henchmen_deck, items_deck
 from engine.rulesets.heroes.state import Figure, HeroesState
 
 RULES = HeroesRuleset()

@@ -5,17 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine.dice import ScriptedDice
-from engine.rulesets.heroes.cards import (
-    CardError,
-    card,
-    henchmen,
-    henchmen_deck,
-    heroes,
-    items,
-    items_deck,
-    nemeses,
-    parse_card,
-)
+from engine.rulesets.heroes.cards import CardError, card, henchmen, heroes, nemeses, parse_card
+from engine.rulesets.heroes.decks import henchmen_deck, items, items_deck
 from engine.rulesets.heroes.rolloff import roll_off
 
 
