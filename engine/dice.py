@@ -72,9 +72,15 @@ def chain(tip: bytes, n: int) -> list[bytes]:
     """Return [S_0, S_1, ..., S_n] for the chain whose tip is S_n."""
     if len(tip) != 32:
         raise ValueError("the chain tip must be 32 bytes")
+    # H(PROFILE, "chain", S) with the constant fields encoded once: the same bytes, without
+    # enc()'s per-field checks, since the service walks the whole chain to reach each S_t.
+    prefix = enc(PROFILE, "chain") + (32).to_bytes(4, "big")
+    sha256 = hashlib.sha256
     links = [tip]
+    link = tip
     for _ in range(n):
-        links.append(H(PROFILE, "chain", links[-1]))
+        link = sha256(prefix + link).digest()
+        links.append(link)
     links.reverse()
     return links
 
