@@ -15,6 +15,11 @@ from typing import Any
 
 DEFAULT_SWEEP_SECONDS = 30
 MAX_BODY_BYTES = 64 * 1024
+# Redis redelivers a task that was taken but not acknowledged after this many seconds.
+# Longer than any task runs (a round resolves in well under a minute), short enough
+# that a task lost with its whole worker comes back the same hour; the sweeper rings
+# sooner for ready rounds and due mail anyway (docs/reliability.md).
+DEFAULT_VISIBILITY_TIMEOUT = 3600
 
 
 def database_url(raw: str | None, instance_path: str) -> str:
@@ -33,7 +38,8 @@ def queue_names(prefix: str) -> dict[str, str]:
 
 
 def celery_config(redis_url: str | None, prefix: str, key_prefix: str,
-                  sweep_seconds: int) -> dict[str, Any]:
+                  sweep_seconds: int, visibility_timeout: int = DEFAULT_VISIBILITY_TIMEOUT
+                  ) -> dict[str, Any]:
     """Celery settings following its reliability guidance (late acks, prefetch 1, ...)."""
     queues = queue_names(prefix)
     conf: dict[str, Any] = {
@@ -53,7 +59,12 @@ def celery_config(redis_url: str | None, prefix: str, key_prefix: str,
         "broker_connection_retry_on_startup": True,
     }
     if redis_url:
-        transport: dict[str, Any] = {"visibility_timeout": 3600}
+        # A message taken but never acknowledged (its whole worker died) comes back after
+        # visibility_timeout; kombu looks for such messages every interval x throttle
+        # seconds (10 x 10 by default): one cheap look every <= 10 s instead.
+        transport: dict[str, Any] = {"visibility_timeout": visibility_timeout,
+                                     "unacked_restore_interval": max(1, min(10, visibility_timeout // 4)),
+                                     "unacked_restore_throttle": 1}
         if key_prefix:
             transport["global_keyprefix"] = key_prefix
         conf.update(broker_url=redis_url, broker_transport_options=transport,
@@ -78,6 +89,7 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
         "SWEEP_SECONDS": sweep,
         "QUEUE_PREFIX": prefix,
         "REDIS_PREFIX": env.get("DICEPOST_REDIS_PREFIX", ""),
+        "VISIBILITY_TIMEOUT": int(env.get("DICEPOST_VISIBILITY_TIMEOUT", DEFAULT_VISIBILITY_TIMEOUT)),
         "MAX_CONTENT_LENGTH": MAX_BODY_BYTES,
     }
 
@@ -87,7 +99,9 @@ def finish(config: dict[str, Any]) -> None:
     config["EMBEDDED"] = not config.get("REDIS_URL")
     config["QUEUES"] = queue_names(config["QUEUE_PREFIX"])
     config.setdefault("CELERY", celery_config(config.get("REDIS_URL"), config["QUEUE_PREFIX"],
-                                              config["REDIS_PREFIX"], int(config["SWEEP_SECONDS"])))
+                                              config["REDIS_PREFIX"], int(config["SWEEP_SECONDS"]),
+                                              int(config.get("VISIBILITY_TIMEOUT",
+                                                             DEFAULT_VISIBILITY_TIMEOUT))))
 
 
 def _instance_secret(instance_path: str) -> str:

@@ -20,6 +20,7 @@ from engine import OrderErrors, find_ruleset, round_inputs, run_round
 from engine.orders import format_orders
 from service.doorbell import Doorbells
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused, Unauthorized
+from service.faults import pause_point
 from service.models import Game, Round, Seat, Submission, utcnow
 from service.notify import queue_mail
 from service.progress import audit, latest_step, record_step, step_dice
@@ -152,6 +153,7 @@ def resolve_round(session: Session, game_id: str, number: int) -> bool:
         result = run_round(game.ruleset, previous.state, inputs, t, dice)
         record_step(session, bells, game, result, s_t)
         audit(session, game_id, "service", "resolved", {"round": number, "step": t})
+        pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)
     bells.ring()
     log.info("resolved %s round %d", game_id, number)
     return True

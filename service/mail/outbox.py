@@ -32,6 +32,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from service.db import session_scope
+from service.faults import pause_point
 from service.mail.compose import compose
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
@@ -122,6 +123,7 @@ def deliver(outbox_id: int, transport: Transport | None = None) -> str:
             (transport or SmtpTransport.from_url(settings.smtp_url)).send(msg, settings.sender, recipient)
         except DeliveryError as exc:
             return _failed(session, outbox_id, attempt, exc)
+        pause_point("mail-sent")  # tests only: kill a worker right after the server's 250
         with session.begin():
             _finish(session, outbox_id, attempt, status="sent", sent_at=utcnow(), last_error=None,
                     next_attempt_at=None)
