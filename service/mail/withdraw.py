@@ -2,9 +2,9 @@
 
 Every version of a player's orders is kept, so a withdrawal is one more version with
 an empty text; service.rounds.latest_submissions counts such a seat as having no
-orders. A round that was ready because everyone was in opens again, under the same
-round lock the resolution takes, so a withdrawal either beats the resolution or is
-refused because the round is already resolved.
+orders. Under the same round lock the resolution takes, a round that has closed
+(ready: everyone was in, or its deadline passed) refuses the withdrawal, so the
+orders the closing counted are the orders that are resolved.
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ def withdraw(session: Session, seat_id: int) -> tuple[int, bool]:
         rnd = lock_round(session, game.id, game.current_round) if game.status == "active" else None
         if rnd is None or rnd.status == "resolved":
             raise Conflict("no round is open, so there are no orders to withdraw")
+        if rnd.status == "ready":
+            raise Conflict(f"round {rnd.number} has closed and is being resolved; your orders stand")
         if latest_submissions(session, rnd.id).get(seat.id) is None:
             return rnd.number, False
         version = 1 + int(session.scalar(select(func.max(Submission.version)).where(
             Submission.round_id == rnd.id, Submission.seat_id == seat.id)) or 0)
         session.add(Submission(seat_id=seat.id, round_id=rnd.id, version=version, text="", accepted="",
                                source="mail", created_at=utcnow()))
-        if rnd.status == "ready":
-            rnd.status = "open"
         audit(session, game.id, seat.name, "withdrew", {"round": rnd.number, "version": version})
         return rnd.number, True

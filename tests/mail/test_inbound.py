@@ -167,17 +167,14 @@ def test_status_clear_help(mail_game):
     assert "CLEAR        withdraw your orders" in text_of(mail_game.players["alice"].latest("How to play by mail"))
 
 
-def test_clear_reopens_a_round_that_was_ready(sqlite_app):
-    from tests.mail.conftest import start_game
-
-    game = start_game(sqlite_app)
-    with session_scope(sqlite_app) as s, s.begin():
-        rnd = s.scalars(select(Round).where(Round.game_id == game.id)).one()
-        rnd.status = "ready"  # as if everyone were in and the resolution not yet run
-    assert game.send(_mail(game.reply_to("alice"), "pass")).status == "processed"
-    assert game.send(_mail(game.reply_to("alice"), "CLEAR", mid="<c@c>")).detail.endswith("withdrawn.")
-    with session_scope(sqlite_app) as s:
-        assert s.scalars(select(Round.status).where(Round.game_id == game.id)).one() == "open"
+def test_clear_is_refused_once_the_round_has_closed(mail_game):
+    assert mail_game.send(_mail(mail_game.reply_to("alice"), "pass")).status == "processed"
+    with session_scope(mail_game.app) as s, s.begin():
+        rnd = s.scalars(select(Round).where(Round.game_id == mail_game.id)).one()
+        rnd.status = "ready"  # closed (a deadline passed), the resolution not yet run
+    out = mail_game.send(_mail(mail_game.reply_to("alice"), "CLEAR", mid="<c@c>"))
+    assert out.detail == "clear refused: round 1 has closed and is being resolved; your orders stand"
+    assert _current_orders(mail_game, "alice") == "pass"
 
 
 def test_unsubscribe_by_mail_stops_news_but_not_answers(mail_game):
