@@ -9,6 +9,8 @@
     GET/POST /mail/preferences/<token>   every mail / results only / none
     GET/POST /mail/unsubscribe/<token>   a confirm button; POST is also RFC 8058
                                          one-click (List-Unsubscribe-Post)
+    POST /mailbox/<id>/reply             embedded mode: answer a kept mail as its
+                                         recipient, through the inbound path
 
 The tokens in these links are the signed unsubscribe tokens of service.mail.tokens:
 they are the authority, not a login or cookie, so these forms need no CSRF token.
@@ -18,7 +20,8 @@ from __future__ import annotations
 
 import hmac
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 from service import csrf
 from service.db import get_session
@@ -26,7 +29,8 @@ from service.errors import BadRequest, NotFound
 from service.mail.identify import verified_seat
 from service.mail.inbound import MAX_RAW_BYTES, receive
 from service.mail.settings import mail_settings
-from service.models import Seat
+from service.mail.stored import Readable, readable, reply_raw
+from service.models import Seat, StoredMail
 
 bp = Blueprint("mail", __name__)
 PREFS = {"all": "every mail", "results": "results only (results, game over, invitations)",
@@ -106,3 +110,23 @@ def unsubscribe(token: str) -> str:
         if done:
             seat.mail_pref = "none"
         return render_template("mail/unsubscribe.html", seat=seat, game=seat.game, done=done, token=token)
+
+
+@bp.app_template_global("readable_mail")
+def readable_mail(raw: str) -> Readable:
+    """The embedded mailbox page's view of a kept mail (text and HTML parts)."""
+    return readable(raw)
+
+
+@bp.post("/mailbox/<int:mail_id>/reply")
+def mailbox_reply(mail_id: int) -> WerkzeugResponse:
+    if not current_app.config["EMBEDDED"]:
+        raise NotFound("the mailbox exists only in embedded mode; mail is sent over SMTP")
+    session = get_session()
+    with session.begin():
+        kept = session.get(StoredMail, mail_id)
+        if kept is None:
+            raise NotFound(f"no stored mail {mail_id}")
+        raw = kept.raw
+    outcome = receive(reply_raw(raw, request.form.get("body", "")))
+    return redirect(url_for("web.mail", mail_id=mail_id, replied=f"{outcome.status}: {outcome.detail}"))

@@ -101,3 +101,24 @@ def test_the_unsubscribe_link_in_a_mail_is_the_one_that_works(mail_game):
     path = url.replace("http://dicepost.test", "")
     assert mail_game.app.test_client().post(path).status_code == 200
     assert mail_game.seat("alice").mail_pref == "none"
+
+
+def test_embedded_mailbox_shows_both_parts_and_replies_through_the_inbound_path(mail_game):
+    from sqlalchemy import select
+
+    from service.db import session_scope
+    from service.models import StoredMail
+
+    with session_scope(mail_game.app) as s:
+        mail_id = s.scalars(select(StoredMail.id).where(StoredMail.to == "alice@example.org",
+                                                        StoredMail.subject.like("%has started"))).one()
+    client = mail_game.app.test_client()
+    page = client.get(f"/mailbox/{mail_id}")
+    assert page.status_code == 200
+    assert b"THE GRID" in page.data and b"<iframe sandbox" in page.data and b"srcdoc=\"&lt;!doctype html&gt;" in page.data
+    assert b"=3D" not in page.data.split(b"<details>")[0]  # decoded, not quoted-printable
+    sent = client.post(f"/mailbox/{mail_id}/reply", data={"body": "pass"})
+    assert sent.status_code == 302 and "processed" in sent.headers["Location"]
+    assert _current_orders(mail_game, "alice") == "pass"
+    mail_game.app.config["EMBEDDED"] = False
+    assert client.post(f"/mailbox/{mail_id}/reply", data={"body": "pass"}).status_code == 404
