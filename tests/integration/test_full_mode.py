@@ -22,7 +22,7 @@ from service.demo import play
 from service.models import AuditLog, Step
 from service.sweeper import sweep_and_ring
 from tests.conftest import LiveServer, empty_tables, full_config
-from tests.service.play import start
+from tests.service.play import start, submit_without_doorbell
 
 pytestmark = pytest.mark.slow
 
@@ -76,15 +76,7 @@ def test_two_tasks_for_one_round_resolve_it_once(full_app: Flask, worker: Any) -
 
     client = full_app.test_client()
     table = start(client)
-    from service import doorbell
-
-    original = doorbell.Doorbells.ring
-    doorbell.Doorbells.ring = lambda self: None  # type: ignore[method-assign]
-    try:
-        for seat in ("alice", "bob"):
-            assert table.put(seat, table.bot(full_app, seat)).status_code == 200
-    finally:
-        doorbell.Doorbells.ring = original  # type: ignore[method-assign]
+    submit_without_doorbell(table, {seat: table.bot(full_app, seat) for seat in ("alice", "bob")})
     assert _step_count(full_app, table.id) == 1
     queue = full_app.config["QUEUES"]["resolve"]
     before = _resolve_results(worker)
@@ -103,18 +95,35 @@ def test_two_tasks_for_one_round_resolve_it_once(full_app: Flask, worker: Any) -
 def test_lost_doorbell_rung_again_by_the_sweeper(full_app: Flask) -> None:
     client = full_app.test_client()
     table = start(client)
-    from service import doorbell
-
-    original = doorbell.Doorbells.ring
-    doorbell.Doorbells.ring = lambda self: None  # type: ignore[method-assign]
-    try:
-        for seat in ("alice", "bob"):
-            assert table.put(seat, "pass").status_code == 200
-    finally:
-        doorbell.Doorbells.ring = original  # type: ignore[method-assign]
+    submit_without_doorbell(table, {"alice": "pass", "bob": "pass"})
     time.sleep(1.0)
     assert _step_count(full_app, table.id) == 1, "no doorbell, no resolution"
     with full_app.app_context():
         assert sweep_and_ring()["rounds"] >= 1
     _wait(lambda: _step_count(full_app, table.id) == 2, "the sweeper's doorbell to be answered")
+    assert table.status()["round"] == 2
+
+
+def test_beat_rings_the_sweeper_by_itself(full_app: Flask, pg_url: str, redis_env: dict[str, str],
+                                          tmp_path: Any) -> None:
+    """`dicepost beat` (as docker-compose runs it) sweeps every DICEPOST_SWEEP_SECONDS."""
+    import os
+    import signal
+    import subprocess
+
+    from tests.conftest import ROOT, dicepost_command, full_env
+
+    client = full_app.test_client()
+    table = start(client)
+    submit_without_doorbell(table, {"alice": "pass", "bob": "pass"})
+    env = {**full_env(pg_url, redis_env), "DICEPOST_SWEEP_SECONDS": "1"}
+    log = (tmp_path / "beat.log").open("wb")
+    beat = subprocess.Popen([*dicepost_command(), "beat", "--schedule-file", str(tmp_path / "schedule")],
+                            env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        _wait(lambda: _step_count(full_app, table.id) == 2, "beat's sweep to get the round resolved")
+    finally:
+        os.killpg(beat.pid, signal.SIGTERM)
+        beat.wait(20)
+        log.close()
     assert table.status()["round"] == 2

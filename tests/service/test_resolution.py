@@ -15,20 +15,12 @@ from service.db import session_scope
 from service.errors import Conflict
 from service.models import Round, Step, Submission
 from service.sweeper import sweep_and_ring
-from tests.service.play import start
+from tests.service.play import start, submit_without_doorbell
 
 
 def _make_ready_without_doorbell(app: Flask, table: Any) -> None:
     """Both players' orders stored and the round marked ready, but the doorbell lost."""
-    from service import doorbell
-
-    original = doorbell.Doorbells.ring
-    doorbell.Doorbells.ring = lambda self: None  # type: ignore[method-assign]
-    try:
-        for seat in ("alice", "bob"):
-            assert table.put(seat, table.bot(app, seat)).status_code == 200
-    finally:
-        doorbell.Doorbells.ring = original  # type: ignore[method-assign]
+    submit_without_doorbell(table, {seat: table.bot(app, seat) for seat in ("alice", "bob")})
 
 
 def _steps(app: Flask, game_id: str) -> list[int]:
