@@ -33,7 +33,8 @@ def demo_game(app: Flask) -> str:
     """Create and start a two-player universal game; return the text of its links."""
     with app.app_context(), session_scope() as session:
         created = games.create_game(session, "universal", "Demo game",
-                                    [games.SeatSpec("alice"), games.SeatSpec("bob")], {}, True,
+                                    [games.SeatSpec("alice", "alice@example.org"),
+                                     games.SeatSpec("bob", "bob@example.org")], {}, True,
                                     join_url)
         lines = [f"Demo game {created.id}: {game_url(created.id)}"]
         for name, invite in created.invites:
