@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from service import create_app
@@ -17,13 +18,30 @@ from service.schedule.clock import FakeClock
 START = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
+DATABASES = ["sqlite", "postgres"]  # fixtures take params=DATABASES and call database()
+
+
+def database(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+    """The URL for a test parametrized over DATABASES: a fresh SQLite file, or the suite's PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/schedule.sqlite3"
+    return str(request.getfixturevalue("pg_url"))
+
+
 class World:
-    def __init__(self, tmp_path: Any, start: datetime = START) -> None:
+    def __init__(self, where: Any, start: datetime = START) -> None:
+        """where: a database URL, or a directory for a fresh SQLite file."""
+        url = str(where) if str(where).startswith(("sqlite", "postgresql")) else f"sqlite:///{where}/schedule.sqlite3"
         self.clock = FakeClock(start)
-        self.app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/schedule.sqlite3", "TESTING": True,
+        self.app = create_app({"DATABASE_URL": url, "TESTING": True,
                                "WTF_CSRF_ENABLED": False, "CLOCK": self.clock, "SECRET_KEY": "test",
                                "BASE_URL": "http://dicepost.test"})
-        upgrade(engine_of(self.app))
+        if url.startswith("postgresql"):
+            from tests.conftest import empty_tables
+
+            empty_tables(self.app)  # the session's database is migrated once
+        else:
+            upgrade(engine_of(self.app))
         self.client = self.app.test_client()
         self.game_id = ""
         self.gm_token = ""

@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from service.timekeeping.due import close_due_round
-from tests.service.schedule_world import START, World
+from tests.service.schedule_world import DATABASES, START, World, database
 
 
-@pytest.fixture
-def world(tmp_path):
-    return World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+@pytest.fixture(params=DATABASES)
+def world(request, tmp_path):
+    return World(database(request, tmp_path)).start({"kind": "duration", "duration": "PT48H"})
 
 
 def test_round_gets_its_deadline_when_it_opens(world):

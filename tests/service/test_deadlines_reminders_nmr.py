@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from tests.service.schedule_world import START, World
+import pytest
+
+from tests.service.schedule_world import DATABASES, START, World, database
+
+
+@pytest.fixture(params=DATABASES)
+def any_db_world(request, tmp_path):
+    return World(database(request, tmp_path))
 
 
 def test_reminders_are_sent_once_per_seat_and_deadline(tmp_path):
@@ -38,8 +45,8 @@ def test_each_player_chooses_the_lead_and_a_moved_deadline_reminds_again(tmp_pat
     assert len({r.message_id for r in world.outbox("reminder")}) == 2
 
 
-def test_two_sweepers_queue_a_reminder_once(tmp_path):
-    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+def test_two_sweepers_queue_a_reminder_once(any_db_world):
+    world = any_db_world.start({"kind": "duration", "duration": "PT48H"})
     world.advance(hours=40)
     results = world.sweep_twice_at_once()
     assert sum(r["reminders"] for r in results) == 2

@@ -7,14 +7,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.service.schedule_world import START, World
+from tests.service.schedule_world import DATABASES, START, World, database
 
 DEADLINE = START + timedelta(hours=48)
 
 
-@pytest.fixture
-def world(tmp_path):
-    return World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+@pytest.fixture(params=DATABASES)
+def world(request, tmp_path):
+    return World(database(request, tmp_path)).start({"kind": "duration", "duration": "PT48H"})
 
 
 def actions(world: World) -> list[tuple[str, str]]:
