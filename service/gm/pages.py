@@ -3,18 +3,28 @@ take-over page. Plain forms with CSRF tokens; every action redirects back with a
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from flask import Blueprint, flash, get_flashed_messages, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from service.db import get_session
-from service.errors import ServiceError
+from service.errors import Invalid, ServiceError
 from service.gm import actions, players
 from service.gm.console import console_json
 from service.urls import player_url
 
 bp = Blueprint("gm", __name__)
 
-ACTIONS = ("pause", "resume", "extend", "resolve", "replace", "remove", "end")
+ACTIONS = ("pause", "resume", "extend", "resolve", "replace", "remove", "end", "policy")
+
+
+def _json_field(text: str, field: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise Invalid(f"{field}: not valid JSON ({exc.msg}, line {exc.lineno})", field) from None
 
 
 @bp.get("/games/<game_id>/gm/<token>")
@@ -44,6 +54,8 @@ def act(game_id: str, token: str, action: str) -> Response:
             done = actions.remove(session, game_id, token, form.get("seat"), form.get("units", "hold"))
         elif action == "end":
             done = actions.end_draw(session, game_id, token)
+        elif action == "policy":
+            done = actions.set_policy(session, game_id, token, _json_field(form.get("policy", ""), "policy"))
         else:
             flash(f"unknown action {action!r} (actions: {', '.join(ACTIONS)})", "error")
             return redirect(url_for("gm.page", game_id=game_id, token=token))

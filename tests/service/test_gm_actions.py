@@ -228,3 +228,15 @@ def test_a_game_nobody_plays_in_person_moves_only_at_deadlines(world):
     world.sweep()
     assert world.round_number() == 2
     assert world.step_inputs(2)["red"] != "" and world.step_inputs(2)["blue"] != ""
+
+
+def test_the_gm_page_sets_the_policy(world):
+    base = f"/games/{world.game_id}/gm/{world.gm_token}"
+    assert '<textarea name="policy" rows="6">{\n "absence_limit": "P7D"' in world.client.get(base).get_data(as_text=True)
+    r = world.client.post(base + "/policy", data={"policy": '{"kind": "none"'}, follow_redirects=True)
+    assert "policy: not valid JSON" in r.get_data(as_text=True)
+    r = world.client.post(base + "/policy", data={"policy": '{"kind": "calendar", "days": ["xyz"], "time": "18:00"}'},
+                          follow_redirects=True)
+    assert "deadline_policy.days[0]" in r.get_data(as_text=True)
+    world.client.post(base + "/policy", data={"policy": '{"kind": "none"}'})
+    assert world.game().deadline_policy["kind"] == "none"
