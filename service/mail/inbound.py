@@ -34,7 +34,7 @@ from service.mail.answers import queue_answer, queue_refusal
 from service.mail.body import body_text, parse_message
 from service.mail.commands import perform
 from service.mail.identify import candidate_tokens, identify, sender_address
-from service.mail.reply_text import read_reply
+from service.mail.reply_text import Reply, read_reply
 from service.mail.settings import MailSettings, mail_settings
 from service.models import InboundMail, Seat, utcnow
 
@@ -108,34 +108,39 @@ def _process(session: Session, settings: MailSettings, inbound_id: int) -> Outco
     with session.begin():
         row = session.get(InboundMail, inbound_id)
         assert row is not None
-        msg = parse_message(row.raw)
-        subject = str(msg.get("Subject") or "")
-        reply = read_reply(body_text(msg), subject)
-        robot = _robot(msg, settings)
-        seat = None
-        if robot:
-            status, detail = "ignored", robot
-        else:
-            who = identify(session, settings, candidate_tokens(msg, reply.tokens, settings))
-            seat = who.seat
-            status, detail = "refused", (_refuse(session, bells, settings, msg, subject, who.reason)
-                                         if seat is None else "")
-        if seat is None:
-            _record(row, status, detail, None)
+        seat, reply, unanswered = _triage(session, bells, settings, row)
     if seat is None:
         bells.ring()
-        return _logged(inbound_id, status, detail)
+        return _logged(inbound_id, *unanswered)
     done = perform(session, seat, reply)
     with session.begin():
         seat = session.get(Seat, seat.id)
-        assert seat is not None
+        row = session.get(InboundMail, inbound_id)
+        assert seat is not None and row is not None
         for kind, payload in done.answers:
             queue_answer(session, bells, seat.game, seat, kind, payload, settings.domain)
-        row = session.get(InboundMail, inbound_id)
-        assert row is not None
         _record(row, "processed", f"{seat.name}: {done.detail}", seat.game_id)
     bells.ring()
     return _logged(inbound_id, "processed", done.detail)
+
+
+def _triage(session: Session, bells: Doorbells, settings: MailSettings,
+            row: InboundMail) -> tuple[Seat | None, Reply, tuple[str, str]]:
+    """The seat that wrote and what it wrote; without a seat, the row is recorded here as
+    ignored (a robot) or refused (no valid token, a refusal queued) and the pair says so."""
+    msg = parse_message(row.raw)
+    subject = str(msg.get("Subject") or "")
+    reply = read_reply(body_text(msg), subject)
+    robot = _robot(msg, settings)
+    if robot:
+        _record(row, "ignored", robot, None)
+        return None, reply, ("ignored", robot)
+    who = identify(session, settings, candidate_tokens(msg, reply.tokens, settings))
+    if who.seat is None:
+        detail = _refuse(session, bells, settings, msg, subject, who.reason)
+        _record(row, "refused", detail, None)
+        return None, reply, ("refused", detail)
+    return who.seat, reply, ("", "")
 
 
 def _refuse(session: Session, bells: Doorbells, settings: MailSettings, msg: EmailMessage, subject: str,
