@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -28,6 +27,7 @@ from service.render.ascii_grid import ascii_board
 from service.render.html_table_grid import html_board
 from service.rounds import latest_submissions
 from service.schedule.durations import DurationError, describe_duration, parse_duration
+from service.verify_page import verify_link
 from service.views import board_of, current_round
 
 EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
@@ -46,7 +46,8 @@ def lead_words(lead: object) -> str:
 
 
 def verify_url(record_url: str) -> str:
-    return f"{urls.base_url()}/verify?record={quote(record_url, safe='')}"
+    """The "check these dice" link: the verifier page, absolute, loading the record."""
+    return verify_link(record_url, page=f"{urls.base_url()}/verify")
 
 
 def seat_links(settings: MailSettings, seat: Seat) -> dict[str, str]:

@@ -112,7 +112,7 @@ def test_results_mail_has_everything_a_round_needs(sent):
     msg = next(m for m, _mid, _seat in sent["results"] if "Round 1 results" in str(m["Subject"]))
     text, html = text_of(msg), html_of(msg)
     for part in ("THE GRID", "Pieces:", "WHAT HAPPENED", "YOUR UNITS", "ROLL LOG", "CHECK THESE DICE",
-                 "Revealed chain key S_2 = ", "S_1 = ", "it does.", "/verify?record=http%3A%2F%2Fdicepost.test"):
+                 "Revealed chain key S_2 = ", "S_1 = ", "it does.", f"/verify?record=http://dicepost.test/api/games/{sent['game'].id}/record"):
         assert part in text, part
     assert "<table role=\"grid\"" in html and "Roll log" in html and "Check these dice" in html
 
