@@ -2,7 +2,7 @@
 
 Rules, in order:
 - a signature starts at a line `-- ` (RFC 3676; clients that trim it to `--` count
-  too) and runs to the end;
+  too), or at a phone's "Sent from my iPhone" line, and runs to the end;
 - Outlook-style quoting starts at `-----Original Message-----`, a line of underscores,
   or a `From:` line followed by `Sent:`/`Date:`, and runs to the end;
 - quoted lines (`>`) are dropped wherever they are, so top-, bottom- and inline
@@ -26,6 +26,11 @@ COMMANDS: dict[str, Command] = {"status": "status", "clear": "clear", "help": "h
                                  "unsubscribe": "unsubscribe"}
 
 _SIG_RE = re.compile(r"^--\s*$")
+# Phone clients sign without "-- ": "Sent from my iPhone", "Get Outlook for Android", ...
+_DEVICE_SIG_RE = re.compile(
+    r"^\s*(sent from my \S|sent from (outlook|yahoo mail|mail for windows)|get outlook for \S"
+    r"|von meinem \S.* gesendet|envoyé de mon \S|enviado desde mi \S|verzonden vanaf mijn \S)",
+    re.IGNORECASE)
 _OUTLOOK_RE = re.compile(r"^\s*(-{2,}\s*original message\s*-{2,}|_{10,})\s*$", re.IGNORECASE)
 _FROM_RE = re.compile(r"^\s*\*?(from|von|de|van|da)\s*:\*?\s", re.IGNORECASE)
 _SENT_RE = re.compile(r"^\s*\*?(sent|date|gesendet|datum|envoyé|enviado|verzonden|inviato)\s*:",
@@ -47,7 +52,7 @@ class Reply:
 
 def _cut_at_end_markers(lines: list[str]) -> list[str]:
     for i, line in enumerate(lines):
-        if _SIG_RE.match(line) or _OUTLOOK_RE.match(line):
+        if _SIG_RE.match(line) or _OUTLOOK_RE.match(line) or _DEVICE_SIG_RE.match(line):
             return lines[:i]
         if _FROM_RE.match(line) and any(_SENT_RE.match(x) for x in lines[i + 1 : i + 4]):
             return lines[:i]

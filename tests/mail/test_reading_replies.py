@@ -85,3 +85,10 @@ def test_html_to_text_shapes():
 def test_unflow():
     assert unflow("A1 move \nc3\n-- \nsig", delsp=False) == "A1 move c3\n-- \nsig"
     assert unflow(" From here\nx", delsp=False) == "From here\nx"
+
+
+def test_phone_signatures_end_the_orders():
+    for sig in ["Sent from my iPhone", "Get Outlook for Android", "Von meinem iPhone gesendet",
+                "Envoyé de mon iPad"]:
+        assert clean_reply(f"A1 move c3\n\n{sig}\n") == ["A1 move c3", ""]
+    assert clean_reply("A1 move c3\nsent a unit") == ["A1 move c3", "sent a unit"]
