@@ -6,6 +6,8 @@ circles for units, squares for tokens, diamonds for pieces the game runs), and l
 round's marks as arrows: moves solid, attacks dashed; the page adds a legend table naming
 each piece's side. Every text is escaped. Shares
 symbols and colours with the mail pictures through service.render.grid_legend.
+The root carries its geometry (data-cell, data-margin, data-rows, data-columns) so the
+player page's square picker can turn a click into a square name.
 """
 
 from __future__ import annotations
@@ -146,7 +148,9 @@ def board_svg(board: Board, caption: str = "") -> Markup:
         for kind, colour in MARK_COLOURS.items())
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" aria-label="{escape(caption or "the grid")}">',
+        f'width="{width}" height="{height}" role="img" aria-label="{escape(caption or "the grid")}" '
+        f'data-cell="{CELL}" data-margin="{MARGIN}" data-rows="{board.height}" '
+        f'data-columns="{escape(" ".join(columns(board)))}">',
         "<style>.axis{font:11px sans-serif;text-anchor:middle;fill:#555}"
         ".label{font:bold 12px sans-serif;text-anchor:middle}"
         ".hp{font:9px sans-serif;text-anchor:middle;fill:#222}.terrain{font:9px monospace;fill:#333}</style>",

@@ -1,0 +1,90 @@
+"""The real app served over HTTP for a real browser: Debian's chromium driven by Playwright.
+
+Each test gets its own SQLite file, a werkzeug server thread on a free port (the app's
+BASE_URL is that server, so links in pages and mail point at it), CSRF switched on as in
+production, and tasks run in-process (the embedded default). `shot()` saves a screenshot
+to docs/screenshots/ for the README.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from service import create_app
+from service.db import engine_of
+from service.migrate import upgrade
+from tests.conftest import ROOT, LiveServer, base_config
+from tests.verify.test_browser import CHROMIUM, browser  # noqa: F401  (the verifier tests' launch)
+
+SHOTS = ROOT / "docs" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1100, "height": 900}
+EXPECTED_STATUS = "Failed to load resource: the server responded with a status of 4"
+
+# Every browser test module: `pytestmark = BROWSER`.
+BROWSER = [pytest.mark.browser,
+           pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at "
+                              "/usr/bin/chromium (apt-get install -y chromium)")]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Flask]]:
+    """(base URL, app): the embedded default on its own SQLite file, CSRF on."""
+    app = create_app(base_config(f"sqlite:///{tmp_path}/browser.sqlite3", WTF_CSRF_ENABLED=True,
+                                 LIVE_POLL_SECONDS=1))
+    upgrade(engine_of(app))
+    server = LiveServer(app)
+    yield server.url, app
+    server.stop()
+    engine_of(app).dispose()
+
+
+class Pages:
+    """Browser contexts of one test; every page fails the test on a script error."""
+
+    def __init__(self, chromium: Any) -> None:
+        self.browser = chromium
+        self.contexts: list[Any] = []
+        self.errors: list[str] = []
+
+    def new(self, *, javascript: bool = True, viewport: dict[str, int] | None = None) -> Any:
+        context = self.browser.new_context(java_script_enabled=javascript, viewport=viewport or DESKTOP)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("console", self._console)
+        return page
+
+    def _console(self, message: Any) -> None:
+        # A 4xx page (refused orders: 422) is logged as a failed resource; the tests check statuses.
+        if message.type == "error" and not message.text.startswith(EXPECTED_STATUS):
+            self.errors.append(message.text)
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def pages(browser: Any) -> Iterator[Pages]:  # noqa: F811  (the fixture imported above)
+    opened = Pages(browser)
+    yield opened
+    opened.close()
+    assert not opened.errors, opened.errors
+
+
+@pytest.fixture
+def shot() -> Callable[[Any, str], Path]:
+    def save(page: Any, name: str) -> Path:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        path = SHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=False)
+        return path
+
+    return save

@@ -1,0 +1,71 @@
+"""Steps a person takes in the browser, shared by the browser tests."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass
+class Created:
+    game_id: str
+    invites: dict[str, str]  # seat → invitation link
+    gm_url: str
+
+
+def create_game(page: Any, base: str, title: str, seats: str) -> Created:
+    """From the home page's form: universal ruleset, the given seat lines."""
+    page.goto(base + "/")
+    page.get_by_label("Ruleset").select_option("universal")
+    page.get_by_label("Title").fill(title)
+    page.get_by_label("Seats, one a line").fill(seats)
+    page.get_by_role("button", name="Create the game").click()
+    page.wait_for_selector("text=is created")
+    invites = {}
+    for row in page.locator("table tr").all()[1:]:
+        cells = row.locator("td").all()
+        invites[cells[0].inner_text().strip()] = cells[1].inner_text().strip()
+    game_id = page.locator("h2").inner_text().split()[1]
+    return Created(game_id, invites, page.locator("#gm-link").inner_text().strip())
+
+
+def join(page: Any, invite: str, *, javascript: bool = True) -> str:
+    """Join through the invitation link; returns the player page link shown once."""
+    page.goto(invite)
+    entropy = page.get_by_label("Your entropy")
+    if javascript:  # the page makes 32 random bytes with crypto.getRandomValues
+        assert HEX64.match(entropy.input_value()), entropy.input_value()
+    else:
+        assert entropy.input_value() == ""
+    page.get_by_role("button", name="Join the game").click()
+    page.wait_for_selector("text=You have joined")
+    return str(page.locator(".secret a").first.inner_text().strip())
+
+
+def send(page: Any, choices: dict[str, str], free: str = "") -> None:
+    """Choose a line per unit (by its label) and write the free-text box, then send."""
+    for unit, line in choices.items():
+        page.get_by_label(unit, exact=True).select_option(line)
+    page.get_by_label("More orders").fill(free)
+    page.get_by_role("button", name="Send orders").click()
+    page.wait_for_load_state()
+
+
+def first_moves(page: Any, count: int = 2) -> dict[str, str]:
+    """For the player's first `count` units that can move, the first 'move' line in its list
+    to a square no other chosen unit moves to (two units may not end on one square)."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for select in page.locator("form select[id^=unit-]").all():
+        unit = page.locator(f"label[for={select.get_attribute('id')}]").inner_text().strip()
+        values = select.locator("option").evaluate_all("os => os.map(o => o.value)")
+        move = next((v for v in values if " move " in v and v.split()[-1] not in taken), None)
+        if move:
+            out[unit] = move
+            taken.add(move.split()[-1])
+        if len(out) == count:
+            break
+    return out

@@ -1,0 +1,99 @@
+"""A round played in the browser: create, join twice, orders with errors and amendments,
+the round resolving (the open page refreshes itself), past rounds, the verifier, the GM."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.browser.conftest import BROWSER
+from tests.browser.flow import create_game, first_moves, join, send
+
+pytestmark = BROWSER
+
+
+def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
+    base, _app = served
+    host = pages.new()
+    created = create_game(host, base, "Browser skirmish", "red red@example.org\nblue blue@example.org")
+    assert set(created.invites) == {"red", "blue"}
+    shot(host, "created")
+
+    red, blue = pages.new(), pages.new()
+    red_url = join(red, created.invites["red"])
+    shot(red, "joined")
+    blue_url = join(blue, created.invites["blue"])
+    red.goto(red_url)
+    blue.goto(blue_url)
+    assert "Orders for round 1" in red.inner_text("main")
+
+    # A bad line in the text box: nothing stored, the error names its line.
+    moves = first_moves(red)
+    assert len(moves) >= 2
+    units = sorted(moves)
+    send(red, {units[0]: moves[units[0]]}, f"{units[1]} fly away\n")
+    errors = red.locator(".error")
+    assert "Nothing was stored" in errors.inner_text()
+    assert f"line 2 {units[1]} fly away" in " ".join(errors.inner_text().split())
+    shot(red, "orders-error")
+
+    # Fixed: the choice and the text box together are version 1; amended, version 2.
+    send(red, {units[0]: moves[units[0]]}, moves[units[1]])
+    assert "stored as version 1" in red.inner_text(".notice")
+    assert moves[units[0]] in red.inner_text(".notice") and moves[units[1]] in red.inner_text(".notice")
+    send(red, {units[0]: moves[units[0]]})
+    notice = red.inner_text(".notice")
+    assert "stored as version 2" in notice and moves[units[1]] not in notice
+    shot(red, "orders")
+
+    # Blue's orders close the round; red's open page notices and reloads itself.
+    blue_moves = first_moves(blue)
+    send(blue, blue_moves)
+    red.wait_for_selector("text=Orders for round 2", timeout=30_000)
+    game = pages.new()
+    game.goto(f"{base}/games/{created.game_id}")
+    main = game.inner_text("main")
+    assert "round 2" in main and "Round 1" in main
+    assert game.locator("svg.board").count() == 1
+    assert game.locator("table.rolls tr.roll").count() > 0 or "No dice were rolled" in main
+    shot(game, "game")
+
+    # Round 2, then step back through the past rounds.
+    send(red, first_moves(red))
+    send(blue, first_moves(blue))
+    game.get_by_role("heading", name="Round 2", exact=True).wait_for()  # the page refreshed itself
+    game.get_by_role("link", name="round 2", exact=True).first.click()
+    assert "round 2" in game.locator("h2").inner_text()
+    game.get_by_role("link", name="← round 1").click()
+    assert "round 1" in game.locator("h2").inner_text()
+    for line in (moves[units[0]], *blue_moves.values()):
+        assert line in game.inner_text("main")
+    shot(game, "round")
+
+    # The verifier, from the game's own link: every roll green.
+    game.get_by_role("link", name="Check these dice").first.click()
+    game.wait_for_selector("#summary[data-status=ok], #summary[data-status=bad]", timeout=60_000)
+    assert game.get_attribute("#summary", "data-status") == "ok", game.inner_text("#summary")
+    assert game.locator("tr.roll.bad").count() == 0
+    assert game.locator("tr.step.ok").count() == 3
+    shot(game, "verifier")
+
+    gm_pauses_and_resumes(pages, shot, created.gm_url, red, blue, f"{base}/games/{created.game_id}")
+
+
+def gm_pauses_and_resumes(pages: Any, shot: Any, gm_url: str, red: Any, blue: Any, game_url: str) -> None:
+    gm = pages.new()
+    gm.goto(gm_url)
+    gm.get_by_role("button", name="Pause").click()
+    assert "pause: done" in gm.inner_text(".notice")
+    assert "paused" in gm.inner_text("main")
+    shot(gm, "gm")
+    send(red, first_moves(red))
+    send(blue, first_moves(blue))
+    assert "Orders for round 3" in blue.inner_text("main")  # paused: the round stays open
+    viewer = pages.new()
+    viewer.goto(game_url)
+    assert "paused this game" in viewer.inner_text("main")
+    gm.get_by_role("button", name="Resume").click()
+    assert "resume: done" in gm.inner_text(".notice")
+    viewer.wait_for_selector("text=round 4")  # the page refreshed itself
+    assert "paused this game" not in viewer.inner_text("main")
