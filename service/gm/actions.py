@@ -55,6 +55,7 @@ def _acting(session: Session, game_id: str, token: str | None) -> Iterator[tuple
     with session.begin():
         game = gm_game(session, game_id, token)
         _active(game)
+        open_round(session, game, lock=True)  # lock order: game, round, seats (as submit: round, seats)
         yield game, bells
     bells.ring()
 
@@ -89,7 +90,8 @@ def pause(session: Session, game_id: str, token: str | None) -> Done:
         if game.paused_at is not None:
             raise Conflict(f"the game is already paused (since {game.paused_at.isoformat()})", "game")
         game.paused_at = now()
-        detail = {"at": game.paused_at.isoformat(), "deadline": _stamp(game.deadline_at)}
+        rnd = open_round(session, game)
+        detail = {"at": game.paused_at.isoformat(), "deadline": _stamp(rnd.closes_at if rnd else None)}
         log_action(session, game.id, "gm", "gm_pause", detail)
     return Done("gm_pause", detail)
 
@@ -104,7 +106,6 @@ def resume(session: Session, game_id: str, token: str | None) -> Done:
         old = rnd.closes_at if rnd else None
         if rnd is not None and rnd.closes_at is not None:
             rnd.closes_at = resumed_deadline(rnd.closes_at, game.paused_at, at, policy_of(game))
-            game.deadline_at = rnd.closes_at
         game.paused_at = None
         detail = {"paused_seconds": int(paused_for.total_seconds()), "from": _stamp(old),
                   "deadline": _stamp(rnd.closes_at if rnd else None)}
@@ -137,7 +138,6 @@ def extend(session: Session, game_id: str, token: str | None, by: Any = None, un
                               f"{_stamp(rnd.closes_at) or '(none)'} and now", "until")
         detail = {"round": rnd.number, "from": _stamp(rnd.closes_at), "to": new.isoformat()}
         rnd.closes_at = new
-        game.deadline_at = new
         log_action(session, game.id, "gm", "gm_extend", detail)
     return Done("gm_extend", detail)
 
@@ -200,7 +200,6 @@ def end_draw(session: Session, game_id: str, token: str | None) -> Done:
                    "ended_by": "gm"}
         game.status = "finished"
         game.outcome = outcome
-        game.deadline_at = None
         detail = {"round": game.current_round, "outcome": outcome}
         log_action(session, game.id, "gm", "gm_end_draw", detail)
         for seat in game.seats:

@@ -61,6 +61,7 @@ def update_settings(session: Session, game_id: str, token: str | None,
     with session.begin():
         seat = seat_by_token(session, game_id, token)
         game = seat.game
+        rnd = open_round(session, game, lock=True) if game.status == "active" else None  # round before seats
         row = seat_schedule(session, seat)
         if "wait" in data:
             row.wait = data["wait"]
@@ -68,7 +69,6 @@ def update_settings(session: Session, game_id: str, token: str | None,
             row.reminder_lead_seconds = int(lead.total_seconds())
         if absences is not None:
             row.absences = [a.to_json() for a in absences]
-        rnd = open_round(session, game) if game.status == "active" else None
         if rnd is not None and absences and rnd.closes_at is not None and row.controller == "human":
             _restretch(session, game, rnd, row)
         if rnd is not None and data.get("wait") is False:
@@ -88,7 +88,6 @@ def _restretch(session: Session, game: Game, rnd: Round, row: SeatSchedule) -> N
                    {"round": rnd.number, "from": rnd.closes_at.isoformat(), "to": moved.isoformat(),
                     "reason": "absence"})
         rnd.closes_at = moved
-        game.deadline_at = moved
 
 
 def claim_seat(session: Session, game_id: str, invite_token: Any) -> tuple[str, str]:

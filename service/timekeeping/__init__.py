@@ -5,4 +5,9 @@ The rules themselves live in service.schedule (no Flask, no database); this pack
 and writes the tables, and is called from the lifecycle (round opening, submission), the
 sweeper and the GM console. Its own tables (seat_schedule, round_schedule) keep the
 lifecycle's tables untouched.
+
+The deadline of a round is `rounds.closes_at` (games.deadline_at is left unused: a copy
+would go stale). Row locks are taken in one order so that no two writers wait on each
+other: game, then round, then seat rows (GM actions); round, then seat rows (submit, the
+sweeper, player settings); the sweeper never locks a game row.
 """

@@ -89,7 +89,6 @@ def _apply_deadline(session: Session, bells: Doorbells, game: Game, rnd: Round, 
     if plan.extend:
         old = rnd.closes_at
         rnd.closes_at = extended_deadline(old, policy.missed_turns.extend_by, policy)
-        game.deadline_at = rnd.closes_at
         sched.extended = True
         log_action(session, game.id, "service", "deadline_extended",
                    {"round": rnd.number, "from": old.isoformat(), "to": rnd.closes_at.isoformat(),

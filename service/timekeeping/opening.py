@@ -23,7 +23,6 @@ def round_opened(session: Session, bells: Doorbells, game: Game, rnd: Round) -> 
     humans = [s for s in seats if controller(session, s) == "human"]
     absences = [a for s in humans for a in absences_of(seat_schedule(session, s))]
     rnd.closes_at = round_deadline(policy_of(game), rnd.opened_at, absences)
-    game.deadline_at = rnd.closes_at
     for seat in seats:
         if controller(session, seat) == "bot":
             submit_for_bot(session, game, rnd, seat)
