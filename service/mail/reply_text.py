@@ -11,8 +11,9 @@ Rules, in order:
   two or three lines, and the German, French, Spanish, Dutch and Italian forms) are
   dropped;
 - `TOKEN <token>` lines are taken out and returned apart;
-- if the first remaining line is STATUS, CLEAR, HELP, JOIN or UNSUBSCRIBE, the mail is that
-  command; otherwise the remaining text is an order text for the ruleset's parser.
+- if the subject (without Re:/Fwd:) or the first remaining line is STATUS, CLEAR,
+  HELP, JOIN or UNSUBSCRIBE, the mail is that command; otherwise the remaining text is
+  an order text for the ruleset's parser.
 """
 
 from __future__ import annotations
@@ -99,6 +100,11 @@ def read_reply(text: str, subject: str = "") -> Reply:
             tokens.append(m.group(1))
         else:
             kept.append(line)
+    # A subject that is only a command wins: mailto links (List-Unsubscribe) set the
+    # subject, and some clients fill the body with text of their own.
+    word = strip_subject(subject).lower()
+    if word in COMMANDS:
+        return Reply(COMMANDS[word], "", tokens)
     meaningful = [x.split("#", 1)[0].strip() for x in kept]
     meaningful = [x for x in meaningful if x]
     if meaningful:
@@ -106,7 +112,4 @@ def read_reply(text: str, subject: str = "") -> Reply:
         if first in COMMANDS:
             return Reply(COMMANDS[first], "", tokens)
         return Reply("orders", "\n".join(kept).strip("\n"), tokens)
-    word = strip_subject(subject).lower()
-    if word in COMMANDS:
-        return Reply(COMMANDS[word], "", tokens)
     return Reply("empty", "", tokens)
