@@ -35,7 +35,7 @@ def early_close_allowed(session: Session, game: Game, rnd: Round, done: set[str]
     humans = expected_humans(session, game, rnd)
     if any(s.name not in done for s in humans):
         return False
-    return not any(seat_schedule(session, s).wait for s in humans)
+    return not any(seat_schedule(session, s, create=False).wait for s in humans)
 
 
 def mark_ready(session: Session, bells: Doorbells, game: Game, rnd: Round) -> bool:

@@ -20,7 +20,7 @@ from service.rounds import lock_round
 from service.schedule.deadlines import extended_deadline
 from service.schedule.nmr import plan_missed_turns
 from service.timekeeping.bots import submit_for_bot
-from service.timekeeping.closing import close_early_if_done, mark_ready
+from service.timekeeping.closing import close_early_if_done, early_close_allowed, mark_ready
 from service.timekeeping.journal import log_action
 from service.timekeeping.links import takeover_url
 from service.timekeeping.state import (
@@ -42,14 +42,15 @@ def due_rounds(session: Session, at: datetime) -> list[tuple[str, int]]:
         return [(g, n) for g, n in rows]
 
 
-def open_rounds(session: Session) -> list[tuple[str, int]]:
-    """Open rounds of running games: the sweeper re-checks them for an early close that was
-    held back (quiet hours) or missed."""
+def complete_rounds(session: Session) -> list[tuple[str, int]]:
+    """Open rounds that may close early now (an early close held back by quiet hours, or
+    missed): found in one read, each then closed under its own lock."""
     with session.begin():
         rows = session.execute(
-            select(Round.game_id, Round.number).join(Game, Game.id == Round.game_id).where(
-                Round.status == "open", Game.status == "active", Game.paused_at.is_(None)))
-        return [(g, n) for g, n in rows]
+            select(Round, Game).join(Game, Game.id == Round.game_id).where(
+                Round.status == "open", Game.status == "active", Game.paused_at.is_(None))).all()
+        return [(game.id, rnd.number) for rnd, game in rows
+                if early_close_allowed(session, game, rnd, submitted_names(session, game, rnd))]
 
 
 def close_if_complete(session: Session, game_id: str, number: int) -> bool:

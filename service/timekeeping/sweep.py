@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from service.db import session_scope
 from service.schedule.clock import Clock
 from service.timekeeping.clock import app_clock
-from service.timekeeping.due import close_due_round, close_if_complete, due_rounds, open_rounds
+from service.timekeeping.due import close_due_round, close_if_complete, complete_rounds, due_rounds
 from service.timekeeping.reminding import send_due_reminders
 
 
@@ -30,7 +30,7 @@ def sweep_schedule(clock: Clock | None = None) -> ScheduleSweep:
             result = close_due_round(session, game_id, number, at)
             closed += result == "closed"
             extended += result == "extended"
-        for game_id, number in open_rounds(session):
+        for game_id, number in complete_rounds(session):
             closed += close_if_complete(session, game_id, number)
     with session_scope() as session:
         reminders = send_due_reminders(session, at)
