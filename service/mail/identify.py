@@ -56,8 +56,8 @@ def verified_seat(session: Session, settings: MailSettings, purpose: Purpose, te
 
 def identify(session: Session, settings: MailSettings, tokens: Sequence[str]) -> Identified:
     if not tokens:
-        return Identified(None, "it carries no dicepost token: it was not a reply to a game mail "
-                                "and has no TOKEN line")
+        return Identified(None, "it carries no dicepost token (it was not a reply to a game mail "
+                                "and has no TOKEN line)")
     for text in tokens:
         seat = verified_seat(session, settings, "reply", text)
         if seat is not None:
