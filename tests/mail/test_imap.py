@@ -67,3 +67,30 @@ def test_imap_url_parsing():
     for bad in ("pop3://u@h", "imap://h", "imaps://u@h?starttls=1"):
         with pytest.raises(ConfigError):
             parse_imap_url(bad)
+
+
+def test_the_sweeper_polls_imap(mail_game, dovecot):
+    from service.sweeper import sweep_and_ring
+
+    mail_game.app.config["IMAP_URL"] = dovecot.url
+    dovecot.append(_mail(mail_game.reply_to("alice"), "pass", mid="<sw@c>"))
+    with mail_game.app.app_context():
+        sweep_and_ring()
+    assert dovecot.count() == 0
+    assert _current_orders(mail_game, "alice") == "pass"
+
+
+def test_mail_poll_command(mail_game, dovecot):
+    import os
+    import subprocess
+
+    from tests.conftest import ROOT, dicepost_command
+
+    dovecot.append(_mail(mail_game.reply_to("bob"), "pass", sender="bob@example.org", mid="<cmd@c>"))
+    env = {**os.environ, "DATABASE_URL": mail_game.app.config["DATABASE_URL"], "SECRET_KEY": "test-secret",
+           "IMAP_URL": dovecot.url}
+    env.pop("REDIS_URL", None)
+    run = subprocess.run([*dicepost_command(), "mail-poll"], env=env, cwd=ROOT, capture_output=True, timeout=120)
+    assert run.returncode == 0, run.stderr.decode()[-2000:]
+    assert b'"fetched": 1' in run.stdout and b'"processed": 1' in run.stdout
+    assert _current_orders(mail_game, "bob") == "pass"
