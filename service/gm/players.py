@@ -9,6 +9,7 @@ now falls inside one (never shortens it; the game's absence limit applies).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -19,14 +20,21 @@ from service.errors import Conflict, Invalid, NotFound, Unauthorized
 from service.models import Game, Round, Seat
 from service.rounds import seat_by_token
 from service.schedule.absences import parse_absences, stretch_for_absences
-from service.schedule.deadlines import outside_quiet_hours
+from service.schedule.deadlines import outside_quiet_hours, rule_deadline
 from service.schedule.durations import format_duration
 from service.schedule.reminders import parse_lead
 from service.timekeeping.clock import now
 from service.timekeeping.closing import close_early_if_done
 from service.timekeeping.journal import log_action
 from service.timekeeping.models import SeatSchedule
-from service.timekeeping.state import absences_of, open_round, policy_of, reminder_lead, seat_schedule
+from service.timekeeping.state import (
+    absences_of,
+    expected_humans,
+    open_round,
+    policy_of,
+    reminder_lead,
+    seat_schedule,
+)
 from service.tokens import new_token, token_hash
 
 SETTINGS = ("wait", "reminder_lead", "absences")
@@ -69,8 +77,8 @@ def update_settings(session: Session, game_id: str, token: str | None,
             row.reminder_lead_seconds = int(lead.total_seconds())
         if absences is not None:
             row.absences = [a.to_json() for a in absences]
-        if rnd is not None and absences and rnd.closes_at is not None and row.controller == "human":
-            _restretch(session, game, rnd, row)
+        if rnd is not None and absences and seat.name in rnd.expected and row.controller == "human":
+            _restretch(session, game, rnd)
         if rnd is not None and data.get("wait") is False:
             close_early_if_done(session, bells, game, rnd)
         out = {"seat": seat.name, **settings_json(row)}
@@ -78,10 +86,18 @@ def update_settings(session: Session, game_id: str, token: str | None,
     return out
 
 
-def _restretch(session: Session, game: Game, rnd: Round, row: SeatSchedule) -> None:
-    assert rnd.closes_at is not None
+def _restretch(session: Session, game: Game, rnd: Round) -> None:
+    """Stretch the open round for the expected players' absences. The limit counts from the
+    rule's deadline for the round, as when it opened, so saving the same absences again (or
+    new ones) never stretches one round by more than the game's absence limit in all."""
     policy = policy_of(game)
-    moved = stretch_for_absences(rnd.closes_at, absences_of(row), policy.absence_limit, policy.zone)
+    base = rule_deadline(policy, rnd.opened_at)
+    if base is None or rnd.closes_at is None:
+        return
+    room = max(base + policy.absence_limit - rnd.closes_at, timedelta(0))
+    absences = [a for s in expected_humans(session, game, rnd)
+                for a in absences_of(seat_schedule(session, s))]
+    moved = stretch_for_absences(rnd.closes_at, absences, room, policy.zone)
     moved = outside_quiet_hours(moved, policy.quiet_hours, policy.zone)
     if moved > rnd.closes_at:
         log_action(session, game.id, "service", "deadline_extended",

@@ -106,6 +106,11 @@ def test_absence_declared_during_a_round_stretches_it_up_to_the_limit(tmp_path):
     assert r.json["absences"] == [{"from": "2026-06-03", "to": "2026-06-10"}]
     assert world.deadline() == START + timedelta(hours=48, days=1)
     assert [e.detail["reason"] for e in world.audit("deadline_extended")] == ["absence"]
+    # saving the absences again (or adding more) does not stretch the round past the limit
+    world.settings("blue", {"absences": [{"from": "2026-06-03", "to": "2026-06-10"},
+                                         {"from": "2026-06-11", "to": "2026-06-12"}]})
+    assert world.deadline() == START + timedelta(hours=48, days=1)
+    assert len(world.audit("deadline_extended")) == 1
 
 
 def test_bad_settings_name_the_field_and_change_nothing(world):
