@@ -63,3 +63,9 @@ def start_game(app: Flask, title: str = "Mail duel", **options: Any) -> MailGame
 @pytest.fixture
 def mail_game(sqlite_app: Flask) -> MailGame:
     return start_game(sqlite_app)
+
+
+@pytest.fixture
+def db_mail_game(app: Flask) -> MailGame:
+    """The same game on SQLite and on PostgreSQL (the shared `app` fixture's two databases)."""
+    return start_game(app)

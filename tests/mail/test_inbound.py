@@ -104,7 +104,8 @@ def test_token_line_from_another_address(mail_game):
     assert any("Orders stored" in s for s in _subjects_to(mail_game.app, "bob@example.org"))
 
 
-def test_duplicate_delivery_is_processed_once(mail_game):
+def test_duplicate_delivery_is_processed_once(db_mail_game):
+    mail_game = db_mail_game
     raw = _mail(mail_game.reply_to("alice"), "pass", mid="<same@client.example.org>")
     first = mail_game.send(raw)
     second = mail_game.send(raw)

@@ -55,6 +55,12 @@ def game(sqlite_app, smtp):
     return game
 
 
+@pytest.fixture
+def db_game(db_mail_game, smtp):
+    db_mail_game.app.config["SMTP_URL"] = f"smtp://127.0.0.1:{smtp.port}"
+    return db_mail_game
+
+
 def test_sent_over_smtp_with_the_rows_message_id(game, smtp):
     oid = _queue(game.app, game.id, message="hello")
     assert _deliver(game.app, oid) == "sent"
@@ -68,7 +74,8 @@ def test_sent_over_smtp_with_the_rows_message_id(game, smtp):
     assert len(smtp.received) == 1
 
 
-def test_4xx_then_success_with_backoff(game, smtp):
+def test_4xx_then_success_with_backoff(db_game, smtp):
+    game = db_game
     smtp.handler.script = ["451 4.7.1 greylisted, try again later"]
     oid = _queue(game.app, game.id)
     assert _deliver(game.app, oid) == "retry"
@@ -137,7 +144,8 @@ def test_smtp_refused_connection_is_retried(game):
     assert "refused" in _row(game.app, oid).last_error
 
 
-def test_a_claimed_row_is_not_claimed_twice(game):
+def test_a_claimed_row_is_not_claimed_twice(db_game):
+    game = db_game
     oid = _queue(game.app, game.id)
     with session_scope(game.app) as s:
         now = utcnow()
