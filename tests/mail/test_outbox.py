@@ -182,3 +182,23 @@ def test_cr_lf_in_names_and_titles_never_reach_headers(sqlite_app, smtp):
     assert "\r\nBcc:" not in head and "\r\nX-Injected:" not in head
     assert got.recipients == ["alice@example.org"]
     assert got.message["Subject"].startswith("[Dragons Bcc: all@evil.example body] Status")
+
+
+def test_workers_racing_for_one_row_send_it_once(db_game, smtp):
+    import threading
+
+    oid = _queue(db_game.app, db_game.id)
+    results: list[str] = []
+    start = threading.Barrier(4)
+
+    def worker() -> None:
+        start.wait()
+        results.append(_deliver(db_game.app, oid))
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(results) == ["busy", "busy", "busy", "sent"]
+    assert len(smtp.received) == 1
