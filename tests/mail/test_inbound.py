@@ -231,3 +231,18 @@ def test_the_same_mail_arriving_at_once_by_several_ways_is_processed_once(db_mai
         t.join(60)
     assert sorted(results) == ["duplicate", "duplicate", "duplicate", "processed"]
     assert _count(db_mail_game.app, Submission) == 1
+
+
+def test_orders_by_mail_are_confirmed_once_whatever_the_preference(mail_game):
+    from sqlalchemy import update
+
+    from service.models import Seat
+
+    for pref, mid in (("results", "<p1@c>"), ("all", "<p2@c>")):
+        with session_scope(mail_game.app) as s, s.begin():
+            s.execute(update(Seat).where(Seat.game_id == mail_game.id, Seat.name == "alice")
+                      .values(mail_pref=pref))
+        before = len([x for x in _subjects_to(mail_game.app, "alice@example.org") if "Orders stored" in x])
+        assert mail_game.send(_mail(mail_game.reply_to("alice"), "pass", mid=mid)).status == "processed"
+        after = len([x for x in _subjects_to(mail_game.app, "alice@example.org") if "Orders stored" in x])
+        assert after == before + 1, pref
