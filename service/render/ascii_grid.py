@@ -68,7 +68,8 @@ def ascii_legend(board: Board) -> str:
         out.append("Pieces:")
         width_side = max(len(r.side) for r in rows)
         for r in rows:
-            extra = "  ".join(x for x in (f"health {r.health}" if r.health else "", r.note) if x)
+            extra = "  ".join(x for x in (f"health {r.health}" if r.health else "", r.note,
+                                          f"({r.kind_shown})" if r.kind_shown else "") if x)
             out.append(f"  {r.label:<{CELL}}  {r.square:<4}  {r.side:<{width_side}}  {extra}".rstrip())
     symbols = terrain_symbols(board)
     if symbols:

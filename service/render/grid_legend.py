@@ -36,12 +36,20 @@ TERRAIN_FILLS = {"#": "#9e9e9e", "~": "#b3d9f2", "^": "#b7dfb0", ":": "#e8dcc2",
 
 @dataclass(frozen=True)
 class PieceRow:
+    """One legend line. `note` is the ruleset's note, led by the facing where the piece
+    has one ("facing ne; Zenith!: 2 civvies saved"), so every legend shows it."""
+
     label: str
     square: str
     side: str  # player id, or "game" for pieces the game runs
     health: str  # "3/4", "3" or ""
     note: str
     kind: str
+
+    @property
+    def kind_shown(self) -> str:
+        """The kind where it tells pieces apart (hero, civvie, henchman, nemesis); plain units: ""."""
+        return "" if self.kind == "unit" else self.kind
 
 
 def natural_key(text: str) -> list[tuple[int, str]]:
@@ -75,12 +83,12 @@ def side_index(board: Board, side: str | None) -> int | None:
 
 
 def pieces_at(board: Board) -> dict[str, list[Piece]]:
-    """Square name → pieces there; units before tokens so the unit is what is drawn."""
+    """Square name → pieces there; players' pieces, then units, first: the first is drawn."""
     out: dict[str, list[Piece]] = {}
     for piece in board.pieces:
         out.setdefault(piece.square.lower(), []).append(piece)
-    for stack in out.values():
-        stack.sort(key=lambda p: (p.kind != "unit", p.label))
+    for stack in out.values():  # a player's piece is drawn over the game's on a shared square
+        stack.sort(key=lambda p: (p.side is None, p.kind != "unit", p.label))
     return out
 
 
@@ -96,7 +104,8 @@ def piece_rows(board: Board) -> list[PieceRow]:
             health = f"{p.health}/{p.max_health}"
         else:
             health = "" if p.health is None else str(p.health)
-        rows.append(PieceRow(short_label(p), p.square.lower(), p.side or "game", health, p.note, p.kind))
+        note = "; ".join(x for x in (f"facing {p.facing}" if p.facing else "", p.note) if x)
+        rows.append(PieceRow(short_label(p), p.square.lower(), p.side or "game", health, note, p.kind))
     return rows
 
 

@@ -86,12 +86,13 @@ def html_legend(board: Board) -> Markup:
                 f'<tr><td style="padding:2px 8px;color:{ink}"><b>{escape(r.label)}</b></td>'
                 f'<td style="padding:2px 8px">{escape(r.square)}</td>'
                 f'<td style="padding:2px 8px">{escape(r.side)}</td>'
+                f'<td style="padding:2px 8px">{escape(r.kind_shown)}</td>'
                 f'<td style="padding:2px 8px">{escape(r.health)}</td>'
                 f'<td style="padding:2px 8px">{escape(r.note)}</td></tr>'
             )
         head = "".join(
             f'<th style="padding:2px 8px;text-align:left">{h}</th>'
-            for h in ("Piece", "Square", "Side", "Health", "Notes")
+            for h in ("Piece", "Square", "Side", "Kind", "Health", "Notes")
         )
         table = f'<table style="border-collapse:collapse;font-size:13px"><tr>{head}</tr>'
         parts.append(table + "".join(body) + "</table>")

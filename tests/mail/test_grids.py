@@ -94,3 +94,24 @@ def test_html_table_has_one_cell_per_square_and_escapes_text():
     parser = _Cells()
     parser.feed(whole)
     assert not parser.tags & {"svg", "img", "script", "style", "link"}
+
+
+def test_figures_the_game_runs_are_told_apart_with_their_facing():
+    """heroes: a hero on a henchman's square is the one drawn; kind and facing in both legends."""
+    board = Board(3, 3, {"b2": "rooftop"}, [
+        Piece("H1", "a1", None, "henchman", "H1", 1, 1, "ne", "Thug"),
+        Piece("Z1", "a1", "alice", "hero", "Z1", 6, 6, "sw", "Zenith!: 2 civvies saved"),
+        Piece("C1", "c3", None, "civvie", "C1", note="civvie: save me"),
+        Piece("N1", "c1", None, "nemesis", "N1", 5, 5, "n", "Nadir"),
+    ], sides=["alice"])
+    assert ascii_grid(board).splitlines()[3] == "1   Z1   .  N1  1"
+    text = ascii_board(board)
+    assert "  Z1   a1    alice  health 6/6  facing sw; Zenith!: 2 civvies saved  (hero)" in text
+    assert "  H1   a1    game   health 1/1  facing ne; Thug  (henchman)" in text
+    assert "  C1   c3    game   civvie: save me  (civvie)" in text
+    assert "  N1   c1    game   health 5/5  facing n; Nadir  (nemesis)" in text
+    parser = _Cells()
+    parser.feed(str(html_board(board)))
+    legend = {r[0]: r for r in parser.rows if r and r[0] in ("Z1", "H1", "C1", "N1")}
+    assert legend["H1"][3:] == ["henchman", "1/1", "facing ne; Thug"]
+    assert legend["N1"][3] == "nemesis" and legend["C1"][3] == "civvie"
