@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 from service.db import session_scope
 from service.faults import pause_point
 from service.mail.compose import compose
+from service.mail.server_url import ConfigError
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
 from service.models import Outbox, Seat, StoredMail, utcnow
@@ -120,7 +121,7 @@ def deliver(outbox_id: int, transport: Transport | None = None) -> str:
         if transport is None and not settings.smtp_url:
             return _store(session, outbox_id, attempt, msg, recipient)
         try:
-            (transport or SmtpTransport.from_url(settings.smtp_url)).send(msg, settings.sender, recipient)
+            (transport or _smtp(settings.smtp_url)).send(msg, settings.sender, recipient)
         except DeliveryError as exc:
             return _failed(session, outbox_id, attempt, exc)
         pause_point("mail-sent")  # tests only: kill a worker right after the server's 250
@@ -128,6 +129,13 @@ def deliver(outbox_id: int, transport: Transport | None = None) -> str:
             _finish(session, outbox_id, attempt, status="sent", sent_at=utcnow(), last_error=None,
                     next_attempt_at=None)
         return "sent"
+
+
+def _smtp(url: str) -> SmtpTransport:
+    try:
+        return SmtpTransport.from_url(url)
+    except ConfigError as exc:  # the operator's to fix: recorded on the row, retried later
+        raise DeliveryError(str(exc), temporary=True) from exc
 
 
 def _store(session: Session, outbox_id: int, attempt: int, msg: EmailMessage, recipient: str) -> str:

@@ -144,6 +144,13 @@ def test_smtp_refused_connection_is_retried(game):
     assert "refused" in _row(game.app, oid).last_error
 
 
+def test_a_bad_smtp_url_is_recorded_and_retried(game):
+    game.app.config["SMTP_URL"] = "smtp//no-scheme"
+    oid = _queue(game.app, game.id)
+    assert _deliver(game.app, oid) == "retry"
+    assert "SMTP_URL must start with smtp://" in _row(game.app, oid).last_error
+
+
 def test_a_claimed_row_is_not_claimed_twice(db_game):
     game = db_game
     oid = _queue(game.app, game.id)
