@@ -65,7 +65,9 @@ def html_table_grid(board: Board) -> Markup:
                 body = f'<b style="color:{ink}">{escape(short_label(piece))}</b>'
             else:
                 body = f'<span style="color:#999">{escape(sym or EMPTY)}</span>'
-            cells.append(f'<td style="{_CELL};background:{fill}" title="{escape(title)}">{body}</td>')
+            # width, height and bgcolor attributes too: Outlook's Word engine honours those.
+            cells.append(f'<td width="26" height="26" bgcolor="{fill}" style="{_CELL};background:{fill}" '
+                         f'title="{escape(title)}">{body}</td>')
         cells.append(f'<td style="{_EDGE}">{row + 1}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     rows.append(_edge_row(board))
