@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 
 # Optional blueprints written by other parts of the project: (module, attribute).
 OPTIONAL_BLUEPRINTS = [("service.mail.web", "bp"), ("service.gm.api", "bp"), ("service.gm.pages", "bp"),
-                       ("service.verify_page", "bp")]
+                       ("service.verify_page", "bp"), ("service.dashboard", "bp")]
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:

@@ -15,7 +15,8 @@ from sqlalchemy.orm import Session
 from service.doorbell import Doorbells
 from service.models import Game, Outbox, Seat
 
-KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help")
+KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help",
+         "login")  # login: a dashboard sign-in link, to an address, no game (service.dashboard.links)
 # Which kinds a seat's mail_pref lets through.
 WANTS = {"all": set(KINDS), "results": {"invitation", "results", "game_over", "refusal", "help"},
          "none": {"invitation", "refusal", "help"}}

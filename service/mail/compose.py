@@ -36,6 +36,7 @@ _SUBJECTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
                                     if c.get("status", {}).get("open_round") else ""),
     "help": lambda _c: "How to play by mail",
     "refusal": lambda _c: "Your mail to dicepost was not accepted",
+    "login": lambda _c: "Your sign-in link",
 }
 
 

@@ -213,6 +213,10 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
         ctx.update(confirmation_lines(payload))
     if row.kind == "reminder":
         ctx["lead_words"] = lead_words(payload.get("lead"))
+    if row.kind == "login":
+        from service.dashboard.links import mail_context
+
+        ctx.update(mail_context(session, payload, settings.secret_key))
     if row.kind in ("status", "reminder", "confirmation", "help") and game is not None and seat is not None:
         ctx["status"] = round_status(session, game, seat)
         if row.kind == "status":

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
-from flask import render_template, request
+from flask import render_template, request, url_for
 
 from service import games, rounds
 from service.db import get_session
@@ -72,27 +73,39 @@ def player_context(seat: Seat) -> dict[str, Any]:
     }
 
 
+@dataclass
+class Sent:
+    """What the player page shows after a POST of the order form."""
+
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    message: str = ""
+    text: str = ""
+    status: int = 200
+
+
+def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> Sent:
+    """Submit the posted order form for a seat proven by its token (or, signed in, by id)."""
+    sent = Sent(text=order_text(request.form))
+    round_field = request.form.get("round", "")
+    try:
+        accepted = rounds.submit(get_session(), game_id, token,
+                                 int(round_field) if round_field.isdigit() else round_field,
+                                 sent.text, "web", seat_id=seat_id)
+        sent.message = (f"Round {accepted.round}: your orders are stored as version {accepted.version}: "
+                        + ("; ".join(accepted.lines) if accepted.lines else "pass (every unit holds)"))
+    except OrdersRefused as exc:
+        sent.errors, sent.status = exc.errors, exc.status
+    except ServiceError as exc:
+        sent.errors, sent.status = [{"line": 0, "text": "", "message": exc.message}], exc.status
+    return sent
+
+
 @bp.route("/games/<game_id>/player/<token>", methods=["GET", "POST"])
 def player(game_id: str, token: str) -> tuple[str, int]:
     session = get_session()
-    errors: list[dict[str, Any]] = []
-    message = ""
-    text = ""
-    status = 200
-    if request.method == "POST":
-        text = order_text(request.form)
-        round_field = request.form.get("round", "")
-        try:
-            accepted = rounds.submit(session, game_id, token,
-                                     int(round_field) if round_field.isdigit() else round_field,
-                                     text, "web")
-            message = (f"Round {accepted.round}: your orders are stored as version {accepted.version}: "
-                       + ("; ".join(accepted.lines) if accepted.lines else "pass (every unit holds)"))
-        except OrdersRefused as exc:
-            errors, status = exc.errors, exc.status
-        except ServiceError as exc:
-            errors, status = [{"line": 0, "text": "", "message": exc.message}], exc.status
+    sent = take_orders(game_id, token) if request.method == "POST" else Sent()
     with session.begin():
         seat = rounds.seat_by_token(session, game_id, token)
-        return render_template("web/player.html", token=token, errors=errors, message=message,
-                               text=text, **player_context(seat)), status
+        action = url_for("web.player", game_id=game_id, token=token)
+        return render_template("web/player.html", token=token, errors=sent.errors, message=sent.message,
+                               text=sent.text, form_action=action, **player_context(seat)), sent.status

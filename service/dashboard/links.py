@@ -1,0 +1,113 @@
+"""Issuing and spending one-time sign-in links (short-lived, single use, stored hashed).
+
+A link's token is `<row id>.<mac>`: mac is an HMAC-SHA-256 of the row id and the row's
+random salt under a key derived from SECRET_KEY for this purpose only (the shape of
+service.mail.tokens). The row keeps the salt and SHA-256(token); the token exists only
+in the mail, which derives it again when it is written. Spending a link is one
+conditional UPDATE (unused and not expired), so of two clicks exactly one signs in.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from service import urls
+from service.dashboard.models import LoginLink
+from service.doorbell import Doorbells
+from service.models import Outbox, Seat, utcnow
+from service.notify import mail_domain
+from service.tokens import token_hash
+
+LIFETIME = timedelta(minutes=20)
+MAX_OPEN_LINKS = 3  # unexpired links an address may hold: a form cannot flood a mailbox
+
+
+@dataclass(frozen=True)
+class Issued:
+    """What the sign-in form says: never whether the address plays here."""
+
+    sent: bool
+    expires_at: datetime
+
+
+def normal_email(text: str) -> str:
+    return text.strip().lower()
+
+
+def _key(secret_key: str | bytes) -> bytes:
+    raw = secret_key.encode("utf-8") if isinstance(secret_key, str) else secret_key
+    return hmac.new(raw, b"dicepost sign-in link", hashlib.sha256).digest()
+
+
+def link_token(secret_key: str | bytes, link_id: int, salt: str) -> str:
+    mac = hmac.new(_key(secret_key), f"{link_id}.{salt}".encode(), hashlib.sha256).digest()[:20]
+    return f"{link_id}.{base64.b32encode(mac).decode('ascii').lower()}"
+
+
+def plays_here(session: Session, email: str) -> bool:
+    return session.scalar(select(func.count(Seat.id)).where(func.lower(Seat.email) == email)) != 0
+
+
+def issue(session: Session, bells: Doorbells, email_text: str, now: datetime | None = None) -> Issued:
+    """Queue a sign-in mail if the address has a seat and not too many open links.
+
+    The caller owns the transaction and rings `bells` after COMMIT.
+    """
+    now = now or utcnow()
+    email = normal_email(email_text)
+    expires = now + LIFETIME
+    if "@" not in email or not plays_here(session, email):
+        return Issued(False, expires)
+    open_links = session.scalar(select(func.count(LoginLink.id)).where(
+        LoginLink.email == email, LoginLink.used_at.is_(None), LoginLink.expires_at > now)) or 0
+    if open_links >= MAX_OPEN_LINKS:
+        return Issued(False, expires)
+    salt = secrets.token_hex(16)
+    link = LoginLink(email=email, salt=salt, token_hash="pending", created_at=now, expires_at=expires)
+    session.add(link)
+    session.flush()
+    link.token_hash = token_hash(link_token(current_app.config["SECRET_KEY"], link.id, salt))
+    row = Outbox(game_id=None, seat_id=None, kind="login", payload={"link": link.id},
+                 message_id=f"<login.{link.id}.{secrets.token_hex(8)}@{mail_domain()}>",
+                 to_address=email, status="pending", attempts=0)
+    session.add(row)
+    session.flush()
+    bells.mail.append(row.id)
+    return Issued(True, expires)
+
+
+def spend(session: Session, token: str, now: datetime | None = None) -> str | None:
+    """The address a valid, unused, unexpired link signs in (marking it used), else None.
+
+    The caller owns the transaction.
+    """
+    now = now or utcnow()
+    digest = token_hash(token.strip())
+    result = session.execute(
+        update(LoginLink).where(LoginLink.token_hash == digest, LoginLink.used_at.is_(None),
+                                LoginLink.expires_at > now)
+        .values(used_at=now).execution_options(synchronize_session=False))
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        return None
+    return session.scalar(select(LoginLink.email).where(LoginLink.token_hash == digest))
+
+
+def mail_context(session: Session, payload: dict[str, Any], secret_key: str | bytes) -> dict[str, Any]:
+    """What templates/email/login.* need: the link (derived again) and when it stops working."""
+    link = session.get(LoginLink, int(payload["link"]))
+    if link is None:
+        raise LookupError(f"sign-in link {payload['link']} is gone")
+    token = link_token(secret_key, link.id, link.salt)
+    return {"login_url": urls.absolute("dashboard.signin_link", token=token),
+            "expires_at": link.expires_at.strftime("%a %d %b %Y %H:%M UTC"),
+            "minutes": int(LIFETIME.total_seconds() // 60)}

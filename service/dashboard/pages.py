@@ -1,0 +1,125 @@
+"""The player's dashboard: sign in with a one-time link mailed to you, then your games.
+
+    GET/POST /signin           ask for a link (the answer never says whether an address plays here)
+    GET/POST /signin/<token>   a button that spends the link (a GET never does: mail scanners
+                               open links), then the signed session cookie holds the address
+    GET  /me                   every game you play, which wait for your orders and until when
+    POST /me/mail              a seat's mail preference (every mail / results only / none)
+    GET/POST /me/play/<seat>   your player page for that seat, signed in instead of by token
+    POST /signout
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from flask import redirect, render_template, request, session, url_for
+from werkzeug.wrappers import Response
+
+from service.dashboard import bp, links
+from service.dashboard.overview import seats_of
+from service.db import get_session
+from service.doorbell import Doorbells
+from service.errors import BadRequest, NotFound
+from service.mail.web import PREFS
+from service.models import Seat
+from service.web.play import Sent, player_context, take_orders
+
+SESSION_KEY = "dashboard_email"
+
+
+def signed_in(view: Callable[..., Any]) -> Callable[..., Any]:
+    @wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not session.get(SESSION_KEY):
+            return redirect(url_for("dashboard.signin"))
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+def _email() -> str:
+    return str(session[SESSION_KEY])
+
+
+@bp.route("/signin", methods=["GET", "POST"])
+def signin() -> str:
+    issued = None
+    email = request.form.get("email", "")
+    if request.method == "POST":
+        bells = Doorbells()
+        db = get_session()
+        with db.begin():
+            issued = links.issue(db, bells, email)
+        bells.ring()
+    return render_template("dashboard/signin.html", issued=issued, email=email,
+                           minutes=int(links.LIFETIME.total_seconds() // 60))
+
+
+@bp.route("/signin/<token>", methods=["GET", "POST"])
+def signin_link(token: str) -> Response | tuple[str, int] | str:
+    if request.method == "GET":
+        return render_template("dashboard/confirm.html", token=token)
+    db = get_session()
+    with db.begin():
+        email = links.spend(db, token)
+    if email is None:
+        return render_template("dashboard/confirm.html", token=token, spent=True), 410
+    session.clear()
+    session[SESSION_KEY] = email
+    return redirect(url_for("dashboard.home"))
+
+
+@bp.post("/signout")
+def signout() -> Response:
+    session.pop(SESSION_KEY, None)
+    return redirect(url_for("dashboard.signin"))
+
+
+@bp.get("/me")
+@signed_in
+def home() -> str:
+    db = get_session()
+    with db.begin():
+        lines = seats_of(db, _email())
+    return render_template("dashboard/games.html", email=_email(), lines=lines, prefs=PREFS,
+                           saved=request.args.get("saved", ""))
+
+
+def _my_seat(seat_id: int) -> Seat:
+    """The seat, if it is played with the signed-in address (the caller owns the transaction)."""
+    seat = get_session().get(Seat, seat_id)
+    if seat is None or (seat.email or "").lower() != _email():
+        raise NotFound("you play no such seat (sign in with the address the seat was given)")
+    return seat
+
+
+@bp.post("/me/mail")
+@signed_in
+def mail_pref() -> Response:
+    choice = request.form.get("mail_pref", "")
+    if choice not in PREFS:
+        raise BadRequest("choose one of: " + ", ".join(PREFS), "mail_pref")
+    seat_field = request.form.get("seat", "")
+    db = get_session()
+    with db.begin():
+        seat = _my_seat(int(seat_field) if seat_field.isdigit() else 0)
+        seat.mail_pref = choice
+        saved = f"{seat.game.title} ({seat.name}): {PREFS[choice]}"
+    return redirect(url_for("dashboard.home", saved=saved))
+
+
+@bp.route("/me/play/<int:seat_id>", methods=["GET", "POST"])
+@signed_in
+def play(seat_id: int) -> tuple[str, int]:
+    db = get_session()
+    with db.begin():
+        game_id = _my_seat(seat_id).game_id
+    sent = take_orders(game_id, None, seat_id) if request.method == "POST" else Sent()
+    with db.begin():
+        seat = _my_seat(seat_id)
+        return render_template("web/player.html", token=None, errors=sent.errors, message=sent.message,
+                               text=sent.text, form_action=url_for("dashboard.play", seat_id=seat_id),
+                               **player_context(seat)), sent.status

@@ -1,0 +1,115 @@
+"""One-time sign-in links and the player's dashboard, through the Flask test client."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Any
+
+from flask import Flask
+from sqlalchemy import select
+
+from service.dashboard.links import LIFETIME, MAX_OPEN_LINKS
+from service.dashboard.models import LoginLink
+from service.db import session_scope
+from service.models import Outbox, StoredMail, utcnow
+from service.tokens import token_hash
+
+LINK = re.compile(r"http://dicepost\.test/signin/([0-9]+\.[a-z2-7]+)")
+
+
+def new_game(client: Any, seats: list[dict[str, str]], title: str = "Dash") -> tuple[str, dict[str, str]]:
+    created = client.post("/api/games", json={"ruleset": "universal", "title": title, "seats": seats})
+    assert created.status_code == 201, created.json
+    game_id = created.json["id"]
+    tokens = {}
+    for seat in created.json["seats"]:
+        joined = client.post(f"/api/games/{game_id}/join", json={"invite_token": seat["invite_token"]})
+        tokens[seat["name"]] = joined.json["player_token"]
+    return game_id, tokens
+
+
+def mailed_links(app: Flask, to: str) -> list[str]:
+    with app.app_context(), session_scope() as db, db.begin():
+        raws = db.scalars(select(StoredMail.raw).where(StoredMail.to == to, StoredMail.subject.contains("sign-in"))
+                          .order_by(StoredMail.id)).all()
+    return [m.group(1) for raw in raws for m in [LINK.search(raw)] if m]
+
+
+def sign_in(app: Flask, client: Any, email: str) -> str:
+    page = client.post("/signin", data={"email": email})
+    assert page.status_code == 200 and b"a sign-in link is on its way" in page.data
+    token = mailed_links(app, email.lower())[-1]
+    assert b"Sign in" in client.get(f"/signin/{token}").data  # a GET only shows the button
+    done = client.post(f"/signin/{token}")
+    assert done.status_code == 302 and done.headers["Location"].endswith("/me")
+    return token
+
+
+def test_a_link_signs_in_once_and_the_dashboard_shows_the_players_games(sqlite_app: Flask) -> None:
+    client = sqlite_app.test_client()
+    game_id, tokens = new_game(client, [{"name": "red", "email": "Red@Example.org"},
+                                        {"name": "blue", "email": "blue@example.org"}])
+    assert client.get("/me").status_code == 302  # not signed in yet
+    token = sign_in(sqlite_app, client, "red@example.org")
+    me = client.get("/me").get_data(as_text=True)
+    assert "Dash" in me and "waiting for you" in me and "1 game waits for your orders" in me
+    assert me.count("<td>red</td>") == 1 and "<td>blue</td>" not in me  # only red's seat
+
+    again = sqlite_app.test_client().post(f"/signin/{token}")
+    assert again.status_code == 410 and b"does not work any more" in again.data
+
+    with sqlite_app.app_context(), session_scope() as db, db.begin():
+        link = db.scalars(select(LoginLink)).one()
+        assert link.token_hash == token_hash(token) and token not in repr(link.__dict__)
+        assert link.used_at is not None and link.email == "red@example.org"
+        row = db.scalars(select(Outbox).where(Outbox.kind == "login")).one()
+        assert token not in str(row.payload) and row.status == "sent"
+
+    # Orders from the dashboard: the seat is proven by the session, not a token.
+    seat_link = re.search(r'href="(/me/play/\d+)"', me)
+    assert seat_link
+    view = client.get(f"/api/games/{game_id}/orders", headers={"Authorization": f"Bearer {tokens['red']}"}).json
+    line = sorted(view["units"]["A1"])[-1]
+    sent = client.post(seat_link.group(1), data={"round": "1", "units": "0", "free": line})
+    assert sent.status_code == 200 and b"stored as version 1" in sent.data
+    assert "✓ sent" in client.get("/me").get_data(as_text=True)
+
+
+def test_mail_preferences_from_the_dashboard_only_for_ones_own_seats(sqlite_app: Flask) -> None:
+    client = sqlite_app.test_client()
+    new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "blue@example.org"}])
+    sign_in(sqlite_app, client, "red@example.org")
+    me = client.get("/me").get_data(as_text=True)
+    seat = re.search(r'name="seat" value="(\d+)"', me)
+    assert seat
+    saved = client.post("/me/mail", data={"seat": seat.group(1), "mail_pref": "results"}, follow_redirects=True)
+    assert "Mail settings saved" in saved.get_data(as_text=True)
+    assert re.search(r'<option value="results" selected>', client.get("/me").get_data(as_text=True))
+    other = str(int(seat.group(1)) + 1)  # blue's seat
+    assert client.post("/me/mail", data={"seat": other, "mail_pref": "none"}).status_code == 404
+    assert client.get(f"/me/play/{other}").status_code == 404
+    assert client.post("/me/mail", data={"seat": seat.group(1), "mail_pref": "often"}).status_code == 400
+
+
+def test_no_mail_for_strangers_expired_links_refused_and_open_links_capped(sqlite_app: Flask) -> None:
+    client = sqlite_app.test_client()
+    new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue"}])
+    page = client.post("/signin", data={"email": "nobody@example.org"})
+    assert b"a sign-in link is on its way" in page.data  # the same answer: no address probing
+    assert mailed_links(sqlite_app, "nobody@example.org") == []
+
+    for _ in range(MAX_OPEN_LINKS + 2):
+        client.post("/signin", data={"email": "red@example.org"})
+    tokens = mailed_links(sqlite_app, "red@example.org")
+    assert len(tokens) == MAX_OPEN_LINKS
+
+    with sqlite_app.app_context(), session_scope() as db, db.begin():
+        for link in db.scalars(select(LoginLink)):
+            link.expires_at = utcnow() - timedelta(seconds=1)
+            link.created_at = utcnow() - LIFETIME
+    assert client.post(f"/signin/{tokens[0]}").status_code == 410
+    assert client.get("/me").status_code == 302
+    assert client.post("/signin/1.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").status_code == 410
+    client.post("/signin", data={"email": "red@example.org"})  # expired links no longer count
+    assert len(mailed_links(sqlite_app, "red@example.org")) == MAX_OPEN_LINKS + 1
