@@ -21,6 +21,7 @@ from engine.orders import format_orders
 from service.doorbell import Doorbells
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused, Unauthorized
 from service.faults import pause_point
+from service.integrity import DamagedData, current_state, damaged, mark_damaged
 from service.models import Game, Round, Seat, Submission, utcnow
 from service.notify import queue_mail
 from service.progress import audit, latest_step, record_step, step_dice
@@ -91,10 +92,8 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         if seat.name not in rnd.expected:
             raise Conflict(f"{seat.name} is not expected to move in round {round_number} "
                            f"(expected: {', '.join(rnd.expected)})", "round")
-        step = latest_step(session, game_id)
-        assert step is not None
+        step, state = current_state(session, game, latest_step(session, game_id))  # DamagedData: 503
         ruleset = find_ruleset(game.ruleset)
-        state = ruleset.load(step.state)
         try:
             orders = ruleset.parse_orders(state, seat.name, text)
         except OrderErrors as exc:
@@ -127,7 +126,19 @@ def _open_round_text(game: Game) -> str:
 
 
 def resolve_round(session: Session, game_id: str, number: int) -> bool:
-    """Resolve a ready round exactly once; True when this call did it."""
+    """Resolve a ready round exactly once; True when this call did it.
+
+    Damaged stored data (service.integrity) leaves the round ready, marks the game for
+    its GM and returns False: retrying cannot help until the rows are repaired.
+    """
+    try:
+        return _resolve_round(session, game_id, number)
+    except DamagedData as exc:
+        mark_damaged(game_id, exc.problem)  # the failed transaction is over: a new one
+        return False
+
+
+def _resolve_round(session: Session, game_id: str, number: int) -> bool:
     bells = Doorbells()
     with session.begin():
         rnd = lock_round(session, game_id, number)
@@ -141,8 +152,8 @@ def resolve_round(session: Session, game_id: str, number: int) -> bool:
             return False
         game = session.get(Game, game_id)
         assert game is not None
-        previous = latest_step(session, game_id)
-        assert previous is not None and previous.t == number, "round r follows step r"
+        previous, _state = current_state(session, game, latest_step(session, game_id))
+        assert previous.t == number, "round r follows step r"
         seats = list(game.seats)
         by_id = {s.id: s.name for s in seats}
         texts = {by_id[seat_id]: sub.accepted
@@ -150,7 +161,12 @@ def resolve_round(session: Session, game_id: str, number: int) -> bool:
         inputs = round_inputs([s.name for s in seats], texts)
         t = number + 1
         dice, s_t = step_dice(game, t, inputs)
-        result = run_round(game.ruleset, previous.state, inputs, t, dice)
+        try:
+            result = run_round(game.ruleset, previous.state, inputs, t, dice)
+        except Exception as exc:  # the rules failed on a state that loads: the GM must look
+            log.exception("game %s: resolving round %d failed", game_id, number)
+            raise damaged(game_id, f"resolving round {number} failed ({type(exc).__name__}: "
+                                   f"{str(exc)[:200]})") from exc
         record_step(session, bells, game, result, s_t)
         audit(session, game_id, "service", "resolved", {"round": number, "step": t})
         pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from engine import Board, find_ruleset
 from engine.record import build_record
 from service.errors import NotFound
+from service.integrity import check_steps, current_state, loaded_state
 from service.models import Game, Round, Seat, Step
 from service.progress import latest_step
 from service.rounds import latest_submissions
@@ -71,10 +72,10 @@ def orders_json(session: Session, seat: Seat) -> dict[str, Any]:
     step = latest_step(session, game.id)
     units: dict[str, list[str]] = {}
     current = ""
-    if game.status == "active" and rnd is not None and step is not None:
+    if game.status == "active" and rnd is not None:
         ruleset = find_ruleset(game.ruleset)
         if seat.name in rnd.expected:
-            units = ruleset.legal_orders(ruleset.load(step.state), seat.name)
+            units = ruleset.legal_orders(current_state(session, game, step)[1], seat.name)
         mine = latest_submissions(session, rnd.id).get(seat.id)
         current = mine.text if mine else ""
     return {"round": game.current_round if game.status == "active" else None,
@@ -102,6 +103,8 @@ def record_json(session: Session, game_id: str) -> dict[str, Any]:
         game = get_game(session, game_id)
         seats = list(game.seats)
         steps = session.scalars(select(Step).where(Step.game_id == game_id).order_by(Step.t)).all()
+        if [s.t for s in steps] != list(range(1, len(steps) + 1)):  # a record must be whole to verify
+            check_steps(session, game_id, steps[-1] if steps else None)
         players = [s.name for s in seats]
         entropy = {s.name: bytes.fromhex(s.entropy) for s in seats if s.entropy}
         return build_record(
@@ -121,5 +124,4 @@ def record_json(session: Session, game_id: str) -> dict[str, Any]:
 def board_of(game: Game, step: Step | None) -> Board | None:
     if step is None:
         return None
-    ruleset = find_ruleset(game.ruleset)
-    return ruleset.board(ruleset.load(step.state))
+    return find_ruleset(game.ruleset).board(loaded_state(game, step))

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from service.gm.auth import gm_game
+from service.integrity import damage_reports
 from service.mail.outbox import failed_mail
 from service.schedule.policy import policy_to_json
 from service.timekeeping.journal import schedule_entries
@@ -34,4 +35,5 @@ def console_json(session: Session, game_id: str, token: str | None) -> dict[str,
             "failed_mail": [{"id": f.id, "kind": f.kind, "to": f.to_address, "seat": f.seat,
                              "attempts": f.attempts, "error": f.error, "created_at": f.created_at.isoformat()}
                             for f in failed_mail(session, game.id)],
+            "damaged": damage_reports(session, game.id),  # service.integrity: rows to repair
         }

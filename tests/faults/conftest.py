@@ -43,6 +43,19 @@ pytestmark = pytest.mark.slow
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 
 
+def ready_without_doorbell(table: Any) -> None:
+    """Both players' orders stored and the round marked ready, with the doorbell lost."""
+    from service import doorbell
+
+    original = doorbell.Doorbells.ring
+    doorbell.Doorbells.ring = lambda self: None  # type: ignore[method-assign]
+    try:
+        for seat in ("alice", "bob"):
+            assert table.put(seat, "pass").status_code == 200
+    finally:
+        doorbell.Doorbells.ring = original  # type: ignore[method-assign]
+
+
 def wait_for(predicate: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
     """Poll until predicate() is truthy (its value is returned) or fail after timeout seconds."""
     end = time.monotonic() + timeout

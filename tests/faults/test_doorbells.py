@@ -19,12 +19,11 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
-from service import doorbell
 from service.db import session_scope
 from service.models import Outbox, Round, Step, StoredMail, Submission, utcnow
 from service.sweeper import sweep_and_ring
 from tests.conftest import ROOT
-from tests.faults.conftest import FaultWorld, wait_for
+from tests.faults.conftest import FaultWorld, ready_without_doorbell, wait_for
 from tests.faults.test_worker_kill import assert_resolved_once
 from tests.service.play import Table, start
 
@@ -85,22 +84,12 @@ def test_web_process_dies_between_commit_and_send(fault_world: FaultWorld) -> No
     _all_mail_delivered_once(fault_world, [table.id])
 
 
-def _ready_without_doorbell(world: FaultWorld) -> Table:
-    table = start(world.app.test_client())
-    original = doorbell.Doorbells.ring
-    doorbell.Doorbells.ring = lambda self: None  # type: ignore[method-assign]
-    try:
-        for seat in ("alice", "bob"):
-            assert table.put(seat, "pass").status_code == 200
-    finally:
-        doorbell.Doorbells.ring = original  # type: ignore[method-assign]
-    return table
-
-
 def test_two_sweepers_and_many_tasks_at_once(fault_world: FaultWorld) -> None:
     from worker.tasks import resolve_round
 
-    tables = [_ready_without_doorbell(fault_world) for _ in range(3)]
+    tables = [start(fault_world.app.test_client()) for _ in range(3)]
+    for table in tables:
+        ready_without_doorbell(table)
     _backdate_mail(fault_world)
     fault_world.start_worker()
     sweepers = [subprocess.Popen([sys.executable, "-m", "service.cli", "sweep"], env=fault_world.env, cwd=ROOT,

@@ -1,0 +1,104 @@
+"""Damaged stored data: a clear error, the game marked for its GM, the rest unaffected.
+
+A game's steps must run 1..n without a gap and its latest state must load with its
+ruleset. When they don't (a disk or an operator damaged a row), every operation that
+needs that state refuses with DamagedData (HTTP 503, naming the step and what is
+wrong; nothing is changed) and the game gets a `damaged` entry in its audit log, which
+the GM console lists. Other games never read those rows, so they go on as usual.
+
+The mark is written in a transaction of its own, after the failed one was rolled
+back (in a request: by an after-request callback; in the worker: by the caller), and
+only when it differs from the game's latest mark, so a round that keeps failing (the
+sweeper rings a ready round again every interval) does not flood the log. Once the
+rows are repaired, the next sweep resolves the round with nothing else to do.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Response, after_this_request, has_request_context
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from engine import find_ruleset
+from service.db import session_scope
+from service.errors import ServiceError
+from service.models import AuditLog, Game, Step
+
+log = logging.getLogger(__name__)
+ACTION = "damaged"
+
+
+class DamagedData(ServiceError):
+    """503: the game's stored data is damaged; its GM is told; nothing was changed."""
+
+    status = 503
+
+    def __init__(self, game_id: str, problem: str) -> None:
+        super().__init__(f"the stored data of game {game_id} is damaged: {problem}. Nothing was changed; "
+                         f"the game is marked for its GM. Other games are not affected.")
+        self.game_id = game_id
+        self.problem = problem
+
+
+def damaged(game_id: str, problem: str) -> DamagedData:
+    """The error to raise; in a request, the game is marked once the request's transaction is over."""
+    if has_request_context():
+        @after_this_request
+        def mark(response: Response) -> Response:
+            mark_damaged(game_id, problem)
+            return response
+    return DamagedData(game_id, problem)
+
+
+def mark_damaged(game_id: str, problem: str) -> bool:
+    """Write the `damaged` audit entry in its own transaction; False when it was already the latest."""
+    log.error("game %s: damaged data: %s", game_id, problem)
+    with session_scope() as session, session.begin():
+        latest = session.scalars(
+            select(AuditLog).where(AuditLog.game_id == game_id, AuditLog.action == ACTION)
+            .order_by(AuditLog.id.desc()).limit(1)).first()
+        if latest is not None and latest.detail.get("problem") == problem:
+            return False
+        session.add(AuditLog(game_id=game_id, actor="service", action=ACTION, detail={"problem": problem}))
+    return True
+
+
+def damage_reports(session: Session, game_id: str) -> list[dict[str, Any]]:
+    """The game's damage marks, oldest first (the caller owns the transaction)."""
+    rows = session.scalars(select(AuditLog).where(AuditLog.game_id == game_id, AuditLog.action == ACTION)
+                           .order_by(AuditLog.id))
+    return [{"at": r.at.isoformat(), "problem": r.detail.get("problem", "")} for r in rows]
+
+
+def check_steps(session: Session, game_id: str, latest: Step | None) -> Step:
+    """The latest step, after checking that the steps run 1..latest.t with none missing."""
+    if latest is None:
+        raise damaged(game_id, "it has no stored step (step 1 is missing)")
+    count = int(session.scalar(select(func.count()).select_from(Step).where(Step.game_id == game_id)) or 0)
+    if count != latest.t:
+        have = set(session.scalars(select(Step.t).where(Step.game_id == game_id)))
+        missing = [t for t in range(1, latest.t + 1) if t not in have]
+        raise damaged(game_id, f"step {', '.join(map(str, missing))} is missing (latest step {latest.t})")
+    return latest
+
+
+def loaded_state(game: Game, step: Step) -> Any:
+    """The ruleset's state of a stored step; DamagedData when it does not load."""
+    ruleset = find_ruleset(game.ruleset)
+    try:
+        return ruleset.load(step.state)
+    except Exception as exc:
+        raise damaged(game.id, f"the state of step {step.t} does not load "
+                               f"({type(exc).__name__}: {str(exc)[:200]})") from exc
+
+
+def current_state(session: Session, game: Game, latest: Step | None) -> tuple[Step, Any]:
+    """The latest step (checked: no step missing) and its loaded state."""
+    step = check_steps(session, game.id, latest)
+    if game.status == "active" and step.t != game.current_round:  # round r follows step r
+        raise damaged(game.id, f"step {game.current_round} is missing (round {game.current_round} is open, "
+                               f"the latest step is {step.t})")
+    return step, loaded_state(game, step)
