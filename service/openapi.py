@@ -138,6 +138,17 @@ def spec() -> dict[str, Any]:
                 "summary": "The registered rulesets and their options",
                 "responses": {"200": _json({"type": "array", "items": {"type": "object"}},
                                            "rulesets")}}},
+            "/api/inbound/email": {"post": {
+                "summary": "Inbound mail from a provider's webhook (the mail part, service/mail/web.py)",
+                "description": "The raw RFC 5322 message as the body, or a form with it in `email` "
+                               "(SendGrid raw) or `body-mime` (Mailgun). Authenticated by INBOUND_SECRET "
+                               "as a Bearer token, an X-Dicepost-Secret header or the basic-auth password.",
+                "security": BEARER,
+                "requestBody": {"required": True, "content": {"message/rfc822": {"schema": STR}}},
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "status": STR, "detail": STR, "inbound_id": {"type": ["integer", "null"]}}},
+                    "stored and processed (status says how)"),
+                    **_errors(400, 401, 404, 413)}}},
             "/api/openapi.json": {"get": {
                 "summary": "This description",
                 "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")}}},
