@@ -67,6 +67,11 @@ def seat_specs(value: Any) -> list[games.SeatSpec]:
     return specs
 
 
+@bp.get("/games")
+def list_games() -> Response:
+    return jsonify(views.public_games_json(get_session()))
+
+
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
     data = json_body()

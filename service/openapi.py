@@ -61,7 +61,13 @@ def spec() -> dict[str, Any]:
                     "line": {"type": "integer"}, "text": STR, "message": STR}}}}}},
         },
         "paths": {
-            "/api/games": {"post": {
+            "/api/games": {"get": {
+                "summary": "The newest public games",
+                "responses": {"200": _json({"type": "array", "items": {"type": "object", "properties": {
+                    "id": STR, "title": STR, "ruleset": STR,
+                    "status": {"enum": ["waiting", "active", "finished"]},
+                    "round": {"type": ["integer", "null"]}, "commitment": STR}}}, "public games")}},
+                "post": {
                 "summary": "Create a game; the dice commitment S_0 is published at once",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
                     "type": "object", "required": ["ruleset", "seats"], "properties": {

@@ -65,6 +65,15 @@ def game_json(session: Session, game_id: str) -> dict[str, Any]:
         }
 
 
+def public_games_json(session: Session, limit: int = 100) -> list[dict[str, Any]]:
+    """The newest public games, as the home page lists them."""
+    with session.begin():
+        found = session.scalars(select(Game).where(Game.public.is_(True))
+                                .order_by(Game.created_at.desc()).limit(limit))
+        return [{"id": g.id, "title": g.title, "ruleset": g.ruleset, "status": g.status,
+                 "round": g.current_round or None, "commitment": g.commitment} for g in found]
+
+
 def orders_json(session: Session, seat: Seat) -> dict[str, Any]:
     """The player's view of the open round: legal lines per unit, current submission."""
     game = seat.game

@@ -6,24 +6,20 @@ import json
 from typing import Any
 
 from flask import render_template, request
-from sqlalchemy import select
 
 from service import games
 from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import Invalid, ServiceError
-from service.models import Game
 from service.render.svg import board_svg
 from service.urls import join_url, record_url
+from service.views import public_games_json
 from service.web import bp
 from service.web.data import game_page, round_page
 
 
-def _public_games() -> list[Game]:
-    session = get_session()
-    with session.begin():
-        return list(session.scalars(select(Game).where(Game.public.is_(True))
-                                    .order_by(Game.created_at.desc()).limit(100)))
+def _public_games() -> list[dict[str, Any]]:
+    return public_games_json(get_session())
 
 
 @bp.get("/")

@@ -164,3 +164,12 @@ def test_unknown_game_is_404(client: Any) -> None:
 def test_start_helper_gives_an_active_game(client: Any) -> None:
     table = start(client, seats=("red", "blue", "green"))
     assert table.status()["expected"] == ["red", "blue", "green"]
+
+
+def test_list_public_games(client: Any) -> None:
+    shown = create(client)
+    create(client, public=False)
+    listed = client.get("/api/games").json
+    assert [g["id"] for g in listed] == [shown.id]
+    assert listed[0] == {"id": shown.id, "title": "Test game", "ruleset": "universal", "status": "waiting",
+                         "round": None, "commitment": shown.created["commitment"]}
