@@ -33,7 +33,7 @@ def decode_part(part: Message) -> str:
     if charset:
         try:
             return payload.decode(charset, errors="replace")
-        except LookupError:
+        except (LookupError, ValueError):  # unknown, or not even a codec name
             pass
     try:
         return payload.decode("utf-8")

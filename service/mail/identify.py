@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
-from email.utils import getaddresses
 
 from sqlalchemy.orm import Session
 
+from service.mail.header_values import addresses
 from service.mail.headers import plus_tokens
 from service.mail.settings import MailSettings
 from service.mail.tokens import Purpose, TokenError, parse_token, verify_token
@@ -29,16 +29,8 @@ class Identified:
     reason: str  # why nobody was identified (empty when a seat was)
 
 
-def header_values(msg: EmailMessage, names: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    for name in names:
-        for value in msg.get_all(name) or []:
-            out.append(str(value))
-    return out
-
-
 def candidate_tokens(msg: EmailMessage, body_tokens: Sequence[str], settings: MailSettings) -> list[str]:
-    found = plus_tokens(settings.reply_base, header_values(msg, RECIPIENT_HEADERS))
+    found = plus_tokens(settings.reply_base, addresses(msg, RECIPIENT_HEADERS))
     return found + [t for t in body_tokens if t not in found]
 
 
@@ -68,8 +60,7 @@ def identify(session: Session, settings: MailSettings, tokens: Sequence[str]) ->
 def sender_address(msg: EmailMessage) -> str | None:
     """Where a refusal or answer to an unidentified sender goes: Reply-To, else From."""
     for name in ("Reply-To", "From"):
-        pairs = getaddresses([str(v) for v in msg.get_all(name) or []])
-        for _display, addr in pairs:
-            if addr.count("@") == 1 and not any(c in addr for c in " \r\n<>"):
+        for addr in addresses(msg, (name,)):
+            if not any(c in addr for c in " \r\n<>"):
                 return addr
     return None

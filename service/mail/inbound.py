@@ -33,6 +33,7 @@ from service.doorbell import Doorbells
 from service.mail.answers import queue_answer, queue_refusal
 from service.mail.body import body_text, parse_message
 from service.mail.commands import perform
+from service.mail.header_values import raw_values, text_value
 from service.mail.identify import candidate_tokens, identify, sender_address
 from service.mail.reply_text import Reply, read_reply
 from service.mail.settings import MailSettings, mail_settings
@@ -53,10 +54,7 @@ class Outcome:
 
 def message_key(msg: EmailMessage, raw: bytes) -> str:
     """The Message-ID, or for mail without one a digest of its bytes (same bytes, same key)."""
-    try:
-        mid = str(msg.get("Message-ID") or "").strip()
-    except Exception:  # a header too broken to read is no identity
-        mid = ""
+    mid = text_value(msg, "Message-ID")
     if mid and len(mid) <= 900:
         return mid
     return f"<sha256-{hashlib.sha256(raw).hexdigest()}@inbound.dicepost>"
@@ -129,7 +127,7 @@ def _triage(session: Session, bells: Doorbells, settings: MailSettings,
     """The seat that wrote and what it wrote; without a seat, the row is recorded here as
     ignored (a robot) or refused (no valid token, a refusal queued) and the pair says so."""
     msg = parse_message(row.raw)
-    subject = str(msg.get("Subject") or "")
+    subject = text_value(msg, "Subject")
     reply = read_reply(body_text(msg), subject)
     robot = _robot(msg, settings)
     if robot:
@@ -165,12 +163,12 @@ def _logged(inbound_id: int, status: str, detail: str) -> Outcome:
 
 def _robot(msg: EmailMessage, settings: MailSettings) -> str | None:
     """Why this mail is from a machine and must not be answered (RFC 3834), else None."""
-    auto = str(msg.get("Auto-Submitted") or "no").strip().lower()
+    auto = (text_value(msg, "Auto-Submitted") or "no").lower()
     if auto != "no":
         return f"Auto-Submitted: {auto}"
-    if str(msg.get("Precedence") or "").strip().lower() in ("bulk", "junk", "list"):
+    if text_value(msg, "Precedence").lower() in ("bulk", "junk", "list"):
         return "a bulk or list message"
-    if msg.get_content_type() == "multipart/report" or msg.get("X-Failed-Recipients"):
+    if msg.get_content_type() == "multipart/report" or raw_values(msg, "X-Failed-Recipients"):
         return "a delivery report"
     sender = (sender_address(msg) or "").lower()
     if not sender or sender.split("@")[0] in ("mailer-daemon", "postmaster"):
