@@ -29,7 +29,8 @@ def test_full_mode(tmp_path: Path) -> None:
     assert celery["broker_url"] == "redis://r:6379/1" and celery["task_always_eager"] is False
     assert celery["task_acks_late"] and celery["task_reject_on_worker_lost"]
     assert celery["worker_prefetch_multiplier"] == 1
-    assert celery["broker_transport_options"] == {"visibility_timeout": 3600, "global_keyprefix": "p:"}
+    transport = celery["broker_transport_options"]
+    assert transport["visibility_timeout"] == 3600 and transport["global_keyprefix"] == "p:"
     assert celery["task_routes"]["worker.tasks.deliver_mail"] == {"queue": "t1_mail"}
     assert celery["task_routes"]["worker.tasks.resolve_round"] == {"queue": "t1_resolve"}
     assert celery["beat_schedule"]["sweep"]["schedule"] == 7.0
