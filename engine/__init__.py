@@ -13,6 +13,9 @@ The public API, for the service and for anyone checking a game record:
 engine/ never imports Flask, SQLAlchemy or Celery, and never uses `random`.
 """
 
+# The subpackage engine.rulesets first: importing it later (the registry does, on first
+# use) would bind the name `engine.rulesets` to the package, over the function below.
+import engine.rulesets  # noqa: F401  (isort: skip)
 from engine.bots import bot_orders
 from engine.contract import (
     Board,

@@ -170,3 +170,16 @@ def test_options_have_documented_defaults_and_refuse_unknown_names(ruleset: Rule
         ruleset.options({"no_such_option": 1})
     with pytest.raises(OptionError, match="turn_mode"):
         ruleset.options({"turn_mode": "whenever"})
+
+
+def test_the_public_rulesets_function_survives_importing_the_rulesets_package() -> None:
+    import importlib
+
+    import engine
+
+    importlib.import_module("engine.rulesets.heroes")
+    engine.ruleset_ids()  # builds the registry, importing every ruleset package
+    assert callable(engine.rulesets) and engine.rulesets() == engine.registry.rulesets()
+    from engine import rulesets
+
+    assert [r.info.id for r in rulesets()] == engine.ruleset_ids()
