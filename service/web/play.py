@@ -9,6 +9,7 @@ from typing import Any
 from flask import render_template, request, url_for
 
 from service import games, rounds
+from service import jsonlimits as limited_json
 from service.db import get_session
 from service.errors import Invalid, OrdersRefused, ServiceError
 from service.models import Game, Seat
@@ -43,7 +44,7 @@ def parse_force(text: str) -> Any:
     if not text:
         return None
     try:
-        return json.loads(text)
+        return limited_json.loads(text)
     except json.JSONDecodeError as exc:
         raise Invalid(f"the force is not valid JSON: {exc.msg} (line {exc.lineno})", "force") from None
 
@@ -104,6 +105,9 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
 def player(game_id: str, token: str) -> tuple[str, int]:
     session = get_session()
     sent = take_orders(game_id, token) if request.method == "POST" else Sent()
+    # The orders may have closed the round and set off its resolution (in-process, or a
+    # worker): read the game afresh, not as the submission left it in this session.
+    session.expire_all()
     with session.begin():
         seat = rounds.seat_by_token(session, game_id, token)
         action = url_for("web.player", game_id=game_id, token=token)

@@ -1,0 +1,467 @@
+"""Every registered ruleset, played by hand from the web form and by mail (issues 7, 8, 9).
+
+A game is created and joined through the JSON API (embedded mode, CSRF on). Then the
+players act as people would: on the web player page they read the order form (CSRF
+token, one list of legal orders per unit, a free-text box), pick from the lists, type
+the rest, get a mistake back with its line number and send the fix; by mail they reply
+to the results mail they were sent (the Reply-To with its token, their orders on top
+and the old mail quoted below) and read the confirmation listing the accepted lines.
+Later rounds take the engine bot's choice of orders, but still go in through the form
+or a mail reply, alternating, until the game ends. Each round's results mail must
+show the grid (ASCII in the text part, a table in the HTML part), the events and the
+roll log, and so must the round page; the final record must verify.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from markupsafe import escape
+from sqlalchemy import func, select
+
+from engine import Board, OrderErrors, Ruleset, distance, find_ruleset, parse_square, ruleset_ids
+from engine.verify import parse_record, verify
+from service import create_app
+from service.commands.verify import EXIT_OK, check
+from service.db import engine_of, session_scope
+from service.mail.inbound import Outcome, receive
+from service.migrate import upgrade
+from service.models import Step, Submission
+from tests.conftest import base_config
+from tests.mail.mail_world import MailPlayer, html_of, stored_mail, text_of
+from tests.service.play import Table, start
+
+SEATS = ("alice", "bob")
+OPTIONS: dict[str, dict[str, Any]] = {
+    "universal": {"width": 8, "height": 8},
+    "jep1": {"width": 8, "height": 8},
+    "fivedice": {"width": 8, "height": 8},
+    # Nemeses from round 2 and a short race, so a winner comes in a test's time.
+    "heroes": {"nemesis_trigger": "round:2", "civvies_to_win": 2},
+}
+MAX_ROUNDS = 40  # a draw at worst: the game always ends
+MULTI_LINE = ("jep1", "fivedice")  # a unit may be given a move and then an attack
+
+
+@pytest.fixture
+def csrf_app(tmp_path: Path) -> Any:
+    app = create_app(base_config(f"sqlite:///{tmp_path}/by-hand.sqlite3", WTF_CSRF_ENABLED=True))
+    upgrade(engine_of(app))
+    yield app
+    engine_of(app).dispose()
+
+
+class OrderForm(HTMLParser):
+    """The order form of a player page, read the way a browser submits it."""
+
+    def __init__(self, action: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.action = action
+        self.inside = False
+        self.found = False
+        self.hidden: dict[str, str] = {}
+        self.selects: dict[str, list[str]] = {}  # name → option values, in order
+        self.labels: dict[str, str] = {}  # select id → label text (the unit)
+        self.textareas: list[str] = []
+        self._select: str | None = None
+        self._label: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "form" and a.get("action") == self.action:
+            self.inside = self.found = True
+        if not self.inside:
+            return
+        if tag == "input" and a.get("type") == "hidden":
+            self.hidden[a["name"]] = a.get("value", "")
+        elif tag == "select":
+            self._select = a["name"]
+            self.selects[self._select] = []
+        elif tag == "option" and self._select is not None:
+            self.selects[self._select].append(a.get("value", ""))
+        elif tag == "label" and a.get("for"):
+            self._label = a["for"]
+            self.labels[self._label] = ""
+        elif tag == "textarea":
+            self.textareas.append(a["name"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.inside = False
+        elif tag == "select":
+            self._select = None
+        elif tag == "label":
+            self._label = None
+
+    def handle_data(self, data: str) -> None:
+        if self._label is not None:
+            self.labels[self._label] += data.strip()
+
+    def units(self) -> dict[str, tuple[str, list[str]]]:
+        """Unit → (select name, the legal lines it offers besides `hold`)."""
+        out = {}
+        for name, values in self.selects.items():
+            assert values[0] == "", "every list starts with hold"
+            out[self.labels[name]] = (name, values[1:])
+        return out
+
+
+def read_form(client: Any, path: str) -> OrderForm:
+    page = client.get(path)
+    assert page.status_code == 200
+    form = OrderForm(path)
+    form.feed(page.get_data(as_text=True))
+    assert form.found, "the player page has an order form"
+    assert form.hidden.get("csrf_token"), "the form carries a CSRF token"
+    assert "free" in form.textareas
+    return form
+
+
+def error_box(page: str) -> str:
+    found = re.search(r'<div class="error">.*?</div>', page, re.S)
+    return found.group(0) if found else page[:500]
+
+
+def unit_of(line: str) -> str:
+    return line.split()[0].upper()
+
+
+def norm(lines: list[str]) -> list[str]:
+    return sorted(" ".join(line.split()).lower() for line in lines)
+
+
+def subject_is(mail: EmailMessage, ending: str) -> bool:
+    return str(mail["Subject"]).endswith(ending)
+
+
+def mails(player: MailPlayer, ending: str) -> list[EmailMessage]:
+    return [m for m in player.inbox() if subject_is(m, ending)]
+
+
+@dataclass
+class Game:
+    app: Flask
+    table: Table
+    ruleset: Ruleset[Any]
+    players: dict[str, MailPlayer]
+    multi: set[str] = field(default_factory=set)  # channels that sent a move then an attack
+    channels: dict[str, int] = field(default_factory=dict)
+    seen_kinds: set[str] = field(default_factory=set)
+    picked: int = 0  # lines chosen from the per-unit lists
+    retyped: int = 0  # web turns typed whole because the lists' line order would not do
+
+    @property
+    def id(self) -> str:
+        return self.table.id
+
+    def state(self) -> Any:
+        return self.ruleset.load(self.table.state(self.app))
+
+    def step(self, t: int) -> Step:
+        with session_scope(self.app) as s:
+            step = s.scalars(select(Step).where(Step.game_id == self.id, Step.t == t)).one()
+            s.expunge(step)
+            return step
+
+    def submissions(self) -> int:
+        with session_scope(self.app) as s:
+            return int(s.scalar(select(func.count()).select_from(Submission)) or 0)
+
+    def player_path(self, seat: str) -> str:
+        return f"/games/{self.id}/player/{self.table.tokens[seat]}"
+
+    def orders_for(self, seat: str) -> list[str]:
+        """The engine bot's choice of orders for this seat now."""
+        return [ln for ln in self.table.bot(self.app, seat).splitlines() if ln.strip()]
+
+    def move_then_attack(self, seat: str) -> list[str] | None:
+        """A unit's legal move to a square next to an enemy, then its attack on that enemy."""
+        state = self.state()
+        board = self.ruleset.board(state)
+        enemies = [p for p in board.pieces if p.side not in (seat, None)]
+        for unit, choices in sorted(self.ruleset.legal_orders(state, seat).items()):
+            for enemy in enemies:
+                for move in choices:
+                    words = move.split()
+                    if words[1].lower() != "move" or len(words) != 3:
+                        continue
+                    if distance(parse_square(words[2]), parse_square(enemy.square)) != 1:
+                        continue
+                    pair = [move, f"{unit} attack {enemy.id}"]
+                    try:
+                        self.ruleset.parse_orders(state, seat, "\n".join(pair))
+                    except OrderErrors:
+                        continue
+                    return pair
+        return None
+
+    def plan(self, seat: str, channel: str) -> list[str]:
+        """The bot's orders; in jep1 and fivedice, until this channel has shown it, one
+        unit's lines replaced by a move next to an enemy and then an attack on it."""
+        lines = self.orders_for(seat)
+        if self.ruleset.info.id in MULTI_LINE and channel not in self.multi:
+            pair = self.move_then_attack(seat)
+            if pair is not None:
+                unit = unit_of(pair[0])
+                lines = [ln for ln in lines if unit_of(ln) != unit] + pair
+                self.multi.add(channel)
+        return lines
+
+    # -- the web form -------------------------------------------------------------
+
+    def form_data(self, seat: str, lines: list[str], extra: list[str]) -> tuple[dict[str, str], list[str]]:
+        """Fill the form: each unit's first line from its list when offered, the rest typed.
+
+        Returns the form fields and the order text as the server will number it (the
+        chosen lines, then the free-text box)."""
+        form = read_form(self.table.client, self.player_path(seat))
+        legal = self.ruleset.legal_orders(self.state(), seat)
+        units = form.units()
+        assert {u: offered for u, (_, offered) in units.items()} == {u: list(c) for u, c in legal.items()}, \
+            "each unit's list offers exactly its legal orders"
+        assert form.hidden["round"] == str(self.table.status()["round"])
+        data = {"csrf_token": form.hidden["csrf_token"], "round": form.hidden["round"],
+                "units": form.hidden["units"]}
+        rest = list(lines)
+        chosen: dict[str, str] = {}
+        for unit, (name, offered) in units.items():
+            first = next((ln for ln in rest if unit_of(ln) == unit.upper()), None)
+            if first is not None and first in offered:
+                chosen[name] = first
+                rest.remove(first)
+        if chosen and not self.accepts(seat, [*chosen.values(), *rest]):
+            # The form sends the lists' lines first, in unit order; where the rules read
+            # lines in order (universal: a move can block a later one), that can refuse
+            # what the player meant, so they type the lines in their own order instead.
+            chosen, rest = {}, list(lines)
+            self.retyped += 1
+        self.picked += len(chosen)
+        data.update({name: chosen.get(name, "") for name, _ in units.values()})
+        typed = rest + extra if lines or extra else ["pass"]
+        data["free"] = "\n".join(typed)
+        return data, [*chosen.values(), *typed]
+
+    def accepts(self, seat: str, lines: list[str]) -> bool:
+        try:
+            self.ruleset.parse_orders(self.state(), seat, "\n".join(lines))
+        except OrderErrors:
+            return False
+        return True
+
+    def by_web(self, seat: str, lines: list[str], mistake: str | None = None) -> None:
+        path = self.player_path(seat)
+        number = self.table.status()["round"]
+        if mistake is not None:
+            before = self.submissions()
+            data, numbered = self.form_data(seat, lines, [mistake])
+            r = self.table.client.post(path, data=data)
+            page = r.get_data(as_text=True)
+            assert r.status_code == 422, error_box(page)
+            line = numbered.index(mistake) + 1
+            assert "Nothing was stored" in page
+            assert f"line {line} <code>{escape(mistake)}</code>" in page, error_box(page)
+            assert f"<li><code>{escape(mistake)}</code></li>" in page  # the numbered list as sent
+            assert self.submissions() == before
+        data, numbered = self.form_data(seat, lines, [])
+        r = self.table.client.post(path, data=data)
+        page = r.get_data(as_text=True)
+        assert r.status_code == 200, (error_box(page), lines)
+        found = re.search(r"Round (\d+): your orders are stored as version (\d+): ([^<]*)</p>", page)
+        assert found is not None, error_box(page)
+        assert int(found.group(1)) == number
+        if lines:
+            accepted = found.group(3).replace("&#39;", "'").split("; ")
+            assert norm(accepted) == norm(lines), (accepted, lines)
+        confirmation = mails(self.players[seat], f"Orders stored for round {number}")[-1]
+        assert "sent by web" in text_of(confirmation)
+        self.confirmed(confirmation, lines)
+        self.channels["web"] = self.channels.get("web", 0) + 1
+
+    # -- mail ---------------------------------------------------------------------
+
+    def results_mail(self, seat: str, number: int) -> EmailMessage:
+        ending = "The game has started" if number == 1 else f"Round {number - 1} results"
+        found = mails(self.players[seat], ending)
+        assert len(found) == 1, [str(m["Subject"]) for m in self.players[seat].inbox()]
+        return found[0]
+
+    def reply(self, seat: str, mail: EmailMessage, body: str) -> Outcome:
+        out = self.players[seat].reply(mail, body)
+        assert isinstance(out, Outcome) and out.status == "processed", out
+        return out
+
+    def by_mail(self, seat: str, lines: list[str], mistake: str | None = None) -> None:
+        number = self.table.status()["round"]
+        mail = self.results_mail(seat, number)
+        text = text_of(mail)
+        token = re.search(r"TOKEN (\S+)", text)
+        assert token is not None and token.group(1) in mail["Reply-To"].addresses[0].addr_spec
+        assert "It needs your orders" in text
+        if mistake is not None:
+            sent = [*lines, mistake]
+            self.reply(seat, mail, "\n".join(sent))
+            refused = mails(self.players[seat], f"Orders NOT stored for round {number}")[-1]
+            body = text_of(refused)
+            line = sent.index(mistake) + 1
+            assert re.search(rf"^ *{line}  {re.escape(mistake)}\n +\^ ", body, re.M), body
+        self.reply(seat, mail, "\n".join(lines) if lines else "pass")
+        confirmation = mails(self.players[seat], f"Orders stored for round {number}")[-1]
+        assert "sent by mail" in text_of(confirmation)
+        self.confirmed(confirmation, lines)
+        self.channels["mail"] = self.channels.get("mail", 0) + 1
+
+    def confirmed(self, mail: EmailMessage, lines: list[str]) -> None:
+        """The confirmation lists the accepted lines, numbered, as the rules read them."""
+        text = text_of(mail)
+        listed = re.findall(r"^ *\d+  (.+)$", text.split("As the rules read them:")[1].split("\n\n")[0], re.M)
+        assert norm(listed) == norm(lines or ["pass"]), (listed, lines)
+
+    # -- what a round shows -------------------------------------------------------
+
+    def check_round(self, number: int) -> None:
+        api = self.table.client.get(f"/api/games/{self.id}/rounds/{number}").json
+        step = self.step(number + 1)
+        board = self.ruleset.board(self.ruleset.load(step.state))
+        page = self.table.client.get(f"/games/{self.id}/rounds/{number}").get_data(as_text=True)
+        assert "<svg" in page
+        for event in api["events"]:
+            assert str(escape(event["text"])) in page
+        for roll in api["rolls"]:
+            assert f"<td>d{roll['n']}</td><td>{roll['face']}</td>" in page
+        for seat, player in self.players.items():
+            found = mails(player, f"Round {number} results")
+            assert len(found) == 1, f"{seat}: one results mail for round {number}"
+            text, html = text_of(found[0]), html_of(found[0])
+            self.check_grid(board, text, html)
+            for event in api["events"]:
+                assert f"- {event['text']}" in text
+                assert f"<li>{escape(event['text'])}</li>" in html
+            count = len(api["rolls"])
+            assert f"ROLL LOG (step {number + 1}, {count} roll{'s' if count != 1 else ''})" in text
+            for roll in api["rolls"]:
+                row = f"{roll['j']:4d}  d{roll['n']:<4} {roll['face']:4d}  {roll['label']}"
+                assert row.rstrip() in text
+                assert f"<b>{roll['face']}</b></td><td style=\"padding:2px 8px\">{escape(roll['label'])}</td>" in html
+            self.check_specific(board, api, text, html)
+        if self.ruleset.info.id == "heroes":
+            self.check_heroes_page(board)
+
+    def check_grid(self, board: Board, text: str, html: str) -> None:
+        grid = text.split("THE GRID\n")[1]
+        columns = "   ".join("abcdefghijklmnopqrstuvwxyz"[: board.width])
+        assert grid.splitlines()[0].strip() == columns
+        rows = grid.splitlines()[1: board.height + 1]
+        assert [r.split()[0] for r in rows] == [str(n) for n in range(board.height, 0, -1)]
+        assert '<table role="grid"' in html
+        for piece in board.pieces:
+            assert re.search(rf"^  {re.escape(piece.label)} +{piece.square.lower()} ", grid, re.M), piece
+            assert f">{escape(piece.label)}</b>" in html
+
+    def check_specific(self, board: Board, api: dict[str, Any], text: str, html: str) -> None:
+        if self.ruleset.info.id != "heroes":
+            return
+        legend = text.split("THE GRID\n")[1].split("WHAT HAPPENED")[0]
+        assert re.search(r"^  r +rooftop", legend, re.M) and " r " in legend.split("Pieces:")[0]
+        assert "rooftop" in html
+        for piece in board.pieces:
+            line = next(ln for ln in legend.splitlines() if ln.startswith(f"  {piece.label} "))
+            assert piece.kind in line, (piece, line)  # hero, civvie, henchman, nemesis
+            if piece.facing:
+                assert f"facing {piece.facing}" in line, (piece, line)
+            self.seen_kinds.add(piece.kind)
+        heroes = [p for p in board.pieces if p.kind == "hero"]
+        events = [e["text"] for e in api["events"] if e["text"].startswith("Civvies saved:")]
+        assert len(events) == 1, api["events"]
+        for hero in heroes:
+            count = re.search(r"(\d+) civvies saved", hero.note)
+            assert count is not None
+            assert f"{hero.id} ({hero.side}) {count.group(1)}" in events[0]
+            assert re.search(rf"^  {hero.label} .*{count.group(1)} civvies saved", legend, re.M)
+
+    def check_heroes_page(self, board: Board) -> None:
+        page = self.table.client.get(f"/games/{self.id}").get_data(as_text=True)
+        assert "rooftop" in page
+        for piece in board.pieces:
+            cells = f"<tr><td>{escape(piece.label)}</td><td>{piece.square.lower()}</td>"
+            row = next((ln for ln in page.splitlines() if cells in ln), None)
+            assert row is not None, piece
+            assert f"<td>{piece.kind}</td>" in row
+            if piece.facing:
+                assert f"facing {piece.facing}" in row, row
+
+
+def new_game(app: Flask, ruleset_id: str) -> Game:
+    client = app.test_client()
+    table = start(client, ruleset_id, SEATS,
+                  options={**OPTIONS.get(ruleset_id, {}), "max_rounds": MAX_ROUNDS})
+    app_client_read = stored_mail(app)
+
+    def send(raw: bytes) -> Outcome:
+        with app.app_context():
+            return receive(raw)
+
+    players = {s: MailPlayer(f"{s}@example.org", app_client_read, send) for s in SEATS}
+    return Game(app, table, find_ruleset(ruleset_id), players)
+
+
+@pytest.mark.parametrize("ruleset_id", ruleset_ids())
+def test_a_human_plays_it_from_the_web_form_and_by_mail(csrf_app: Flask, ruleset_id: str,
+                                                        tmp_path: Path) -> None:
+    game = new_game(csrf_app, ruleset_id)
+    # Round 1 on the web: lists, typed lines, a mistake sent back by line number, the fix.
+    for seat in game.table.status()["expected"]:
+        game.by_web(seat, game.plan(seat, "web"), mistake=f"{seat[0].upper()}9 jump z99")
+    game.check_round(1)
+    # Round 2 by mail: a reply to the results mail, a mistake, the fix.
+    if game.table.status()["status"] == "active":
+        for seat in game.table.status()["expected"]:
+            game.by_mail(seat, game.plan(seat, "mail"), mistake="bogus order here")
+        game.check_round(2)
+    # Then every round, both ways, alternating per seat and round, until the game ends.
+    while (status := game.table.status())["status"] == "active":
+        number = status["round"]
+        assert number <= MAX_ROUNDS
+        for i, seat in enumerate(status["expected"]):
+            channel = "web" if (number + i) % 2 == 0 else "mail"
+            lines = game.plan(seat, channel)
+            (game.by_web if channel == "web" else game.by_mail)(seat, lines)
+        game.check_round(number)
+    assert game.table.status()["status"] == "finished"
+    assert set(game.channels) == {"web", "mail"}
+    assert game.picked > 0, "orders were chosen from the per-unit lists"
+    if ruleset_id in MULTI_LINE:
+        assert game.multi == {"web", "mail"}, "a move then an attack for one unit, both ways"
+    if ruleset_id == "heroes":
+        assert {"hero", "civvie", "henchman", "nemesis"} <= game.seen_kinds
+    for player in game.players.values():
+        over = [m for m in player.inbox() if "Game over" in str(m["Subject"])]
+        assert len(over) == 1 and "THE FINAL GRID" in text_of(over[0])
+    record = game.table.client.get(f"/api/games/{game.id}/record")
+    assert record.status_code == 200
+    result = verify(parse_record(record.data))
+    assert result.ok, result.difference
+    path = tmp_path / "record.json"
+    path.write_bytes(record.data)
+    assert check(str(path), out=io.StringIO()) == EXIT_OK
+
+
+def test_the_page_after_the_last_orders_shows_the_next_round(sqlite_app: Flask) -> None:
+    """The last player's orders resolve the round (in-process here, by a worker in full
+    mode) before the page is drawn: it must show round 2, not what the request read before."""
+    table = start(sqlite_app.test_client(), "universal", SEATS, options=OPTIONS["universal"])
+    for seat in SEATS:
+        r = table.client.post(f"/games/{table.id}/player/{table.tokens[seat]}",
+                              data={"round": "1", "units": "0", "free": "pass"})
+        assert r.status_code == 200, error_box(r.get_data(as_text=True))
+    page = r.get_data(as_text=True)
+    assert table.status()["round"] == 2
+    assert "Round 1: your orders are stored as version 1" in page
+    assert "Orders for round 2" in page and '<input type="hidden" name="round" value="2">' in page
