@@ -29,6 +29,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--workers", type=int, default=2, help="full stack: `dicepost worker` processes")
     p.add_argument("--concurrency", type=int, default=1, help="full stack: --concurrency of each worker")
     p.add_argument("--redis-db", type=int, default=11, help="full stack: Redis database number")
+    p.add_argument("--mail-workers", type=int, default=1,
+                   help="full stack: workers on the mail queue only (0: every worker takes both queues)")
+    p.add_argument("--no-email", action="store_true", help="service: seats without addresses (no mail)")
     p.add_argument("--pg-seconds", type=int, default=10, help="floor: pgbench duration")
     p.add_argument("--clients", type=int, default=8, help="floor: pgbench and redis-benchmark clients")
     p.add_argument("--json", type=Path, help="also write the results as JSON here")
@@ -55,10 +58,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         from bench.load import LoadSpec
         from bench.stack import FullSizes
 
-        spec = LoadSpec(args.games, args.players, args.seconds)
+        spec = LoadSpec(args.games, args.players, args.seconds, emails=not args.no_email)
         if "full" in parts:
             sizes = FullSizes(args.web_workers, args.web_threads, args.workers, args.concurrency,
-                              args.redis_db)
+                              args.redis_db, args.mail_workers)
             results["full"] = service.run_full(spec, sizes)
         if "embedded" in parts:
             results["embedded"] = service.run_embedded(spec)

@@ -36,6 +36,7 @@ class LoadSpec:
     ruleset: str = "universal"
     options: dict[str, Any] = field(default_factory=dict)
     rate: float | None = None  # rounds/s over all games; None: as fast as they go
+    emails: bool = True  # seats with addresses: confirmations and results go through the outbox
 
 
 @dataclass
@@ -91,7 +92,9 @@ class Load:
         names = [f"p{i + 1}" for i in range(self.spec.players)]
         status, created = self.api.call("POST", "/api/games", {
             "ruleset": self.spec.ruleset, "title": f"bench {slot.index}", "public": False,
-            "options": self.spec.options, "seats": [{"name": n} for n in names]})
+            "options": self.spec.options,
+            "seats": [{"name": n, **({"email": f"{n}.{slot.index}@example.com"} if self.spec.emails else {})}
+                      for n in names]})
         if status != 201:
             raise RuntimeError(f"create game: {status} {created}")
         tokens = []

@@ -57,11 +57,16 @@ def _phase_row(name: str, p: dict[str, Any], floor: dict[str, Any]) -> list[str]
     ratio = (lambda v: f" ({v / tps:.1%} of pgbench)") if tps else (lambda v: "")
     lat_ratio = f" = {lat['p99'] / rtt:,.0f}× a Redis round trip" if rtt and lat else ""
     cpu = ", ".join(f"{k} {v:.1f}" for k, v in p["cpu_ms_per_round"].items())
+    mail = p.get("mail") or {}
+    backlog = sum(n for s, n in mail.get("at_end", {}).items() if s in ("pending", "sending"))
+    mail_text = f"{mail.get('sent_per_s', 0):,.1f} (backlog {backlog})" if mail else "-"
+    if "cpu_ms_per_mail" in p:
+        mail_text += f", {p['cpu_ms_per_mail']:.1f} ms CPU each"
     return [name, f"{p['games']}×{p['players']}",
             f"{p['submissions_per_s']:,.1f}{ratio(p['submissions_per_s'])}",
             f"{p['rounds_per_s']:,.1f}{ratio(p['rounds_per_s'])}",
             " / ".join(f"{lat.get(q, 0):,.0f}" for q in ("p50", "p95", "p99")) + lat_ratio if lat else "-",
-            f"{p['errors']}", f"{p['refused']}", cpu, p["load_after"]]
+            f"{p['errors']}", f"{p['refused']}", cpu, mail_text, p["load_after"]]
 
 
 def service_text(results: dict[str, Any], md: bool) -> str:
@@ -78,7 +83,7 @@ def service_text(results: dict[str, Any], md: bool) -> str:
             mem.append([key, m["role"], str(m["pid"]), m["process"], f"{m['peak_rss_mb']:.0f}"])
         mem.append([key, "load generator (this process)", "", "python -m bench", f"{s['client_rss_mb']:.0f}"])
     return (table(["stack, phase", "games×players", "orders/s", "rounds/s", "latency ms p50/p95/p99",
-                   "errors", "refused (422)", "CPU ms per round", "load after"], rows, md)
+                   "errors", "refused (422)", "CPU ms per round", "mail sent/s", "load after"], rows, md)
             + "\n\n" + table(["stack", "role", "pid", "process", "peak RSS MB"], mem, md))
 
 

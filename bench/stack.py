@@ -36,6 +36,7 @@ class FullSizes:
     workers: int = 2
     concurrency: int = 1
     redis_db: int = 11
+    mail_workers: int = 0  # >0: resolution workers take only the resolve queue, these the mail queue
 
 
 def free_port() -> int:
@@ -178,9 +179,13 @@ def full_stack(exits: ExitStack, sizes: FullSizes) -> Stack:
     stack.start("web", [gunicorn, "-w", str(sizes.web_workers), "-k", "gthread", "--threads",
                         str(sizes.web_threads), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
                         "service:create_app()"])
+    queues = ["-Q", tag + "resolve"] if sizes.mail_workers else []
     workers = [stack.start(f"worker {i + 1}", [*dicepost(), "worker", "-c", str(sizes.concurrency),
-                                               "--loglevel", "INFO"])
+                                               "--loglevel", "INFO", *queues])
                for i in range(sizes.workers)]
+    workers += [stack.start(f"mail {i + 1}", [*dicepost(), "worker", "-c", "1", "--loglevel", "INFO",
+                                              "-Q", tag + "mail"])
+                for i in range(sizes.mail_workers)]
     wait_http(stack)
     for w in workers:
         wait_log(stack, w, b" ready.", 60)

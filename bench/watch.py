@@ -17,6 +17,21 @@ from typing import Any
 POLL = 0.001
 
 
+def mail_counts(database_url: str) -> dict[str, int]:
+    """Outbox rows by status (pending, sending, sent, failed, skipped)."""
+    if database_url.startswith("sqlite"):
+        conn: Any = sqlite3.connect(database_url.split("///", 1)[1])
+    else:
+        import psycopg
+
+        conn = psycopg.connect(database_url, autocommit=True)
+    try:
+        rows = conn.execute("SELECT status, COUNT(*) FROM outbox GROUP BY status").fetchall()
+        return {str(s): int(n) for s, n in rows}
+    finally:
+        conn.close()
+
+
 class Watcher:
     def __init__(self, database_url: str) -> None:
         self.url = database_url
