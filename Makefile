@@ -29,8 +29,10 @@ pytest: venv
 
 test: lint typecheck pytest
 
+# Benchmarks (docs/performance.md): uses the local PostgreSQL and Redis, about 4 minutes.
+# Sizes as flags, e.g. make bench BENCH_ARGS="--games 50 --seconds 60" (python -m bench --help).
 bench: venv
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) instance/*.sqlite3 .pytest_cache .mypy_cache .ruff_cache
