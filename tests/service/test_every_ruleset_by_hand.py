@@ -465,3 +465,12 @@ def test_the_page_after_the_last_orders_shows_the_next_round(sqlite_app: Flask) 
     assert table.status()["round"] == 2
     assert "Round 1: your orders are stored as version 1" in page
     assert "Orders for round 2" in page and '<input type="hidden" name="round" value="2">' in page
+
+
+def test_the_rulesets_index_lists_every_ruleset_with_its_page() -> None:
+    root = Path(__file__).resolve().parents[2]
+    index = (root / "docs/rulesets/README.md").read_text()
+    for ruleset_id in ruleset_ids():
+        assert f"| [`{ruleset_id}`]({ruleset_id}.md) |" in index
+        assert (root / f"docs/rulesets/{ruleset_id}.md").is_file()
+    assert "(docs/rulesets/README.md)" in (root / "README.md").read_text()
