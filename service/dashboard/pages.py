@@ -118,6 +118,7 @@ def play(seat_id: int) -> tuple[str, int]:
     with db.begin():
         game_id = _my_seat(seat_id).game_id
     sent = take_orders(game_id, None, seat_id) if request.method == "POST" else Sent()
+    db.expire_all()  # the orders may have set off the round's resolution: read the game afresh
     with db.begin():
         seat = _my_seat(seat_id)
         return render_template("web/player.html", token=None, errors=sent.errors, message=sent.message,

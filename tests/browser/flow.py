@@ -69,3 +69,14 @@ def first_moves(page: Any, count: int = 2) -> dict[str, str]:
         if len(out) == count:
             break
     return out
+
+
+def an_attack(page: Any, besides: dict[str, str]) -> dict[str, str]:
+    """One 'attack' line of a unit not in `besides` (attacks roll dice), or {} if none can."""
+    for select in page.locator("form select[id^=unit-]").all():
+        unit = page.locator(f"label[for={select.get_attribute('id')}]").inner_text().strip()
+        values = select.locator("option").evaluate_all("os => os.map(o => o.value)")
+        attack = next((v for v in values if " attack " in v), None)
+        if attack and unit not in besides:
+            return {unit: attack}
+    return {}

@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from tests.browser.conftest import BROWSER
-from tests.browser.flow import create_game, first_moves, join, send
+from tests.browser.flow import an_attack, create_game, first_moves, join, send
 
 pytestmark = BROWSER
 
 
 def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
-    base, _app = served
+    base, app = served
     host = pages.new()
     created = create_game(host, base, "Browser skirmish", "red red@example.org\nblue blue@example.org")
     assert set(created.invites) == {"red", "blue"}
@@ -40,13 +40,18 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     send(red, {units[0]: moves[units[0]]}, moves[units[1]])
     assert "stored as version 1" in red.inner_text(".notice")
     assert moves[units[0]] in red.inner_text(".notice") and moves[units[1]] in red.inner_text(".notice")
-    send(red, {units[0]: moves[units[0]]})
+    # The form starts from the orders that count: amending A2 to hold keeps A1's line.
+    assert red.get_by_label(units[1], exact=True).input_value() == moves[units[1]]
+    send(red, {units[1]: ""})
     notice = red.inner_text(".notice")
-    assert "stored as version 2" in notice and moves[units[1]] not in notice
+    assert "stored as version 2" in notice and moves[units[1]] not in notice and moves[units[0]] in notice
     shot(red, "orders")
 
     # Blue's orders close the round; red's open page notices and reloads itself.
-    blue_moves = first_moves(blue)
+    blue_attack = an_attack(blue, {})
+    assert blue_attack, "blue's mortars can reach red's line in round 1"
+    blue_moves = {u: line for u, line in first_moves(blue).items() if u not in blue_attack}
+    blue_moves.update(blue_attack)
     send(blue, blue_moves)
     red.wait_for_selector("text=Orders for round 2", timeout=30_000)
     game = pages.new()
@@ -54,7 +59,7 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     main = game.inner_text("main")
     assert "round 2" in main and "Round 1" in main
     assert game.locator("svg.board").count() == 1
-    assert game.locator("table.rolls tr.roll").count() > 0 or "No dice were rolled" in main
+    assert game.locator("table.rolls tr.roll").count() > 0  # blue's attack rolled dice
     shot(game, "game")
 
     # Round 2, then step back through the past rounds.
@@ -73,7 +78,10 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     game.get_by_role("link", name="Check these dice").first.click()
     game.wait_for_selector("#summary[data-status=ok], #summary[data-status=bad]", timeout=60_000)
     assert game.get_attribute("#summary", "data-status") == "ok", game.inner_text("#summary")
+    rolls = sum(len(step["rolls"]) for step in app.test_client().get(
+        f"/api/games/{created.game_id}/record").json["steps"])
     assert game.locator("tr.roll.bad").count() == 0
+    assert game.locator("tr.roll.ok").count() == rolls > 0
     assert game.locator("tr.step.ok").count() == 3
     shot(game, "verifier")
 
