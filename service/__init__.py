@@ -17,6 +17,7 @@ from flask_wtf.csrf import CSRFProtect
 
 from service import config as config_module
 from service import db
+from service.jsonlimits import DepthLimitedJSONProvider
 
 csrf = CSRFProtect()
 log = logging.getLogger(__name__)
@@ -29,6 +30,7 @@ OPTIONAL_BLUEPRINTS = [("service.mail.web", "bp"), ("service.gm.api", "bp"), ("s
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__, instance_relative_config=True,
                 template_folder=str(_templates_dir()))
+    app.json = DepthLimitedJSONProvider(app)  # deeply nested request JSON: 400, not RecursionError
     app.config.from_mapping(config_module.from_env(app.instance_path))
     if config:
         app.config.update(config)
@@ -43,6 +45,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     csrf.exempt(api.bp)
     for module_name, attr in OPTIONAL_BLUEPRINTS:
         _register_optional(app, module_name, attr)
+
+    from service import ratelimit
+
+    ratelimit.init_app(app)  # failed authentications per client address (Redis in full mode)
 
     from worker import celery_init_app
 

@@ -9,6 +9,7 @@ from typing import Any
 from flask import Blueprint, flash, get_flashed_messages, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
+from service import jsonlimits as limited_json
 from service.db import get_session
 from service.errors import Invalid, ServiceError
 from service.gm import actions, players
@@ -22,7 +23,7 @@ ACTIONS = ("pause", "resume", "extend", "resolve", "replace", "remove", "end", "
 
 def _json_field(text: str, field: str) -> Any:
     try:
-        return json.loads(text)
+        return limited_json.loads(text)
     except json.JSONDecodeError as exc:
         raise Invalid(f"{field}: not valid JSON ({exc.msg}, line {exc.lineno})", field) from None
 

@@ -8,6 +8,7 @@ from typing import Any
 from flask import render_template, request
 
 from service import games
+from service import jsonlimits as limited_json
 from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import Invalid, ServiceError
@@ -52,7 +53,7 @@ def parse_option_lines(text: str) -> dict[str, Any]:
         if not sep or not name.strip():
             raise Invalid(f"options line {number}: write name = value", "options")
         try:
-            options[name.strip()] = json.loads(value.strip())
+            options[name.strip()] = limited_json.loads(value.strip())
         except json.JSONDecodeError:
             options[name.strip()] = value.strip()
     return options
