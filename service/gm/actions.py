@@ -105,7 +105,9 @@ def resume(session: Session, game_id: str, token: str | None) -> Done:
         rnd = open_round(session, game)
         old = rnd.closes_at if rnd else None
         if rnd is not None and rnd.closes_at is not None:
-            rnd.closes_at = resumed_deadline(rnd.closes_at, game.paused_at, at, policy_of(game))
+            # a round that opened during the pause was paused only since it opened
+            since = max(game.paused_at, rnd.opened_at)
+            rnd.closes_at = resumed_deadline(rnd.closes_at, since, at, policy_of(game))
         game.paused_at = None
         detail = {"paused_seconds": int(paused_for.total_seconds()), "from": _stamp(old),
                   "deadline": _stamp(rnd.closes_at if rnd else None)}

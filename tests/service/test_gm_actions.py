@@ -240,3 +240,15 @@ def test_the_gm_page_sets_the_policy(world):
     assert "deadline_policy.days[0]" in r.get_data(as_text=True)
     world.client.post(base + "/policy", data={"policy": '{"kind": "none"}'})
     assert world.game().deadline_policy["kind"] == "none"
+
+
+def test_a_round_opened_during_a_pause_is_shifted_only_by_its_own_paused_time(world):
+    world.gm("POST", "pause")
+    world.advance(hours=10)
+    world.gm("POST", "resolve")  # the GM may still force a round while paused
+    assert world.round_number() == 2
+    opened = world.clock.now()
+    assert world.deadline() == opened + timedelta(hours=48)
+    world.advance(hours=5)
+    world.gm("POST", "resume")
+    assert world.deadline() == opened + timedelta(hours=53)
