@@ -19,7 +19,12 @@ _FOLD_RE = re.compile(r"\r?\n[ \t]")
 def raw_values(msg: Message, name: str) -> list[str]:
     """Every value of one header, unfolded, as sent."""
     wanted = name.lower()
-    return [_FOLD_RE.sub(" ", str(value)) for key, value in msg.raw_items() if key.lower() == wanted]
+    return [_clean(_FOLD_RE.sub(" ", str(value))) for key, value in msg.raw_items() if key.lower() == wanted]
+
+
+def _clean(value: str) -> str:
+    """Undecodable bytes (kept as surrogates by the parser) become U+FFFD: storable text."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def text_value(msg: Message, name: str) -> str:

@@ -2,8 +2,9 @@
 
 Tokens are looked for in the plus-part of every address the mail was delivered to
 (To, Cc, Delivered-To, X-Original-To, Envelope-To: MTAs and providers keep the
-envelope recipient in one of these) and in `TOKEN <token>` lines of the body. The
-first token whose signature checks against its seat's salt names the seat.
+envelope recipient in one of these), in `TOKEN <token>` lines of the body and, last,
+in the quoted mail's TOKEN line (for mail systems that drop the plus-part). The first
+token whose signature checks against its seat's salt names the seat.
 """
 
 from __future__ import annotations
@@ -29,9 +30,14 @@ class Identified:
     reason: str  # why nobody was identified (empty when a seat was)
 
 
-def candidate_tokens(msg: EmailMessage, body_tokens: Sequence[str], settings: MailSettings) -> list[str]:
+def candidate_tokens(msg: EmailMessage, body_tokens: Sequence[str], settings: MailSettings,
+                     quoted: Sequence[str] = ()) -> list[str]:
+    """Plus-parts of the recipient addresses first, then TOKEN lines, then quoted ones."""
     found = plus_tokens(settings.reply_base, addresses(msg, RECIPIENT_HEADERS))
-    return found + [t for t in body_tokens if t not in found]
+    for token in [*body_tokens, *quoted]:
+        if token not in found:
+            found.append(token)
+    return found
 
 
 def verified_seat(session: Session, settings: MailSettings, purpose: Purpose, text: str) -> Seat | None:

@@ -55,7 +55,7 @@ class Outcome:
 def message_key(msg: EmailMessage, raw: bytes) -> str:
     """The Message-ID, or for mail without one a digest of its bytes (same bytes, same key)."""
     mid = text_value(msg, "Message-ID")
-    if mid and len(mid) <= 900:
+    if mid and len(mid) <= 900 and mid.isascii() and mid.isprintable():
         return mid
     return f"<sha256-{hashlib.sha256(raw).hexdigest()}@inbound.dicepost>"
 
@@ -133,7 +133,7 @@ def _triage(session: Session, bells: Doorbells, settings: MailSettings,
     if robot:
         _record(row, "ignored", robot, None)
         return None, reply, ("ignored", robot)
-    who = identify(session, settings, candidate_tokens(msg, reply.tokens, settings))
+    who = identify(session, settings, candidate_tokens(msg, reply.tokens, settings, reply.quoted_tokens))
     if who.seat is None:
         detail = _refuse(session, bells, settings, msg, subject, who.reason)
         _record(row, "refused", detail, None)

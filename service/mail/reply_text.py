@@ -10,7 +10,8 @@ Rules, in order:
 - attribution lines ("On Mon, 30 Nov 2026, dicepost wrote:", possibly wrapped over
   two or three lines, and the German, French, Spanish, Dutch and Italian forms) are
   dropped;
-- `TOKEN <token>` lines are taken out and returned apart;
+- `TOKEN <token>` lines are taken out and returned apart; those of the quoted mail
+  are returned apart again, as a last resort for identification;
 - if the subject (without Re:/Fwd:) or the first remaining line is STATUS, CLEAR,
   HELP, JOIN or UNSUBSCRIBE, the mail is that command; otherwise the remaining text is
   an order text for the ruleset's parser.
@@ -49,6 +50,9 @@ class Reply:
     command: Command
     text: str  # the order text (for "orders"), else ""
     tokens: list[str] = field(default_factory=list)
+    # TOKEN lines of the quoted mail: a last resort when a mail system dropped the
+    # plus-part of the reply address (whoever holds the mail holds its token anyway).
+    quoted_tokens: list[str] = field(default_factory=list)
 
 
 def _cut_at_end_markers(lines: list[str]) -> list[str]:
@@ -90,8 +94,19 @@ def strip_subject(subject: str) -> str:
     return _SUBJECT_PREFIX.sub("", subject or "").strip()
 
 
+def quoted_tokens(text: str) -> list[str]:
+    """TOKEN lines anywhere in the text, quoted (`> TOKEN ...`) or not."""
+    found = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        m = _TOKEN_RE.match(line.lstrip(" >"))
+        if m and m.group(1) not in found:
+            found.append(m.group(1))
+    return found
+
+
 def read_reply(text: str, subject: str = "") -> Reply:
     """Orders, a command, or nothing; TOKEN lines are returned apart from either."""
+    quoted = quoted_tokens(text)
     tokens: list[str] = []
     kept: list[str] = []
     for line in clean_reply(text):
@@ -104,12 +119,12 @@ def read_reply(text: str, subject: str = "") -> Reply:
     # subject, and some clients fill the body with text of their own.
     word = strip_subject(subject).lower()
     if word in COMMANDS:
-        return Reply(COMMANDS[word], "", tokens)
+        return Reply(COMMANDS[word], "", tokens, quoted)
     meaningful = [x.split("#", 1)[0].strip() for x in kept]
     meaningful = [x for x in meaningful if x]
     if meaningful:
         first = meaningful[0].lower()
         if first in COMMANDS:
-            return Reply(COMMANDS[first], "", tokens)
-        return Reply("orders", "\n".join(kept).strip("\n"), tokens)
-    return Reply("empty", "", tokens)
+            return Reply(COMMANDS[first], "", tokens, quoted)
+        return Reply("orders", "\n".join(kept).strip("\n"), tokens, quoted)
+    return Reply("empty", "", tokens, quoted)

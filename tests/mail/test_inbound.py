@@ -246,3 +246,14 @@ def test_orders_by_mail_are_confirmed_once_whatever_the_preference(mail_game):
         assert mail_game.send(_mail(mail_game.reply_to("alice"), "pass", mid=mid)).status == "processed"
         after = len([x for x in _subjects_to(mail_game.app, "alice@example.org") if "Orders stored" in x])
         assert after == before + 1, pref
+
+
+def test_a_reply_whose_plus_address_was_dropped_is_known_by_the_quoted_token(mail_game):
+    start = mail_game.start_mail("alice")
+    player = mail_game.players["alice"]
+    # As if the mail system had rewritten the reply address to the bare mailbox.
+    del start["Reply-To"]
+    start["Reply-To"] = "dicepost@dicepost.localhost"
+    out = player.reply(start, "pass")
+    assert out.status == "processed", out
+    assert _current_orders(mail_game, "alice") == "pass"
