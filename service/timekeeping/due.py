@@ -7,6 +7,7 @@ it ready (or its deadline moved) and does nothing.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from datetime import datetime
 
@@ -32,6 +33,8 @@ from service.timekeeping.state import (
 )
 from service.tokens import new_token, token_hash
 
+log = logging.getLogger(__name__)
+
 
 def due_rounds(session: Session, at: datetime) -> list[tuple[str, int]]:
     with session.begin():
@@ -49,8 +52,15 @@ def complete_rounds(session: Session) -> list[tuple[str, int]]:
         rows = session.execute(
             select(Round, Game).join(Game, Game.id == Round.game_id).where(
                 Round.status == "open", Game.status == "active", Game.paused_at.is_(None))).all()
-        return [(game.id, rnd.number) for rnd, game in rows
-                if early_close_allowed(session, game, rnd, submitted_names(session, game, rnd))]
+        return [(game.id, rnd.number) for rnd, game in rows if _may_close(session, game, rnd)]
+
+
+def _may_close(session: Session, game: Game, rnd: Round) -> bool:
+    try:
+        return early_close_allowed(session, game, rnd, submitted_names(session, game, rnd))
+    except Exception:  # damaged data of one game must not stop the sweep of the others
+        log.exception("could not check %s round %d for an early close", game.id, rnd.number)
+        return False
 
 
 def close_if_complete(session: Session, game_id: str, number: int) -> bool:

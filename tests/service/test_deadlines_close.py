@@ -187,3 +187,24 @@ def test_no_early_close_in_quiet_hours_the_sweeper_closes_it_when_they_end(tmp_p
     assert world.sweep()["closed"] == 1
     assert world.round_number() == 2
     assert world.audit("missed_turn") == []
+
+
+def test_damaged_policy_of_one_game_does_not_stop_the_others(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+    healthy = world.game_id
+    world.start({"kind": "duration", "duration": "PT48H"})
+    damaged = world.game_id
+    with world.app.app_context():
+        from sqlalchemy import update
+
+        from service.db import session_scope
+        from service.models import Game
+
+        with session_scope() as s, s.begin():
+            s.execute(update(Game).where(Game.id == damaged).values(deadline_policy={"kind": "weekly"}))
+    world.advance(hours=48)
+    assert world.sweep()["closed"] == 1
+    world.game_id = healthy
+    assert world.round_number() == 2
+    world.game_id = damaged
+    assert world.round_number() == 1
