@@ -7,6 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
+UNLABELLED = """() => Array.from(document.querySelectorAll(
+    'input:not([type=hidden]), select, textarea, button')).filter(el => {
+  if (el.tagName === 'BUTTON') return !(el.getAttribute('aria-label') || el.textContent.trim());
+  return !(el.labels && el.labels.length) && !el.getAttribute('aria-label');
+}).map(el => el.outerHTML.slice(0, 120))"""
 
 
 @dataclass
@@ -80,3 +85,8 @@ def an_attack(page: Any, besides: dict[str, str]) -> dict[str, str]:
         if attack and unit not in besides:
             return {unit: attack}
     return {}
+
+
+def unlabelled(page: Any) -> list[str]:
+    """The page's visible controls that have no label (or a button with no name)."""
+    return list(page.evaluate(UNLABELLED))

@@ -6,15 +6,9 @@ import re
 from typing import Any
 
 from tests.browser.conftest import BROWSER, PHONE
-from tests.browser.flow import create_game, first_moves, join, send
+from tests.browser.flow import create_game, first_moves, join, send, unlabelled
 
 pytestmark = BROWSER
-
-UNLABELLED = """() => Array.from(document.querySelectorAll(
-    'input:not([type=hidden]), select, textarea, button')).filter(el => {
-  if (el.tagName === 'BUTTON') return !(el.getAttribute('aria-label') || el.textContent.trim());
-  return !(el.labels && el.labels.length) && !el.getAttribute('aria-label');
-}).map(el => el.outerHTML.slice(0, 120))"""
 
 
 def no_sideways_scroll(page: Any) -> None:
@@ -44,19 +38,19 @@ def test_phone_keyboard_labels_and_the_square_picker(served, pages, shot) -> Non
     host = pages.new(viewport=PHONE)
     host.goto(base + "/")
     no_sideways_scroll(host)
-    assert host.evaluate(UNLABELLED) == []
+    assert unlabelled(host) == []
     shot(host, "home-phone")
     created = create_game(host, base, "Pocket war", "red\nblue")
     no_sideways_scroll(host)
     red, blue = pages.new(viewport=PHONE), pages.new(viewport=PHONE)
     join_page = created.invites["red"]
     red.goto(join_page)
-    assert red.evaluate(UNLABELLED) == []
+    assert unlabelled(red) == []
     red_url = join(red, join_page)
     blue.goto(join(blue, created.invites["blue"]))
     red.goto(red_url)
     no_sideways_scroll(red)
-    assert red.evaluate(UNLABELLED) == []
+    assert unlabelled(red) == []
     grid = red.locator("svg.board").bounding_box()
     assert grid and grid["width"] <= PHONE["width"]  # the grid scales down to the screen
 

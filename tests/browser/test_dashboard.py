@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tests.browser.conftest import BROWSER, PHONE
-from tests.browser.flow import first_moves, send
+from tests.browser.flow import first_moves, send, unlabelled
 from tests.dashboard.test_signin import new_game
 
 pytestmark = BROWSER
@@ -23,6 +23,7 @@ def test_sign_in_by_mail_see_games_change_mail_and_send_orders(served, pages, sh
     page = pages.new()
     page.goto(base + "/")
     page.get_by_role("link", name="Your games").click()
+    assert unlabelled(page) == []
     page.get_by_label("Your e-mail address").fill("red@example.org")
     page.get_by_role("button", name="Mail me a sign-in link").click()
     assert "a sign-in link is on its way" in page.inner_text(".notice")
@@ -38,6 +39,7 @@ def test_sign_in_by_mail_see_games_change_mail_and_send_orders(served, pages, sh
     assert rows.count() == 2
     assert "waiting for you" in rows.first.inner_text()
     assert re.search(r"\w{3} \d\d \w{3} \d\d:\d\d UTC", rows.first.inner_text())  # when the round closes
+    assert unlabelled(page) == []
     shot(page, "dashboard")
 
     page.get_by_label("Mail from Dash (red)").select_option("results")

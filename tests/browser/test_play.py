@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.browser.conftest import BROWSER
-from tests.browser.flow import an_attack, create_game, first_moves, join, send
+from tests.browser.flow import an_attack, create_game, first_moves, join, send, unlabelled
 
 pytestmark = BROWSER
 
@@ -17,6 +17,8 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     created = create_game(host, base, "Browser skirmish", "red red@example.org\nblue blue@example.org")
     assert set(created.invites) == {"red", "blue"}
     shot(host, "created")
+    host.get_by_role("link", name="The game page").click()
+    assert "status waiting" in host.inner_text("main")
 
     red, blue = pages.new(), pages.new()
     red_url = join(red, created.invites["red"])
@@ -25,6 +27,7 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     red.goto(red_url)
     blue.goto(blue_url)
     assert "Orders for round 1" in red.inner_text("main")
+    host.wait_for_selector("text=status active")  # the waiting game's page refreshed itself
 
     # A bad line in the text box: nothing stored, the error names its line.
     moves = first_moves(red)
@@ -60,11 +63,17 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     assert "round 2" in main and "Round 1" in main
     assert game.locator("svg.board").count() == 1
     assert game.locator("table.rolls tr.roll").count() > 0  # blue's attack rolled dice
+    assert unlabelled(game) == []
     shot(game, "game")
 
-    # Round 2, then step back through the past rounds.
+    # Round 2. Red starts changing sent orders: the page offers the news instead of reloading.
     send(red, first_moves(red))
+    red.locator("#unit-0").select_option(index=1)
     send(blue, first_moves(blue))
+    red.wait_for_selector("#live:not([hidden])")
+    assert "round 3" in red.inner_text("#live") and "Orders for round 2" in red.inner_text("main")
+    red.get_by_role("link", name="Show it").click()
+    red.wait_for_selector("text=Orders for round 3")
     game.get_by_role("heading", name="Round 2", exact=True).wait_for()  # the page refreshed itself
     game.get_by_role("link", name="round 2", exact=True).first.click()
     assert "round 2" in game.locator("h2").inner_text()
@@ -94,6 +103,7 @@ def gm_pauses_and_resumes(pages: Any, shot: Any, gm_url: str, red: Any, blue: An
     gm.get_by_role("button", name="Pause").click()
     assert "pause: done" in gm.inner_text(".notice")
     assert "paused" in gm.inner_text("main")
+    assert unlabelled(gm) == []
     shot(gm, "gm")
     send(red, first_moves(red))
     send(blue, first_moves(blue))
