@@ -14,9 +14,9 @@ SMTP_URL forms:
 Failures are classified the way RFC 5321 means them (smtplib documents which
 exception carries which reply):
 - temporary: 4xx replies, a refused or dropped connection, a timeout, and also
-  authentication and TLS set-up errors, which are the operator's to fix, not a reason
-  to give up on a player's mail;
-- permanent: 5xx replies to the sender, recipient or data.
+  authentication and TLS set-up errors (including 530/534/535/538 replies), which
+  are the operator's to fix, not a reason to give up on a player's mail;
+- permanent: other 5xx replies to the sender, recipient or data.
 A connection that drops after DATA may or may not have delivered the mail: it is
 retried, and the resend carries the same Message-ID so clients show it once.
 """
@@ -30,6 +30,10 @@ from email.message import EmailMessage
 from typing import Protocol
 
 from service.mail.server_url import ServerUrl, parse_server_url
+
+# 5xx replies about our own set-up, not the recipient (RFC 4954): authentication required,
+# mechanism too weak, credentials invalid, encryption required. Retried, like 4xx.
+SETUP_CODES = frozenset({530, 534, 535, 538})
 
 
 class DeliveryError(Exception):
@@ -61,6 +65,8 @@ def classify(exc: BaseException) -> DeliveryError:
     if isinstance(exc, smtplib.SMTPResponseException):
         code = exc.smtp_code
         text = f"SMTP {code} {_text(exc.smtp_error)}"
+        if code in SETUP_CODES:
+            return DeliveryError(text + ": the server wants a login or TLS: check SMTP_URL", temporary=True)
         return DeliveryError(text, temporary=not 500 <= code < 600)
     if isinstance(exc, smtplib.SMTPServerDisconnected):
         return DeliveryError(f"connection dropped: {exc}", temporary=True)
