@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from service.doorbell import Doorbells
 from service.errors import Conflict, Invalid, NotFound
+from service.games import EMAIL_RE
 from service.gm.auth import gm_game
 from service.models import Game, Round, Seat
 from service.notify import queue_mail
@@ -36,8 +37,6 @@ from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_pl
 from service.timekeeping.journal import log_action
 from service.timekeeping.links import takeover_url
 from service.timekeeping.state import open_round, policy_of, seat_schedule
-
-EMAIL_CHARS = "@"
 
 
 @dataclass(frozen=True)
@@ -167,7 +166,7 @@ def resolve_now(session: Session, game_id: str, token: str | None) -> Done:
 
 
 def replace(session: Session, game_id: str, token: str | None, seat_name: Any, email: Any = None) -> Done:
-    if email is not None and (not isinstance(email, str) or EMAIL_CHARS not in email or " " in email):
+    if email is not None and (not isinstance(email, str) or not EMAIL_RE.match(email)):
         raise Invalid(f"email: {email!r} is not an e-mail address", "email")
     with _acting(session, game_id, token) as (game, bells):
         seat = _seat(game, seat_name)
