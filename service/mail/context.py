@@ -76,8 +76,9 @@ def unit_lines(board: Board | None, player: str) -> list[str]:
     for p in board.pieces:
         if p.side == player:
             health = f", health {p.health}/{p.max_health}" if p.health is not None and p.max_health else ""
+            facing = f", facing {p.facing}" if p.facing else ""
             note = f" ({p.note})" if p.note else ""
-            out.append(f"{p.label} on {p.square}{health}{note}")
+            out.append(f"{p.label} on {p.square}{health}{facing}{note}")
     return out
 
 

@@ -350,7 +350,7 @@ class Game:
                 row = f"{roll['j']:4d}  d{roll['n']:<4} {roll['face']:4d}  {roll['label']}"
                 assert row.rstrip() in text
                 assert f"<b>{roll['face']}</b></td><td style=\"padding:2px 8px\">{escape(roll['label'])}</td>" in html
-            self.check_specific(board, api, text, html)
+            self.check_specific(seat, board, api, text, html)
         if self.ruleset.info.id == "heroes":
             self.check_heroes_page(board)
 
@@ -365,7 +365,7 @@ class Game:
             assert re.search(rf"^  {re.escape(piece.label)} +{piece.square.lower()} ", grid, re.M), piece
             assert f">{escape(piece.label)}</b>" in html
 
-    def check_specific(self, board: Board, api: dict[str, Any], text: str, html: str) -> None:
+    def check_specific(self, seat: str, board: Board, api: dict[str, Any], text: str, html: str) -> None:
         if self.ruleset.info.id != "heroes":
             return
         legend = text.split("THE GRID\n")[1].split("WHAT HAPPENED")[0]
@@ -374,10 +374,17 @@ class Game:
         for piece in board.pieces:
             line = next(ln for ln in legend.splitlines() if ln.startswith(f"  {piece.label} "))
             assert piece.kind in line, (piece, line)  # hero, civvie, henchman, nemesis
+            assert f'<td style="padding:2px 8px">{piece.kind}</td>' in html
             if piece.facing:
                 assert f"facing {piece.facing}" in line, (piece, line)
+                assert f"facing {piece.facing}; {escape(piece.note)}</td>" in html
             self.seen_kinds.add(piece.kind)
         heroes = [p for p in board.pieces if p.kind == "hero"]
+        yours = text.split("YOUR UNITS\n")[1].split("\n\n")[0]
+        for hero in heroes:
+            if hero.side == seat:
+                assert (f"- {hero.label} on {hero.square}, health {hero.health}/{hero.max_health}, "
+                        f"facing {hero.facing} ({hero.note})") in yours, yours
         events = [e["text"] for e in api["events"] if e["text"].startswith("Civvies saved:")]
         assert len(events) == 1, api["events"]
         for hero in heroes:
