@@ -78,10 +78,14 @@ def test_starttls_with_login(tmp_path):
     cert, key = self_signed(tmp_path)
     with SmtpServer(tls=server_context(cert, key), login=("dp", "s3cret/?")) as server:
         _send(f"smtp://dp:s3cret%2F%3F@127.0.0.1:{server.port}?starttls=1&cafile={cert}")
-        # Without STARTTLS the server refuses to go on (530): the operator's to fix, so retried.
+        # Without STARTTLS the server offers no login: the operator's to fix, so retried.
         with pytest.raises(DeliveryError) as err:
             _send(f"smtp://dp:s3cret%2F%3F@127.0.0.1:{server.port}")
-        assert err.value.temporary and "check SMTP_URL" in str(err.value)
+        assert err.value.temporary and "SMTP_URL" in str(err.value)
+        # Without STARTTLS and login, MAIL FROM gets a 530: retried too.
+        with pytest.raises(DeliveryError) as err:
+            _send(f"smtp://127.0.0.1:{server.port}")
+        assert err.value.temporary and "530" in str(err.value) and "check SMTP_URL" in str(err.value)
     assert len(server.received) == 1
 
 
