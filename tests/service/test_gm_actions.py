@@ -252,3 +252,13 @@ def test_a_round_opened_during_a_pause_is_shifted_only_by_its_own_paused_time(wo
     world.advance(hours=5)
     world.gm("POST", "resume")
     assert world.deadline() == opened + timedelta(hours=53)
+
+
+def test_console_shows_local_deadline_and_each_seats_settings(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H", "timezone": "Asia/Tokyo"})
+    world.settings("red", {"reminder_lead": "PT3H", "absences": [{"from": "2026-07-01", "to": "2026-07-02"}]})
+    console = world.gm("GET", "").json
+    assert console["deadline"] == "2026-06-03T12:00:00+00:00"
+    assert console["deadline_local"] == "2026-06-03T21:00:00+09:00"
+    red = next(s for s in console["seats"] if s["name"] == "red")
+    assert (red["reminder_lead"], red["absences"]) == ("PT3H", [{"from": "2026-07-01", "to": "2026-07-02"}])
