@@ -39,11 +39,16 @@ class Client:
             req.add_header("Content-Type", "application/json")
         if token:
             req.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                status, raw = resp.status, resp.read()
-        except urllib.error.HTTPError as exc:
-            status, raw = exc.code, exc.read()
+        for _ in range(5):
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                    status, raw = resp.status, resp.read()
+            except urllib.error.HTTPError as exc:
+                status, raw = exc.code, exc.read()
+                if status == 429:  # too many refused requests: wait as told, then again
+                    time.sleep(min(60.0, float(exc.headers.get("Retry-After") or 1)))
+                    continue
+            break
         if status not in expect:
             raise DemoError(f"{method} {path} → {status}: {raw[:500].decode('utf-8', 'replace')}")
         ctype_json = raw[:1] in (b"{", b"[")
@@ -130,12 +135,17 @@ def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: in
 
 
 def _wait_for_round(client: Client, game_id: str, number: int, wait_seconds: float) -> Any:
+    """Poll the game (always 200) until the round is past, then read the round once.
+
+    Polling the round itself would answer 404 until it is resolved, and 404s count
+    against the per-address budget of refused requests (service.ratelimit).
+    """
     deadline = time.monotonic() + wait_seconds
     delay = 0.02
     while True:
-        status, body = client.call("GET", f"/api/games/{game_id}/rounds/{number}", expect=(200, 404))
-        if status == 200:
-            return body
+        _, game = client.call("GET", f"/api/games/{game_id}")
+        if game["status"] == "finished" or (game["round"] or 0) > number:
+            return client.call("GET", f"/api/games/{game_id}/rounds/{number}")[1]
         if time.monotonic() > deadline:
             raise DemoError(f"round {number} was not resolved within {wait_seconds:g} s: "
                             "is a `dicepost worker` running?")
