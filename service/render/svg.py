@@ -2,7 +2,8 @@
 
 Terrain fills, pieces in side colours with their label and health written on them
 (colour is never the only signal: each piece carries its label, shapes differ —
-circles for units, squares for tokens, diamonds for pieces the game runs), and last
+circles for units, squares for tokens, diamonds for pieces the game runs: civvies
+dashed, nemeses heavy; a black triangle on the edge shows a piece's facing), and last
 round's marks as arrows: moves solid, attacks dashed; the page adds a legend table naming
 each piece's side. Every text is escaped. Shares
 symbols and colours with the mail pictures through service.render.grid_legend.
@@ -15,7 +16,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from engine.contract import Board, Mark, Piece
-from engine.grid import SquareError, parse_square
+from engine.grid import DIRECTIONS, SquareError, parse_square
 from service.render.grid_legend import (
     SIDE_COLOURS,
     SIDE_FILLS,
@@ -31,6 +32,7 @@ CELL = 44
 MARGIN = 22
 GAME_COLOUR = "#444444"
 MARK_COLOURS = {"move": "#333333", "attack": "#c62828", "shot": "#6a1b9a", "spell": "#00838f"}
+GAME_OUTLINES = {"civvie": 'stroke-width="2" stroke-dasharray="3 2"', "nemesis": 'stroke-width="4"'}
 
 
 def _centre(board: Board, square: str) -> tuple[float, float] | None:
@@ -92,8 +94,10 @@ def _piece(board: Board, piece: Piece, stacked: int) -> str:
     stroke, fill = _colours(board, piece.side)
     r = CELL * 0.4
     if piece.side is None:
+        # The game's figures tell their kind by outline too: civvies dashed, nemeses heavy.
+        outline = GAME_OUTLINES.get(piece.kind, 'stroke-width="2"')
         shape = (f'<polygon points="{x:g},{y - r:g} {x + r:g},{y:g} {x:g},{y + r:g} {x - r:g},{y:g}" '
-                 f'fill="{fill}" stroke="{stroke}" stroke-width="2"/>')
+                 f'fill="{fill}" stroke="{stroke}" {outline}/>')
     elif piece.kind == "token":
         shape = (f'<rect x="{x - r:g}" y="{y - r:g}" width="{2 * r:g}" height="{2 * r:g}" rx="3" '
                  f'fill="{fill}" stroke="{stroke}" stroke-width="2" stroke-dasharray="4 2"/>')
@@ -109,9 +113,26 @@ def _piece(board: Board, piece: Piece, stacked: int) -> str:
         title += f", health {piece.health}" + (f"/{piece.max_health}" if piece.max_health else "")
     if piece.note:
         title += f": {piece.note}"
-    return (f'<g class="piece"><title>{escape(title)}</title>{shape}'
+    return (f'<g class="piece {escape(piece.kind)}"><title>{escape(title)}</title>{shape}'
+            f"{_facing(piece, x, y, r)}"
             f'<text x="{x:g}" y="{y + 1:g}" class="label" fill="{stroke}">{escape(short_label(piece))}</text>'
             f"{health}</g>")
+
+
+def _facing(piece: Piece, x: float, y: float, r: float) -> str:
+    """A small triangle on the piece's edge pointing where it faces (heroes' front)."""
+    step = DIRECTIONS.get(piece.facing or "")
+    if step is None:
+        return ""
+    dx, dy = step[0], -step[1]  # rows grow upwards on the board, downwards in SVG
+    length = (dx * dx + dy * dy) ** 0.5
+    ux, uy = dx / length, dy / length
+    tip = (x + ux * (r + 6), y + uy * (r + 6))
+    left = (x + ux * (r - 1) - uy * 5, y + uy * (r - 1) + ux * 5)
+    right = (x + ux * (r - 1) + uy * 5, y + uy * (r - 1) - ux * 5)
+    points = " ".join(f"{px:.1f},{py:.1f}" for px, py in (tip, left, right))
+    return (f'<polygon class="facing" points="{points}" fill="#111111">'
+            f"<title>facing {escape(piece.facing)}</title></polygon>")
 
 
 def _toward(p: tuple[float, float], q: tuple[float, float], by: float) -> tuple[float, float]:

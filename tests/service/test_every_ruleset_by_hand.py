@@ -396,6 +396,12 @@ class Game:
     def check_heroes_page(self, board: Board) -> None:
         page = self.table.client.get(f"/games/{self.id}").get_data(as_text=True)
         assert "rooftop" in page
+        svg = page.split("<svg", 1)[1].split("</svg>", 1)[0]
+        for piece in board.pieces:  # each figure drawn as what it is, facing marked
+            owner = piece.side or "game"
+            assert (f'<g class="piece {piece.kind}"><title>{escape(piece.label)} ({owner}, {piece.kind}) '
+                    f"on {piece.square}") in svg, piece
+        assert svg.count("<title>facing ") == sum(1 for p in board.pieces if p.facing)
         for piece in board.pieces:
             cells = f"<tr><td>{escape(piece.label)}</td><td>{piece.square.lower()}</td>"
             row = next((ln for ln in page.splitlines() if cells in ln), None)

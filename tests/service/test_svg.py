@@ -43,3 +43,27 @@ def test_side_colours_follow_seat_order() -> None:
     alice = svg.index('fill="#b3261e">A1<')
     bob = svg.index('fill="#1f5fbf">&lt;B&gt;<')
     assert alice > 0 and bob > 0
+
+
+def test_the_game_figures_differ_by_outline_and_facing_is_drawn() -> None:
+    """heroes: civvies, henchmen and nemeses are told apart in the picture; facing points out."""
+    board = Board(3, 3, {}, [Piece("Z1", "b2", "alice", "hero", "Z1", 6, 6, "ne"),
+                             Piece("C1", "a1", None, "civvie", "C1"),
+                             Piece("H1", "c1", None, "henchman", "H1", 1, 1, "w"),
+                             Piece("N1", "a3", None, "nemesis", "N1", 5, 5, "s")], sides=["alice"])
+    root = ET.fromstring(str(board_svg(board)))
+    groups = {g.get("class"): g for g in root.iter("{http://www.w3.org/2000/svg}g")}
+    assert set(groups) >= {"piece hero", "piece civvie", "piece henchman", "piece nemesis"}
+    body = {k: g.find("s:polygon", NS) for k, g in groups.items() if k != "piece hero"}
+    assert body["piece civvie"].get("stroke-dasharray") == "3 2"
+    assert body["piece nemesis"].get("stroke-width") == "4"
+    assert body["piece henchman"].get("stroke-dasharray") is None
+    assert body["piece henchman"].get("stroke-width") == "2"
+    facing = {k: g.find("s:polygon[@class='facing']", NS) for k, g in groups.items()}
+    assert facing["piece civvie"] is None
+    assert facing["piece hero"].find("s:title", NS).text == "facing ne"
+    # Z1 on b2 (centre 88, 88) faces north-east: the tip is up and to the right.
+    tip = [float(v) for v in facing["piece hero"].get("points").split()[0].split(",")]
+    assert tip[0] > 88 and tip[1] < 88
+    h1 = [float(v) for v in facing["piece henchman"].get("points").split()[0].split(",")]
+    assert h1[0] < 22 + 2 * 44 + 22 and abs(h1[1] - (22 + 2 * 44 + 22)) < 0.1  # c1 faces west
