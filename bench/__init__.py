@@ -4,12 +4,14 @@ Scripts, never timed tests. Modules, one job each:
 
 - floor.py    the machine's floor: pgbench single-row updates, redis-benchmark round trips
 - engine.py   per ruleset, seeded bot games; only engine.steps.run_round is timed
-- stack.py    processes on loopback: a private PostgreSQL database, gunicorn, Celery workers,
-              or the embedded `dicepost serve`; peak RSS of each process
-- load.py     G games × P players submitting orders concurrently over HTTP
+- stack.py    processes on loopback: a private PostgreSQL database (pgdb.py), gunicorn,
+              Celery workers, or the embedded `dicepost serve`; procs.py: peak RSS, CPU
+- load.py     G games × P players submitting orders concurrently over HTTP (client.py);
+              watch.py: when each round's step is committed
 - service.py  the service bench: a stack, the load at full speed, then at half of it
-- report.py   every figure with its ratio to the floor and where each target stands
+- report.py   every figure with its ratio to the floor; targets.py: where each target stands
 - progress.py the progress bar; machine.py the facts a result needs (nproc, load, versions)
+- endpoints.py `python -m bench.endpoints`: CPU ms and SQL statements per operation
 
 docs/performance.md holds the results and the sizing that follows from them.
 """
