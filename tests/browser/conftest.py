@@ -3,11 +3,12 @@
 Each test gets its own SQLite file, a werkzeug server thread on a free port (the app's
 BASE_URL is that server, so links in pages and mail point at it), CSRF switched on as in
 production, and tasks run in-process (the embedded default). `shot()` saves a screenshot
-to docs/screenshots/ for the README.
+(to docs/screenshots/ for the README when DICEPOST_SCREENSHOTS=1).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -80,11 +81,16 @@ def pages(browser: Any) -> Iterator[Pages]:  # noqa: F811  (the fixture imported
 
 
 @pytest.fixture
-def shot() -> Callable[[Any, str], Path]:
+def shot(tmp_path: Path) -> Callable[[Any, str], Path]:
+    """Screenshots go to docs/screenshots/ with DICEPOST_SCREENSHOTS=1 (the README's pictures),
+    else to the test's temporary directory, so a test run leaves the tracked files alone."""
+    folder = SHOTS if os.environ.get("DICEPOST_SCREENSHOTS") == "1" else tmp_path
+
     def save(page: Any, name: str) -> Path:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        path = SHOTS / f"{name}.png"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.png"
         page.screenshot(path=str(path), full_page=False)
+        assert path.stat().st_size > 1000
         return path
 
     return save
