@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import shutil
 import subprocess
 import tempfile
 from typing import Any
@@ -72,6 +73,10 @@ def redis_bench(requests: int, clients: int) -> dict[str, Any]:
 
 
 def run(pg_seconds: int, clients: int) -> dict[str, Any]:
+    missing = [tool for tool in ("pgbench", "redis-benchmark") if shutil.which(tool) is None]
+    if missing:
+        raise SystemExit(f"{' and '.join(missing)} not found: the floor needs them (Debian: apt-get install "
+                         "postgresql-client redis-tools), or leave it out with --only engine --only full ...")
     bar = Progress("floor (pgbench, redis)", 2)
     pg = pgbench(pg_seconds, clients)
     bar.advance(note=f"pgbench {pg['tps']:.0f} tps")
