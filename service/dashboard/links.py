@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from service import urls
@@ -30,6 +30,7 @@ from service.tokens import token_hash
 
 LIFETIME = timedelta(minutes=20)
 MAX_OPEN_LINKS = 3  # unexpired links an address may hold: a form cannot flood a mailbox
+KEEP_SPENT = timedelta(days=1)  # expired links are deleted this long after (when a link is asked for)
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,11 @@ def issue(session: Session, bells: Doorbells, email_text: str, now: datetime | N
         LoginLink.email == email, LoginLink.used_at.is_(None), LoginLink.expires_at > now)) or 0
     if open_links >= MAX_OPEN_LINKS:
         return Issued(False, expires)
+    session.execute(delete(LoginLink).where(LoginLink.expires_at < now - KEEP_SPENT))
     salt = secrets.token_hex(16)
-    link = LoginLink(email=email, salt=salt, token_hash="pending", created_at=now, expires_at=expires)
+    # The token needs the row id: a random placeholder until the flush gives one (never a match).
+    link = LoginLink(email=email, salt=salt, token_hash=secrets.token_hex(32), created_at=now,
+                     expires_at=expires)
     session.add(link)
     session.flush()
     link.token_hash = token_hash(link_token(current_app.config["SECRET_KEY"], link.id, salt))

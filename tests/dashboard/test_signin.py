@@ -46,20 +46,20 @@ def sign_in(app: Flask, client: Any, email: str) -> str:
     return token
 
 
-def test_a_link_signs_in_once_and_the_dashboard_shows_the_players_games(sqlite_app: Flask) -> None:
-    client = sqlite_app.test_client()
+def test_a_link_signs_in_once_and_the_dashboard_shows_the_players_games(app: Flask) -> None:
+    client = app.test_client()
     game_id, tokens = new_game(client, [{"name": "red", "email": "Red@Example.org"},
                                         {"name": "blue", "email": "blue@example.org"}])
     assert client.get("/me").status_code == 302  # not signed in yet
-    token = sign_in(sqlite_app, client, "red@example.org")
+    token = sign_in(app, client, "red@example.org")
     me = client.get("/me").get_data(as_text=True)
     assert "Dash" in me and "waiting for you" in me and "1 game waits for your orders" in me
     assert me.count("<td>red</td>") == 1 and "<td>blue</td>" not in me  # only red's seat
 
-    again = sqlite_app.test_client().post(f"/signin/{token}")
+    again = app.test_client().post(f"/signin/{token}")
     assert again.status_code == 410 and b"does not work any more" in again.data
 
-    with sqlite_app.app_context(), session_scope() as db, db.begin():
+    with app.app_context(), session_scope() as db, db.begin():
         link = db.scalars(select(LoginLink)).one()
         assert link.token_hash == token_hash(token) and token not in repr(link.__dict__)
         assert link.used_at is not None and link.email == "red@example.org"
@@ -76,10 +76,10 @@ def test_a_link_signs_in_once_and_the_dashboard_shows_the_players_games(sqlite_a
     assert "✓ sent" in client.get("/me").get_data(as_text=True)
 
 
-def test_mail_preferences_from_the_dashboard_only_for_ones_own_seats(sqlite_app: Flask) -> None:
-    client = sqlite_app.test_client()
+def test_mail_preferences_from_the_dashboard_only_for_ones_own_seats(app: Flask) -> None:
+    client = app.test_client()
     new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "blue@example.org"}])
-    sign_in(sqlite_app, client, "red@example.org")
+    sign_in(app, client, "red@example.org")
     me = client.get("/me").get_data(as_text=True)
     seat = re.search(r'name="seat" value="(\d+)"', me)
     assert seat
@@ -92,19 +92,19 @@ def test_mail_preferences_from_the_dashboard_only_for_ones_own_seats(sqlite_app:
     assert client.post("/me/mail", data={"seat": seat.group(1), "mail_pref": "often"}).status_code == 400
 
 
-def test_no_mail_for_strangers_expired_links_refused_and_open_links_capped(sqlite_app: Flask) -> None:
-    client = sqlite_app.test_client()
+def test_no_mail_for_strangers_expired_links_refused_and_open_links_capped(app: Flask) -> None:
+    client = app.test_client()
     new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue"}])
     page = client.post("/signin", data={"email": "nobody@example.org"})
     assert b"a sign-in link is on its way" in page.data  # the same answer: no address probing
-    assert mailed_links(sqlite_app, "nobody@example.org") == []
+    assert mailed_links(app, "nobody@example.org") == []
 
     for _ in range(MAX_OPEN_LINKS + 2):
         client.post("/signin", data={"email": "red@example.org"})
-    tokens = mailed_links(sqlite_app, "red@example.org")
+    tokens = mailed_links(app, "red@example.org")
     assert len(tokens) == MAX_OPEN_LINKS
 
-    with sqlite_app.app_context(), session_scope() as db, db.begin():
+    with app.app_context(), session_scope() as db, db.begin():
         for link in db.scalars(select(LoginLink)):
             link.expires_at = utcnow() - timedelta(seconds=1)
             link.created_at = utcnow() - LIFETIME
@@ -112,4 +112,15 @@ def test_no_mail_for_strangers_expired_links_refused_and_open_links_capped(sqlit
     assert client.get("/me").status_code == 302
     assert client.post("/signin/1.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").status_code == 410
     client.post("/signin", data={"email": "red@example.org"})  # expired links no longer count
-    assert len(mailed_links(sqlite_app, "red@example.org")) == MAX_OPEN_LINKS + 1
+    assert len(mailed_links(app, "red@example.org")) == MAX_OPEN_LINKS + 1
+
+
+def test_links_expired_a_day_ago_are_deleted_when_a_link_is_asked_for(app: Flask) -> None:
+    client = app.test_client()
+    new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "b@example.org"}])
+    client.post("/signin", data={"email": "red@example.org"})
+    with app.app_context(), session_scope() as db, db.begin():
+        db.scalars(select(LoginLink)).one().expires_at = utcnow() - timedelta(days=2)
+    client.post("/signin", data={"email": "b@example.org"})
+    with app.app_context(), session_scope() as db, db.begin():
+        assert [link.email for link in db.scalars(select(LoginLink))] == ["b@example.org"]
