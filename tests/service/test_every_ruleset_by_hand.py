@@ -156,6 +156,7 @@ class Game:
     channels: dict[str, int] = field(default_factory=dict)
     seen_kinds: set[str] = field(default_factory=set)
     picked: int = 0  # lines chosen from the per-unit lists
+    pairs: list[tuple[int, list[str]]] = field(default_factory=list)  # (round, [move, attack])
     retyped: int = 0  # web turns typed whole because the lists' line order would not do
 
     @property
@@ -183,24 +184,25 @@ class Game:
         return [ln for ln in self.table.bot(self.app, seat).splitlines() if ln.strip()]
 
     def move_then_attack(self, seat: str) -> list[str] | None:
-        """A unit's legal move to a square next to an enemy, then its attack on that enemy."""
+        """A unit's legal move to a square next to an enemy, then its attack on that enemy.
+
+        fivedice: a move beyond MP costs the attack unless it says `lose defence` (and
+        beyond 2 x MP costs both), so only the offered `lose defence` moves are taken."""
         state = self.state()
         board = self.ruleset.board(state)
         enemies = [p for p in board.pieces if p.side not in (seat, None)]
         for unit, choices in sorted(self.ruleset.legal_orders(state, seat).items()):
+            moves = [c for c in choices if c.split()[1].lower() == "move"]
+            lose_defence = [m for m in moves if m.endswith(" lose defence")]
+            keeping = lose_defence or [m for m in moves if len(m.split()) == 3]
             for enemy in enemies:
-                for move in choices:
+                for move in keeping:
                     words = move.split()
-                    if words[1].lower() != "move" or len(words) != 3:
-                        continue
                     if distance(parse_square(words[2]), parse_square(enemy.square)) != 1:
                         continue
                     pair = [move, f"{unit} attack {enemy.id}"]
-                    try:
-                        self.ruleset.parse_orders(state, seat, "\n".join(pair))
-                    except OrderErrors:
-                        continue
-                    return pair
+                    if self.accepts(seat, pair):
+                        return pair
         return None
 
     def plan(self, seat: str, channel: str) -> list[str]:
@@ -213,6 +215,7 @@ class Game:
                 unit = unit_of(pair[0])
                 lines = [ln for ln in lines if unit_of(ln) != unit] + pair
                 self.multi.add(channel)
+                self.pairs.append((self.table.status()["round"], pair))
         return lines
 
     # -- the web form -------------------------------------------------------------
@@ -334,6 +337,14 @@ class Game:
         assert "<svg" in page
         for event in api["events"]:
             assert str(escape(event["text"])) in page
+        for sent_in, (_move, attack) in self.pairs:
+            # Both lines were taken: the attack was made, or the log says why not (the
+            # target moved off or fell, an enemy's skirmish spent it), or the unit fell.
+            unit = unit_of(attack)
+            if sent_in == number and any(p.id == unit for p in board.pieces):
+                assert any(e["text"].startswith(f"{unit} attacks") or
+                           (f"'{attack}'" in e["text"] and "skipped" in e["text"])
+                           for e in api["events"]), api["events"]
         for roll in api["rolls"]:
             assert f"<td>d{roll['n']}</td><td>{roll['face']}</td>" in page
         for seat, player in self.players.items():
