@@ -273,6 +273,10 @@ class Game:
             assert f"line {line} <code>{escape(mistake)}</code>" in page, error_box(page)
             assert f"<li><code>{escape(mistake)}</code></li>" in page  # the numbered list as sent
             assert self.submissions() == before
+            forged = {k: v for k, v in self.form_data(seat, lines, [])[0].items() if k != "csrf_token"}
+            r = self.table.client.post(path, data=forged)
+            assert r.status_code == 400 and "CSRF" in r.get_data(as_text=True)
+            assert self.submissions() == before
         data, numbered = self.form_data(seat, lines, [])
         r = self.table.client.post(path, data=data)
         page = r.get_data(as_text=True)
