@@ -33,6 +33,21 @@ def http_error(exc: HTTPException) -> tuple[Response, int]:
     return jsonify({"error": message}), status
 
 
+@bp.app_errorhandler(404)
+@bp.app_errorhandler(405)
+def unrouted(exc: HTTPException) -> tuple[Response, int] | HTTPException:
+    """A URL under /api/ that no route takes (an unknown endpoint, a path parameter of the
+    wrong type) answers in JSON like the rest of the API (found by schemathesis); other
+    URLs keep the default page."""
+    if not request.path.startswith("/api/"):
+        return exc
+    response, status = http_error(exc)
+    for name, value in exc.get_headers():
+        if name.lower() == "allow":  # a 405 names the methods that are allowed
+            response.headers[name] = value
+    return response, status
+
+
 def json_body() -> dict[str, Any]:
     if not request.is_json:
         raise BadRequest("send a JSON object with Content-Type: application/json")
