@@ -11,13 +11,14 @@
 
 Row 1 is at the bottom, as squares are named (`a1` bottom-left, like chess). Every
 square takes CELL characters and one space, so a 3-letter label never touches its
-neighbour. Pieces win over terrain; the legend lists every piece with its square and
+neighbour. Wide boards come in bands of columns, so no line is longer than 78.
+Pieces win over terrain; the legend lists every piece with its square and
 every terrain symbol, so nothing drawn is left unexplained.
 """
 
 from __future__ import annotations
 
-from engine.contract import Board
+from engine.contract import Board, Piece
 from service.render.grid_legend import (
     CELL,
     EMPTY,
@@ -30,34 +31,46 @@ from service.render.grid_legend import (
     terrain_symbols,
 )
 
+MAX_WIDTH = 78  # a plain-text mail line that no client wraps
+
 
 def _row_label(n: int, width: int) -> str:
     return str(n).rjust(width)
 
 
-def ascii_grid(board: Board) -> str:
-    """Only the grid, with coordinates; every line has the same length."""
+def _cell(col: int, row: int, stacks: dict[str, list[Piece]], terrain: dict[str, str],
+          symbols: dict[str, str]) -> str:
+    key = square_key(col, row)
+    if key in stacks:
+        return short_label(stacks[key][0])
+    if key in terrain:
+        return symbols[terrain[key]]
+    return EMPTY
+
+
+def _band(board: Board, cols: range, margin: int, cells: list[list[str]]) -> list[str]:
+    names = columns(board)
+    header = (" " * (margin + 2) + " ".join(names[c].rjust(CELL) for c in cols)).rstrip()
+    lines = [header]
+    for row in range(board.height - 1, -1, -1):
+        number = _row_label(row + 1, margin)
+        lines.append(f"{number}  {' '.join(cells[row][c].rjust(CELL) for c in cols)}  {number.strip()}")
+    lines.append(header)
+    return lines
+
+
+def ascii_grid(board: Board, max_width: int = MAX_WIDTH) -> str:
+    """Only the grid, with coordinates. A board too wide for max_width characters is cut
+    into bands of columns (a-p, then q-af, ...), one under the other, so no line wraps."""
     symbols = terrain_symbols(board)
     stacks = pieces_at(board)
     terrain = {k.lower(): v for k, v in board.terrain.items()}
     margin = len(str(board.height))
-    header = " " * (margin + 2) + " ".join(c.rjust(CELL) for c in columns(board))
-    lines = [header.rstrip()]
-    for row in range(board.height - 1, -1, -1):
-        cells = []
-        for col in range(board.width):
-            key = square_key(col, row)
-            if key in stacks:
-                cell = short_label(stacks[key][0])
-            elif key in terrain:
-                cell = symbols[terrain[key]]
-            else:
-                cell = EMPTY
-            cells.append(cell.rjust(CELL))
-        number = _row_label(row + 1, margin)
-        lines.append(f"{number}  {' '.join(cells)}  {number.strip()}")
-    lines.append(header.rstrip())
-    return "\n".join(lines)
+    cells = [[_cell(col, row, stacks, terrain, symbols) for col in range(board.width)]
+             for row in range(board.height)]
+    per_band = max(1, (max_width - 2 * margin - 4 + 1) // (CELL + 1))
+    bands = [range(start, min(start + per_band, board.width)) for start in range(0, board.width, per_band)]
+    return "\n\n".join("\n".join(_band(board, cols, margin, cells)) for cols in bands)
 
 
 def ascii_legend(board: Board) -> str:

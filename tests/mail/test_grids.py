@@ -48,13 +48,25 @@ def test_ascii_legend_explains_everything_drawn():
 
 def test_wide_boards_keep_columns_aligned():
     board = Board(30, 12, {}, [Piece("A10", "ad12", "a", "unit", "A10")], sides=["a"])
-    lines = ascii_grid(board).splitlines()
+    lines = ascii_grid(board, max_width=200).splitlines()
     assert lines[0].endswith(" ab  ac  ad")
     assert lines[1].startswith("12 ") and lines[1].endswith("A10  12")
     assert lines[-2].startswith(" 1 ")
     # Squares line up on every row; only the right-hand row number may be shorter.
     assert len({len(x.rstrip("0123456789")) for x in lines[1:-1]}) == 1
     assert lines[1].index("A10") + 2 == lines[0].index("ad") + 1
+
+
+def test_wide_boards_come_in_bands_that_fit_a_mail_line():
+    board = Board(30, 12, {"r12": "wall"}, [Piece("A10", "ad12", "a", "unit", "A10")], sides=["a"])
+    bands = ascii_grid(board).split("\n\n")
+    assert len(bands) == 2
+    assert all(len(line) <= 78 for band in bands for line in band.splitlines())
+    first, second = (band.splitlines() for band in bands)
+    assert first[0].split() == [chr(c) for c in range(ord("a"), ord("q") + 1)]
+    assert second[0].split()[0] == "r" and second[0].split()[-1] == "ad"
+    assert second[1].split() == ["12", "#", *["."] * 11, "A10", "12"]
+    assert ascii_grid(Board(12, 12, {}, [])).count("\n\n") == 0  # the default board is one band
 
 
 class _Cells(HTMLParser):
