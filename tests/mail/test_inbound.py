@@ -214,21 +214,10 @@ def test_a_message_that_breaks_processing_is_kept_as_failed(mail_game, monkeypat
 
 
 def test_the_same_mail_arriving_at_once_by_several_ways_is_processed_once(db_mail_game):
-    import threading
+    from tests.mail.at_once import at_once
 
     raw = _mail(db_mail_game.reply_to("alice"), "pass", mid="<race@client.example.org>")
-    results: list[str] = []
-    start = threading.Barrier(4)
-
-    def deliver() -> None:
-        start.wait()
-        results.append(db_mail_game.send(raw).status)
-
-    threads = [threading.Thread(target=deliver) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    results = at_once(4, lambda: db_mail_game.send(raw).status)
     assert sorted(results) == ["duplicate", "duplicate", "duplicate", "processed"]
     assert _count(db_mail_game.app, Submission) == 1
 

@@ -192,20 +192,9 @@ def test_cr_lf_in_names_and_titles_never_reach_headers(sqlite_app, smtp):
 
 
 def test_workers_racing_for_one_row_send_it_once(db_game, smtp):
-    import threading
+    from tests.mail.at_once import at_once
 
     oid = _queue(db_game.app, db_game.id)
-    results: list[str] = []
-    start = threading.Barrier(4)
-
-    def worker() -> None:
-        start.wait()
-        results.append(_deliver(db_game.app, oid))
-
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    results = at_once(4, lambda: _deliver(db_game.app, oid))
     assert sorted(results) == ["busy", "busy", "busy", "sent"]
     assert len(smtp.received) == 1
