@@ -22,7 +22,7 @@ def test_sign_in_by_mail_see_games_change_mail_and_send_orders(served, pages, sh
 
     page = pages.new()
     page.goto(base + "/")
-    page.get_by_role("link", name="Your games").click()
+    page.get_by_role("navigation").get_by_role("link", name="Your games").click()
     assert unlabelled(page) == []
     page.get_by_label("Your e-mail address").fill("red@example.org")
     page.get_by_role("button", name="Mail me a sign-in link").click()
@@ -50,7 +50,7 @@ def test_sign_in_by_mail_see_games_change_mail_and_send_orders(served, pages, sh
     page.locator("table.games tr", has_text="red").get_by_role("link", name="send orders").click()
     send(page, first_moves(page, 1))
     assert "stored as version 1" in page.inner_text(".notice")
-    page.get_by_role("link", name="Your games").click()
+    page.get_by_role("navigation").get_by_role("link", name="Your games").click()
     assert "1 game waits for your orders" in page.inner_text("#summary")
 
     used = pages.new()  # the link worked once
