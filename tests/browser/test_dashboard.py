@@ -53,6 +53,11 @@ def test_sign_in_by_mail_see_games_change_mail_and_send_orders(served, pages, sh
     page.get_by_role("navigation").get_by_role("link", name="Your games").click()
     assert "1 game waits for your orders" in page.inner_text("#summary")
 
+    page.get_by_role("button", name="Sign out").click()
+    assert page.get_by_role("button", name="Mail me a sign-in link").count() == 1
+    page.goto(base + "/me")  # signed out: back to the sign-in form
+    assert page.get_by_label("Your e-mail address").count() == 1
+
     used = pages.new()  # the link worked once
     used.goto(link)
     used.get_by_role("button", name="Sign in").click()
