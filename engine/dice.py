@@ -110,15 +110,25 @@ def step_key(s_t: bytes, salt: bytes, t: int, inputs: Any) -> bytes:
     return M(s_t, PROFILE, "step", salt, t, inputs_digest(inputs))
 
 
+_ROLL_HEAD = enc(PROFILE, "roll")
+_U64_LEN = (8).to_bytes(4, "big")  # the length prefix of an integer field
+
+
 def face_and_words(key: bytes, j: int, n: int) -> tuple[int, int]:
     """The face of roll j with n sides, and how many 32-bit words were read to get it."""
     if n < 1 or n >= 2**32:
         raise ValueError(f"a die needs 1 to 2^32-1 sides, got {n}")
+    if isinstance(j, bool) or isinstance(n, bool):
+        raise TypeError("booleans are not dice fields")
+    if not 0 <= j < 2**64:
+        raise ValueError(f"integer field out of range: {j}")
     limit = 2**32 - (2**32 % n)
     read = 0
     ctr = 0
+    # M(key, PROFILE, "roll", j, n, ctr) with the constant fields encoded once (enc's bytes).
+    head = _ROLL_HEAD + _U64_LEN + j.to_bytes(8, "big") + _U64_LEN + n.to_bytes(8, "big") + _U64_LEN
     while True:
-        block = M(key, PROFILE, "roll", j, n, ctr)
+        block = hmac.new(key, head + ctr.to_bytes(8, "big"), hashlib.sha256).digest()
         for i in range(8):
             x = int.from_bytes(block[4 * i : 4 * i + 4], "big")
             read += 1
