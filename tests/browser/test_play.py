@@ -37,6 +37,9 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     errors = red.locator(".error")
     assert "Nothing was stored" in errors.inner_text()
     assert f"line 2 {units[1]} fly away" in " ".join(errors.inner_text().split())
+    refused = errors.locator("ol.sent li.refused")  # marked in the numbered copy of what was sent
+    assert refused.count() == 1 and f"{units[1]} fly away" in refused.inner_text() and "⚠" in refused.inner_text()
+    assert errors.locator("ol.sent li").nth(1).get_attribute("class") == "refused"
     shot(red, "orders-error")
 
     # Fixed: the choice and the text box together are version 1; amended, version 2.
