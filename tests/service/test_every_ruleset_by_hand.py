@@ -271,7 +271,11 @@ class Game:
             line = numbered.index(mistake) + 1
             assert "Nothing was stored" in page
             assert f"line {line} <code>{escape(mistake)}</code>" in page, error_box(page)
-            assert f"<li><code>{escape(mistake)}</code></li>" in page  # the numbered list as sent
+            # The copy of the orders as sent, numbered: the mistake is the refused line.
+            copy = page.split("The orders as sent, numbered")[1].split("</ol>")[0]
+            items = re.findall(r"<li[^>]*>.*?</li>", copy, re.S)
+            assert len(items) == len(numbered) and f"<code>{escape(mistake)}</code>" in items[line - 1]
+            assert [i for i, item in enumerate(items, 1) if "refused" in item] == [line]
             assert self.submissions() == before
             forged = {k: v for k, v in self.form_data(seat, lines, [])[0].items() if k != "csrf_token"}
             r = self.table.client.post(path, data=forged)
