@@ -47,8 +47,10 @@ def test_phone_keyboard_labels_and_the_square_picker(served, pages, shot) -> Non
     red.goto(join_page)
     assert unlabelled(red) == []
     red_url = join(red, join_page)
-    blue.goto(join(blue, created.invites["blue"]))
     red.goto(red_url)
+    assert "Not every seat is filled yet" in red.inner_text("main")
+    blue.goto(join(blue, created.invites["blue"]))
+    red.wait_for_selector("text=Orders for round 1")  # the waiting page refreshed itself
     no_sideways_scroll(red)
     assert unlabelled(red) == []
     grid = red.locator("svg.board").bounding_box()
