@@ -132,6 +132,16 @@ def test_any_order_text_is_accepted_or_refused_with_order_errors(ruleset: Rulese
         assert all(e.message for e in exc.errors)
 
 
+@pytest.mark.parametrize("ruleset", RULESETS, ids=IDS)
+def test_pass_gives_no_orders_and_comments_are_ignored(ruleset: Ruleset[Any]) -> None:
+    """The common order language: `pass` alone (any case, with a comment) is an empty order set."""
+    players = tuple(PLAYER_NAMES[:max(ruleset.info.min_players, 2)])
+    state = _setup_state(ruleset, players)
+    for player in ruleset.expected(state):
+        for text in ("pass", "PASS  # nothing this round", "", "# only a comment"):
+            assert list(ruleset.parse_orders(state, player, text)) == [], (player, text)
+
+
 _SETUPS: dict[tuple[str, tuple[str, ...]], Any] = {}
 
 

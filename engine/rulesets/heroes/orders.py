@@ -82,6 +82,8 @@ def _on_board(state: HeroesState, name: str) -> Square | str:
 
 
 def check(state: HeroesState, player: str, o: Order) -> str | None:
+    if o.unit is None:  # `pass`, the one unitless verb (engine.orders checks it stands alone)
+        return None
     f, problem = unit_of(state, player, o.unit)
     if f is None:
         return problem
