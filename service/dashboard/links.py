@@ -106,6 +106,12 @@ def spend(session: Session, token: str, now: datetime | None = None) -> str | No
     return session.scalar(select(LoginLink.email).where(LoginLink.token_hash == digest))
 
 
+def issued_here(session: Session, token: str) -> bool:
+    """Whether the token is one this server issued (spent or not): a guess is not."""
+    digest = token_hash(token.strip())
+    return session.scalar(select(func.count(LoginLink.id)).where(LoginLink.token_hash == digest)) != 0
+
+
 def mail_context(session: Session, payload: dict[str, Any], secret_key: str | bytes) -> dict[str, Any]:
     """What templates/email/login.* need: the link (derived again) and when it stops working."""
     link = session.get(LoginLink, int(payload["link"]))

@@ -2,7 +2,8 @@
 
     GET/POST /signin           ask for a link (the answer never says whether an address plays here)
     GET/POST /signin/<token>   a button that spends the link (a GET never does: mail scanners
-                               open links), then the signed session cookie holds the address
+                               open links), then the signed session cookie holds the address;
+                               410 for a spent or expired link, 404 for one never issued
     GET  /me                   every game you play, which wait for your orders and until when
     POST /me/mail              a seat's mail preference (every mail / results only / none)
     GET/POST /me/play/<seat>   your player page for that seat, signed in instead of by token
@@ -65,8 +66,9 @@ def signin_link(token: str) -> Response | tuple[str, int] | str:
     db = get_session()
     with db.begin():
         email = links.spend(db, token)
-    if email is None:
-        return render_template("dashboard/confirm.html", token=token, spent=True), 410
+        known = email is not None or links.issued_here(db, token)
+    if email is None:  # 410 for a spent or expired link; 404 (counted by service.ratelimit) for a guess
+        return render_template("dashboard/confirm.html", token=token, spent=True), 410 if known else 404
     session.clear()
     session[SESSION_KEY] = email
     return redirect(url_for("dashboard.home"))

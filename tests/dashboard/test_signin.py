@@ -110,7 +110,7 @@ def test_no_mail_for_strangers_expired_links_refused_and_open_links_capped(app: 
             link.created_at = utcnow() - LIFETIME
     assert client.post(f"/signin/{tokens[0]}").status_code == 410
     assert client.get("/me").status_code == 302
-    assert client.post("/signin/1.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").status_code == 410
+    assert client.post("/signin/1.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").status_code == 404  # a guess
     client.post("/signin", data={"email": "red@example.org"})  # expired links no longer count
     assert len(mailed_links(app, "red@example.org")) == MAX_OPEN_LINKS + 1
 
