@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,12 +67,32 @@ def player_context(seat: Seat) -> dict[str, Any]:
     rnd = current_round(session, game)
     latest = rounds.latest_submissions(session, rnd.id).get(seat.id) if rnd else None
     board = board_of(game, latest_step(session, game.id))
+    orders = orders_json(session, seat)
     return {
-        "seat": seat, "game": game, "round": rnd, "orders": orders_json(session, seat),
+        "seat": seat, "game": game, "round": rnd, "orders": orders,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
+        "prefill": prefill(orders["units"], latest.accepted if latest else ""),
         "units": [p for p in board.pieces if p.side == seat.name] if board else [],
         "svg": board_svg(board, "the grid") if board else None,
     }
+
+
+def prefill(units: Mapping[str, Sequence[str]], accepted: str) -> dict[str, Any]:
+    """The order form filled with the orders that count: each unit's first line that its
+    list offers is chosen there, every other line goes to the box in its order. A list
+    holds one line, so a unit's second listed line (jep1 `guard`, heroes `face`) is typed
+    rather than lost when the player sends the form again."""
+    chosen: dict[str, str] = {}
+    typed: list[str] = []
+    for line in accepted.splitlines():
+        if not line.strip() or line.strip() == "pass":
+            continue
+        unit = next((u for u, choices in units.items() if line in choices), None)
+        if unit is not None and unit not in chosen:
+            chosen[unit] = line
+        else:
+            typed.append(line)
+    return {"chosen": chosen, "typed": typed}
 
 
 @dataclass

@@ -71,6 +71,9 @@ class OrderForm(HTMLParser):
         self.selects: dict[str, list[str]] = {}  # name → option values, in order
         self.labels: dict[str, str] = {}  # select id → label text (the unit)
         self.textareas: list[str] = []
+        self.selected: dict[str, list[str]] = {}  # select name → options marked selected
+        self.typed: dict[str, str] = {}  # textarea name → its text
+        self._textarea: str | None = None
         self._select: str | None = None
         self._label: str | None = None
 
@@ -87,11 +90,15 @@ class OrderForm(HTMLParser):
             self.selects[self._select] = []
         elif tag == "option" and self._select is not None:
             self.selects[self._select].append(a.get("value", ""))
+            if "selected" in a:
+                self.selected.setdefault(self._select, []).append(a.get("value", ""))
         elif tag == "label" and a.get("for"):
             self._label = a["for"]
             self.labels[self._label] = ""
         elif tag == "textarea":
             self.textareas.append(a["name"])
+            self._textarea = a["name"]
+            self.typed[self._textarea] = ""
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "form":
@@ -100,10 +107,23 @@ class OrderForm(HTMLParser):
             self._select = None
         elif tag == "label":
             self._label = None
+        elif tag == "textarea":
+            self._textarea = None
 
     def handle_data(self, data: str) -> None:
         if self._label is not None:
             self.labels[self._label] += data.strip()
+        if self._textarea is not None:
+            self.typed[self._textarea] += data
+
+    def as_a_browser_sends_it(self) -> dict[str, str]:
+        """The fields as they stand: a list sends its (last) selected option, else the first."""
+        data = dict(self.hidden)
+        for name, values in self.selects.items():
+            data[name] = (self.selected.get(name) or values[:1])[-1]
+        for name, text in self.typed.items():
+            data[name] = text.removeprefix("\n")  # HTML drops a textarea's leading newline
+        return data
 
     def units(self) -> dict[str, tuple[str, list[str]]]:
         """Unit → (select name, the legal lines it offers besides `hold`)."""
@@ -520,3 +540,22 @@ def test_the_rulesets_index_lists_every_ruleset_with_its_page() -> None:
         assert f"| [`{ruleset_id}`]({ruleset_id}.md) |" in index
         assert (root / f"docs/rulesets/{ruleset_id}.md").is_file()
     assert "(docs/rulesets/README.md)" in (root / "README.md").read_text()
+
+
+@pytest.mark.parametrize("ruleset_id", ["jep1", "heroes"])
+def test_sending_the_form_again_as_it_comes_keeps_every_line(csrf_app: Flask, ruleset_id: str) -> None:
+    """The form starts from the orders that count; a unit with two lines from its list
+    (jep1 move + guard, heroes move + face) must not lose one when it is sent again."""
+    game = new_game(csrf_app, ruleset_id)
+    legal = game.ruleset.legal_orders(game.state(), "alice")
+    unit, choices = sorted(legal.items())[0]
+    move = next(c for c in choices if c.split()[1] == "move")
+    other = next(c for c in choices if c.split()[1] in ("guard", "face"))
+    assert game.table.put("alice", f"{move}\n{other}").status_code == 200
+    form = read_form(game.table.client, game.player_path("alice"))
+    r = game.table.client.post(game.player_path("alice"), data=form.as_a_browser_sends_it())
+    assert r.status_code == 200, error_box(r.get_data(as_text=True))
+    with session_scope(csrf_app) as s:
+        latest = s.scalars(select(Submission).order_by(Submission.version.desc())).first()
+        assert latest is not None and latest.version == 2 and latest.source == "web"
+        assert latest.accepted.splitlines() == [move, other]
