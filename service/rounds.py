@@ -10,11 +10,13 @@ other does nothing.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from engine import OrderErrors, find_ruleset, round_inputs, run_round
 from engine.orders import format_orders
@@ -41,8 +43,13 @@ class Accepted:
 
 
 def seat_by_token(session: Session, game_id: str, token: str | None) -> Seat:
-    """The seat a player token belongs to; 404 for an unknown game, 401 for a bad token."""
-    if session.get(Game, game_id) is None:
+    """The seat a player token belongs to; 404 for an unknown game, 401 for a bad token.
+
+    The seat keeps the game loaded: the identity map forgets a row nobody holds, and
+    callers read seat.game next.
+    """
+    game = session.get(Game, game_id)
+    if game is None:
         raise NotFound(f"no game {game_id!r}")
     if not token:
         raise Unauthorized("a player token is needed (Authorization: Bearer <player_token>)")
@@ -50,6 +57,7 @@ def seat_by_token(session: Session, game_id: str, token: str | None) -> Seat:
         Seat.game_id == game_id, Seat.player_token_hash == token_hash(token))).first()
     if seat is None:
         raise Unauthorized("this player token is not valid for this game")
+    set_committed_value(seat, "game", game)  # seat.game without asking the database again
     return seat
 
 
@@ -64,9 +72,14 @@ def latest_submissions(session: Session, round_id: int) -> dict[int, Submission]
     A version with an empty accepted text is a withdrawal (mail's CLEAR; a real
     submission is never empty, format_orders writes "pass"): that seat has none.
     """
+    return _latest(session.scalars(select(Submission).where(Submission.round_id == round_id)
+                                   .order_by(Submission.version)).all())
+
+
+def _latest(subs: Sequence[Submission]) -> dict[int, Submission]:
+    """latest_submissions of these rows (every version of a round, oldest first)."""
     latest: dict[int, Submission] = {}
-    for sub in session.scalars(select(Submission).where(Submission.round_id == round_id)
-                               .order_by(Submission.version)):
+    for sub in subs:
         latest[sub.seat_id] = sub
     return {seat_id: sub for seat_id, sub in latest.items() if sub.accepted}
 
@@ -98,21 +111,24 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
             orders = ruleset.parse_orders(state, seat.name, text)
         except OrderErrors as exc:
             raise OrdersRefused([e.to_json() for e in exc.errors]) from None
-        version = 1 + int(session.scalar(select(func.max(Submission.version)).where(
-            Submission.round_id == rnd.id, Submission.seat_id == seat.id)) or 0)
+        # Every version of the round, listed once (the round is locked: nobody adds one meanwhile).
+        subs = list(session.scalars(select(Submission).where(Submission.round_id == rnd.id)
+                                    .order_by(Submission.version)))
+        version = 1 + max((sub.version for sub in subs if sub.seat_id == seat.id), default=0)
         accepted = format_orders(orders)
-        session.add(Submission(seat_id=seat.id, round_id=rnd.id, version=version, text=text,
-                               accepted=accepted, source=source, created_at=utcnow()))
+        mine = Submission(seat_id=seat.id, round_id=rnd.id, version=version, text=text,
+                          accepted=accepted, source=source, created_at=utcnow())
+        session.add(mine)
         session.flush()
         audit(session, game_id, seat.name, "submitted",
               {"round": rnd.number, "version": version, "source": source})
         queue_mail(session, bells, game, seat, "confirmation",
                    {"round": rnd.number, "version": version, "accepted": accepted, "source": source})
-        submitted = latest_submissions(session, rnd.id)
+        submitted = _latest([*subs, mine])
         names = {s.id: s.name for s in game.seats}
         done = {names[seat_id] for seat_id in submitted}
         ready = (rnd.status == "open" and early_close_allowed(session, game, rnd, done)
-                 and mark_ready(session, bells, game, rnd))  # wait flags, pause, bot seats
+                 and mark_ready(session, bells, game, rnd, done))  # wait flags, pause, bot seats
     bells.ring()
     return Accepted(rnd.number, [o.format() for o in orders], version, ready or rnd.status == "ready")
 

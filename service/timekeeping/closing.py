@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sqlalchemy import update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from service.doorbell import Doorbells
 from service.models import Game, Round
@@ -38,16 +39,20 @@ def early_close_allowed(session: Session, game: Game, rnd: Round, done: set[str]
     return not any(seat_schedule(session, s, create=False).wait for s in humans)
 
 
-def mark_ready(session: Session, bells: Doorbells, game: Game, rnd: Round) -> bool:
-    """Claim the round for resolution (False if another closer got there first)."""
+def mark_ready(session: Session, bells: Doorbells, game: Game, rnd: Round,
+               done: set[str] | None = None) -> bool:
+    """Claim the round for resolution (False if another closer got there first).
+
+    done: who has submitted, when the caller has just listed it (the round is locked)."""
     claimed = session.execute(
         update(Round).where(Round.id == rnd.id, Round.status == "open").values(status="ready")
         .execution_options(synchronize_session=False))
     if claimed.rowcount != 1:  # type: ignore[attr-defined]
         return False
-    rnd.status = "ready"
+    set_committed_value(rnd, "status", "ready")  # the UPDATE above wrote it: no second one
     humans = expected_humans(session, game, rnd)
-    done = submitted_names(session, game, rnd)
+    if done is None:
+        done = submitted_names(session, game, rnd)
     rows = {s.name: seat_schedule(session, s) for s in humans}
     counts = next_misses({n: r.misses for n, r in rows.items()},
                          {n for n in rows if n in done}, {n for n in rows if n not in done})
