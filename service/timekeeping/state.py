@@ -26,24 +26,34 @@ def policy_of(game: Game) -> DeadlinePolicy:
 # seat's controller several times (an N+1: 16 of the 44 statements of a resolving
 # submission). Rows are only ever created by seat_schedule() below, which records them.
 _ROWS = "dicepost.seat_schedules"
+_GAMES = "dicepost.seat_schedules.games"  # the games whose seats' rows were all read
 
 
 @event.listens_for(Session, "after_transaction_end")
 def _forget_rows(session: Session, transaction: Any) -> None:
     if transaction.parent is None:  # the outermost transaction (each flush ends an inner one)
         session.info.pop(_ROWS, None)
+        session.info.pop(_GAMES, None)
 
 
-def _row(session: Session, seat_id: int) -> SeatSchedule | None:
+def _row(session: Session, seat: Seat) -> SeatSchedule | None:
+    """The seat's row; the rows of all the game's seats are read at once, on first need."""
     rows: dict[int, SeatSchedule | None] = session.info.setdefault(_ROWS, {})
-    if seat_id not in rows:
-        rows[seat_id] = session.get(SeatSchedule, seat_id)
-    return rows[seat_id]
+    if seat.id not in rows:
+        games: set[str] = session.info.setdefault(_GAMES, set())
+        if seat.game_id not in games:
+            games.add(seat.game_id)
+            found = session.scalars(select(SeatSchedule).join(Seat, Seat.id == SeatSchedule.seat_id)
+                                    .where(Seat.game_id == seat.game_id))
+            for row in found:
+                rows.setdefault(row.seat_id, row)
+        rows.setdefault(seat.id, None)
+    return rows[seat.id]
 
 
 def seat_schedule(session: Session, seat: Seat, create: bool = True) -> SeatSchedule:
     """The seat's row; with create=False a missing row is answered by unsaved defaults."""
-    row = _row(session, seat.id)
+    row = _row(session, seat)
     if row is None:
         row = SeatSchedule(seat_id=seat.id, wait=False, reminder_lead_seconds=None, absences=[],
                            misses=0, controller="human")
@@ -62,7 +72,7 @@ def round_schedule(session: Session, rnd: Round) -> RoundSchedule:
 
 
 def controller(session: Session, seat: Seat) -> str:
-    row = _row(session, seat.id)
+    row = _row(session, seat)
     return row.controller if row is not None else "human"
 
 
