@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from service import create_app
+from service.db import engine_of
+from service.migrate import upgrade
+from tests.conftest import base_config
 from tests.service.play import counts, create, start
 
 JSON = st.recursive(
@@ -17,6 +24,17 @@ JSON = st.recursive(
     max_leaves=12,
 )
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture
+def sqlite_app(tmp_path: Path) -> Iterator[Flask]:
+    """The guessing limit is off here: sixty refused bodies from one address within a
+    minute would trip it (it is tested in tests/security), and these tests are about
+    what each body alone gets back."""
+    app = create_app(base_config(f"sqlite:///{tmp_path}/dicepost.sqlite3", RATELIMIT_ENABLED=False))
+    upgrade(engine_of(app))
+    yield app
+    engine_of(app).dispose()
 
 
 def _maybe(keys: list[str]) -> Any:
