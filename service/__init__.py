@@ -49,6 +49,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service import ratelimit
 
     ratelimit.init_app(app)  # failed authentications per client address (Redis in full mode)
+    from service import outage
+
+    outage.init_app(app)  # the database unreachable: 503 with Retry-After
 
     from worker import celery_init_app
 

@@ -166,19 +166,14 @@ def spec() -> dict[str, Any]:
     return document
 
 
-# Routes that read a game's stored state, so can meet damaged rows (service.integrity).
-READS_STATE = {("/api/games/{game_id}/orders", "get"), ("/api/games/{game_id}/orders", "put"),
-               ("/api/games/{game_id}/record", "get")}
-
-
 def add_common_responses(document: dict[str, Any]) -> None:
     """429 on every operation (service.ratelimit: an address that made too many refused
-    requests is refused everything for a while); 503 where damaged stored data can show."""
-    for path, ops in document["paths"].items():
-        for method, op in ops.items():
+    requests is refused everything for a while); 503 on every operation (the database
+    unreachable, service.outage; or a game's stored data damaged, service.integrity)."""
+    for ops in document["paths"].values():
+        for op in ops.values():
             responses = op.setdefault("responses", {})
             responses.setdefault("429", _json(ERROR, "too many refused requests from this address; "
                                                      "see Retry-After"))
-            if (path, method) in READS_STATE:
-                responses.setdefault("503", _json(ERROR, "the game's stored data is damaged; "
-                                                         "its GM is told (docs/reliability.md)"))
+            responses.setdefault("503", _json(ERROR, "the database is unavailable for a moment, or the "
+                                                     "game's stored data is damaged (docs/reliability.md)"))

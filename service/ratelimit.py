@@ -18,7 +18,7 @@ werkzeug's ProxyFix so that the client's address is the one counted.
 from __future__ import annotations
 
 from flask import Flask, Response
-from flask_limiter import ApplicationLimit, Limiter
+from flask_limiter import ApplicationLimit, HeaderNames, Limiter
 from flask_limiter.util import get_remote_address
 
 DEFAULT_AUTH_FAILURES = "30 per minute"
@@ -29,7 +29,21 @@ def counts_as_guess(response: Response) -> bool:
     return response.status_code in GUESS_ANSWERS
 
 
+LIMITER_RETRY_AFTER = "X-RateLimit-Retry-After"
+
+
+def retry_after_on_429_only(response: Response) -> Response:
+    """Flask-Limiter puts its window's Retry-After on every response (a 200 with
+    "Retry-After: 60", or over a 503's own value): keep it for its 429s only."""
+    value = response.headers.pop(LIMITER_RETRY_AFTER, None)
+    if response.status_code == 429 and value is not None:
+        response.headers["Retry-After"] = value
+    return response
+
+
 def init_app(app: Flask) -> Limiter:
+    # Registered before the limiter's own after-request hook, so it runs after it.
+    app.after_request(retry_after_on_429_only)
     redis_url = app.config.get("REDIS_URL")
     budget = str(app.config.get("RATELIMIT_AUTH_FAILURES") or DEFAULT_AUTH_FAILURES)
     limiter = Limiter(
@@ -43,6 +57,7 @@ def init_app(app: Flask) -> Limiter:
         key_prefix=f"{app.config.get('REDIS_PREFIX', '')}limits" if redis_url else "limits",
         strategy="moving-window",
         headers_enabled=True,
+        header_name_mapping={HeaderNames.RETRY_AFTER: LIMITER_RETRY_AFTER},
         swallow_errors=True,
         enabled=bool(app.config.get("RATELIMIT_ENABLED", True)),
     )

@@ -5,8 +5,9 @@ full-mode app and a real worker. Eight players in four games submit orders as fa
 they can while the worker resolves; the server is killed and started again mid-way.
 What must hold afterwards: every acknowledged order is stored, every round seen resolved
 before the crash is still resolved with its step, every game's steps run 1..n with no
-gap, and the service recovers by itself (pool pre-ping; the sweeper re-rings rounds
-whose task failed while the database was down).
+gap, requests during the outage get 503 with Retry-After (service.outage), and the
+service recovers by itself (pool pre-ping; the sweeper re-rings rounds whose task failed
+while the database was down).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Player(threading.Thread):
         self.seat, self.stop = seat, stop
         self.acked: Counter[int] = Counter()  # round -> acknowledged submissions
         self.errors: Counter[int] = Counter()  # HTTP status -> count, for the failures
+        self.retry_after: set[str | None] = set()  # the Retry-After of the 503s
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -77,6 +79,7 @@ class Player(threading.Thread):
                 self.acked[number] += 1
             elif r.status_code != 409:
                 self.errors[r.status_code] += 1
+                self.retry_after.add(r.headers.get("Retry-After"))
                 time.sleep(0.1)
 
 
@@ -136,5 +139,6 @@ def test_postgres_crash_under_load(pg_world: FaultWorld, private_pg: PrivatePost
         failures.update(p.errors)
     print(f"\nFIGURES postgres crash: {acked} orders acknowledged, {len(before)} rounds resolved before the "
           f"crash, {len(after)} after; failed requests by status: {dict(failures)}")
-    assert set(failures) <= {500, 503}, f"the outage surfaced as something else than a 5xx: {failures}"
+    assert set(failures) <= {503}, f"the outage surfaced as something else than a 503: {failures}"
+    assert set().union(*(p.retry_after for p in players)) <= {"5"}, "a 503 says when to try again"
     assert len(after) > len(before), "the service resolved rounds again after the restart"

@@ -90,7 +90,7 @@ def test_guessing_tokens_is_rate_limited(sqlite_app: Flask) -> None:
     # Another address is not affected, and successful requests never count.
     for _ in range(40):
         r = client.get(f"/api/games/{table.id}", environ_base={"REMOTE_ADDR": "198.51.100.2"})
-        assert r.status_code == 200
+        assert r.status_code == 200 and "Retry-After" not in r.headers
     assert table.put("alice", "pass").status_code == 200  # 127.0.0.1: a player going on as usual
     # URL tokens count the same way: the player page, the GM page.
     codes = [client.get(f"/games/{table.id}/gm/guess{i}", environ_base={"REMOTE_ADDR": "192.0.2.9"}).status_code
