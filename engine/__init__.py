@@ -7,7 +7,7 @@ The public API, for the service and for anyone checking a game record:
 - orders: `Order`, `Verb`, `OrderError`, `OrderErrors`
 - rulesets: `Ruleset`, `find_ruleset`, `rulesets`, `ruleset_ids`
 - steps: `run_setup`, `run_round`, `setup_inputs`, `round_inputs`
-- replay: `replay`, `RECORD_FORMAT`
+- replay and verification: `replay`, `verify`, `parse_record`, `RECORD_FORMAT`
 - bots: `bot_orders`
 
 engine/ never imports Flask, SQLAlchemy or Celery, and never uses `random`.
@@ -36,13 +36,16 @@ from engine.orders import Order, OrderError, OrderErrors, Verb
 from engine.registry import UnknownRuleset, find_ruleset, ruleset_ids, rulesets
 from engine.replay import RECORD_FORMAT, Difference, RecordError, ReplayReport, replay
 from engine.steps import StepResult, round_inputs, run_round, run_setup, setup_inputs
+from engine.verify import Verification, parse_record, verify
 
 __all__ = [
     "RECORD_FORMAT", "Board", "Dice", "Difference", "Event", "ForceError", "Grid", "Mark",
     "OptionError", "Order", "OrderError", "OrderErrors", "Outcome", "Piece", "RecordError",
     "ReplayReport", "Resolution", "Roll", "RulesError", "Ruleset", "RulesetInfo",
-    "ScriptedDice", "Square", "StepResult", "UnknownRuleset", "Verb", "bot_orders", "chain",
-    "distance", "face", "find_ruleset", "game_salt", "parse_square", "replay", "round_inputs",
+    "ScriptedDice", "Square", "StepResult", "UnknownRuleset", "Verb", "Verification",
+    "bot_orders", "chain",
+    "distance", "face", "find_ruleset", "game_salt", "parse_record", "parse_square", "replay",
+    "round_inputs",
     "ruleset_ids", "rulesets", "run_round", "run_setup", "setup_inputs", "state_hash",
-    "step_key",
+    "step_key", "verify",
 ]
