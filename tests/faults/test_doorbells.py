@@ -158,6 +158,5 @@ def test_submissions_racing_the_resolution(fault_world: FaultWorld) -> None:
     assert sorted(stored) == list(range(1, len(acked) + 2)), \
         "every stored version was acknowledged, every acknowledged one stored"
     assert step.inputs["alice"] == stored[len(acked) + 1], "the resolution took the last acknowledged version"
-    assert len(refused) == 8 or len(acked) == 8 * 40, "the clients stopped at a 409 (round resolved)"
     r = table.put("alice", texts[0], number=1)
     assert r.status_code == 409
