@@ -8,14 +8,16 @@ games, the sweeper and the worker go on; once the rows are repaired the game res
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+import pytest
 from flask import Flask
 from sqlalchemy import delete, select, update
 
 from service import rounds
 from service.db import session_scope
-from service.models import Round, Step
+from service.models import Round, Step, utcnow
 from service.sweeper import sweep_and_ring
 from tests.faults.conftest import ready_without_doorbell
 from tests.service.play import Table, counts, start
@@ -116,3 +118,21 @@ def test_a_missing_step(app: Flask, client: Any) -> None:
     for seat in ("alice", "bob"):
         assert healthy.put(seat, "pass").status_code == 200
     assert healthy.status()["round"] == 2
+
+
+@pytest.mark.parametrize("damaged_first", [True, False])
+def test_a_damaged_game_with_a_due_deadline_does_not_stop_the_sweep(app: Flask, client: Any,
+                                                                    damaged_first: bool) -> None:
+    """The bot plays a missed turn from the stored state: for the damaged game that fails,
+    and the sweep goes on to close and resolve the healthy game's round."""
+    policy = {"kind": "duration", "duration": "PT1H", "missed_turns": {"after": 1, "action": "bot"}}
+    first, second = (start(client, deadline_policy=policy) for _ in range(2))
+    broken, healthy = (first, second) if damaged_first else (second, first)
+    _break_state(app, broken.id, 1)
+    with session_scope(app) as s, s.begin():
+        s.execute(update(Round).where(Round.game_id.in_([broken.id, healthy.id]))
+                  .values(closes_at=utcnow() - timedelta(minutes=1)))
+    with app.app_context():
+        sweep_and_ring()
+    assert _round_status(app, healthy.id, 1) == "resolved" and healthy.status()["round"] == 2
+    assert _round_status(app, broken.id, 1) == "open"
