@@ -128,10 +128,6 @@ def round_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
     }
 
 
-def _step(session: Session, game_id: str, t: int) -> Step | None:
-    return session.scalars(select(Step).where(Step.game_id == game_id, Step.t == t)).first()
-
-
 def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
     """What a player's units may be ordered in the state after `step`, summarized."""
     if step is None:
@@ -143,10 +139,12 @@ def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
 def results_context(session: Session, game: Game, seat: Seat | None,
                     payload: Mapping[str, Any]) -> dict[str, Any]:
     t = int(payload["step"])
-    step = _step(session, game.id, t)
+    both = {s.t: s for s in session.scalars(select(Step).where(Step.game_id == game.id,
+                                                               Step.t.in_((t - 1, t))))}
+    step = both.get(t)
     if step is None:
         raise LookupError(f"step {t} of game {game.id} is not stored")
-    previous = _step(session, game.id, t - 1)
+    previous = both.get(t - 1)
     s_prev = previous.key if previous else game.commitment
     board = board_of(game, step)
     ctx: dict[str, Any] = {

@@ -29,7 +29,7 @@ from email.message import EmailMessage
 
 from flask import current_app
 from sqlalchemy import or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from service.db import session_scope
 from service.faults import pause_point
@@ -37,7 +37,7 @@ from service.mail.compose import compose
 from service.mail.server_url import ConfigError
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
-from service.models import Outbox, Seat, StoredMail, utcnow
+from service.models import Game, Outbox, Seat, StoredMail, utcnow
 from service.notify import WANTS
 
 log = logging.getLogger(__name__)
@@ -57,16 +57,15 @@ def backoff(attempts: int) -> timedelta:
 def claim(session: Session, outbox_id: int, now: datetime) -> int | None:
     """The attempt number if this worker now holds the row, else None."""
     with session.begin():
-        result = session.execute(
+        attempts = session.scalar(
             update(Outbox)
             .where(Outbox.id == outbox_id, Outbox.status.in_(("pending", "sending")),
                    or_(Outbox.lease_until.is_(None), Outbox.lease_until <= now),
                    or_(Outbox.next_attempt_at.is_(None), Outbox.next_attempt_at <= now))
             .values(status="sending", lease_until=now + LEASE, attempts=Outbox.attempts + 1)
+            .returning(Outbox.attempts)
             .execution_options(synchronize_session=False))
-        if result.rowcount != 1:  # type: ignore[attr-defined]
-            return None
-        return int(session.scalar(select(Outbox.attempts).where(Outbox.id == outbox_id)) or 0)
+        return None if attempts is None else int(attempts)
 
 
 def _finish(session: Session, outbox_id: int, attempt: int, **values: object) -> bool:
@@ -90,7 +89,12 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
         row = session.get(Outbox, outbox_id)
         if row is None:
             return None
-        seat = session.get(Seat, row.seat_id) if row.seat_id else None
+        # The game with its seats in one statement (the row's seat is one of them): compose()
+        # finds them in the identity map while `game` holds them.
+        game = (session.get(Game, row.game_id, options=[joinedload(Game.seats)])
+                if row.game_id else None)
+        seats = {s.id: s for s in game.seats} if game is not None else {}
+        seat = (seats.get(row.seat_id) or session.get(Seat, row.seat_id)) if row.seat_id else None
         if not wanted(row, seat):
             pref = seat.mail_pref if seat else ""
             _finish(session, outbox_id, attempt, status="skipped",
