@@ -36,8 +36,11 @@ def _ready_and_paused(world: FaultWorld, faults: Faults) -> tuple[Table, int]:
 
 
 def _round_status(world: FaultWorld, game_id: str) -> dict[int, str]:
+    """round number -> status; a round stored twice would fail here."""
     with session_scope(world.app) as s, s.begin():
-        return {r.number: r.status for r in s.scalars(select(Round).where(Round.game_id == game_id))}
+        rows = [(r.number, r.status) for r in s.scalars(select(Round).where(Round.game_id == game_id))]
+    assert len({n for n, _ in rows}) == len(rows), f"a round opened twice: {rows}"
+    return dict(rows)
 
 
 def assert_resolved_once(world: FaultWorld, table: Table) -> None:
