@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,9 @@ MAX_BODY_BYTES = 64 * 1024
 # that a task lost with its whole worker comes back the same hour; the sweeper rings
 # sooner for ready rounds and due mail anyway (docs/reliability.md).
 DEFAULT_VISIBILITY_TIMEOUT = 3600
+# The signed session cookie (a dashboard sign-in, the forms' CSRF token) is good for this
+# long after it was last set: a sign-in lasts two weeks, then a new one-time link is needed.
+SESSION_LIFETIME = timedelta(days=14)
 
 
 def database_url(raw: str | None, instance_path: str) -> str:
@@ -91,12 +95,18 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
         "REDIS_PREFIX": env.get("DICEPOST_REDIS_PREFIX", ""),
         "VISIBILITY_TIMEOUT": int(env.get("DICEPOST_VISIBILITY_TIMEOUT", DEFAULT_VISIBILITY_TIMEOUT)),
         "MAX_CONTENT_LENGTH": MAX_BODY_BYTES,
+        # Not sent on other sites' requests (posts from them), not readable by scripts.
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_HTTPONLY": True,
+        "PERMANENT_SESSION_LIFETIME": SESSION_LIFETIME,
     }
 
 
 def finish(config: dict[str, Any]) -> None:
     """Fill in what follows from the settings (after overrides were applied)."""
     config["EMBEDDED"] = not config.get("REDIS_URL")
+    if str(config.get("BASE_URL") or "").startswith("https://"):
+        config["SESSION_COOKIE_SECURE"] = True  # served over https: never send the cookie in clear
     config["QUEUES"] = queue_names(config["QUEUE_PREFIX"])
     config.setdefault("CELERY", celery_config(config.get("REDIS_URL"), config["QUEUE_PREFIX"],
                                               config["REDIS_PREFIX"], int(config["SWEEP_SECONDS"]),

@@ -70,6 +70,7 @@ def signin_link(token: str) -> Response | tuple[str, int] | str:
     if email is None:  # 410 for a spent or expired link; 404 (counted by service.ratelimit) for a guess
         return render_template("dashboard/confirm.html", token=token, spent=True), 410 if known else 404
     session.clear()
+    session.permanent = True  # kept across browser restarts, for PERMANENT_SESSION_LIFETIME
     session[SESSION_KEY] = email
     return redirect(url_for("dashboard.home"))
 

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from pathlib import Path
 
+from sqlalchemy import select
+
+from service import create_app
 from service.config import celery_config, database_url, finish, from_env
+from service.db import engine_of, session_scope
+from service.migrate import upgrade
+from service.models import StoredMail
+from tests.conftest import base_config
+from tests.service.play import create
 
 
 def test_embedded_default(tmp_path: Path) -> None:
@@ -41,3 +51,33 @@ def test_database_urls() -> None:
     assert database_url("postgresql+psycopg://a/b", "/i") == "postgresql+psycopg://a/b"
     assert database_url("sqlite:////x.db", "/i") == "sqlite:////x.db"
     assert celery_config(None, "", "", 30)["broker_url"].startswith("memory://")
+
+
+def test_the_session_cookie_settings(tmp_path: Path) -> None:
+    config = from_env(str(tmp_path), {"SECRET_KEY": "k"})
+    finish(config)
+    assert config["SESSION_COOKIE_SAMESITE"] == "Lax" and config["SESSION_COOKIE_HTTPONLY"] is True
+    assert timedelta(hours=1) <= config["PERMANENT_SESSION_LIFETIME"] <= timedelta(days=31)
+    assert not config.get("SESSION_COOKIE_SECURE")  # plain http (the embedded default) keeps working
+    served = from_env(str(tmp_path), {"SECRET_KEY": "k", "DICEPOST_BASE_URL": "https://dice.example"})
+    finish(served)
+    assert served["SESSION_COOKIE_SECURE"] is True
+
+
+def test_the_sign_in_cookie_is_lax_http_only_secure_and_expires(tmp_path: Path) -> None:
+    app = create_app(base_config(f"sqlite:///{tmp_path}/c.sqlite3", BASE_URL="https://dicepost.test"))
+    upgrade(engine_of(app))
+    client = app.test_client()
+    create(client)  # a game with a seat for alice@example.org
+    client.post("/signin", data={"email": "alice@example.org"})
+    with app.app_context(), session_scope() as db, db.begin():
+        raw = db.scalars(select(StoredMail.raw).where(StoredMail.to == "alice@example.org",
+                                                  StoredMail.subject.contains("sign-in"))).one()
+    token = re.search(r"https://dicepost\.test/signin/([0-9]+\.[a-z2-7]+)", raw)
+    assert token is not None
+    done = client.post(f"/signin/{token.group(1)}")
+    assert done.status_code == 302
+    cookie = done.headers["Set-Cookie"]
+    assert "SameSite=Lax" in cookie and "HttpOnly" in cookie and "Secure" in cookie
+    assert "Expires=" in cookie  # a lasting sign-in, for PERMANENT_SESSION_LIFETIME
+    engine_of(app).dispose()
