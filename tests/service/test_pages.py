@@ -137,3 +137,24 @@ def test_mailbox_only_in_embedded_mode(tmp_path: Path, sqlite_app: Flask) -> Non
     assert sqlite_app.test_client().get("/mailbox").status_code == 200
     full = create_app(base_config(f"sqlite:///{tmp_path}/full.sqlite3", REDIS_URL="redis://127.0.0.1:1/0"))
     assert full.test_client().get("/mailbox").status_code == 404
+
+
+def _your_units(page: str) -> list[list[str]]:
+    table = page.split("<h3>Your units</h3>")[1].split("</table>")[0]
+    return [re.findall(r"<t[hd]>(.*?)</t[hd]>", row) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+
+
+def test_your_units_show_the_facing_where_pieces_have_one(app: Flask, client: Any) -> None:
+    from engine import find_ruleset
+
+    heroes = start(client, "heroes")
+    page = _html(client.get(f"/games/{heroes.id}/player/{heroes.tokens['alice']}"))
+    rows = _your_units(page)
+    assert rows[0] == ["Unit", "Square", "Health", "Facing", "Note"]
+    ruleset = find_ruleset("heroes")
+    mine = [p for p in ruleset.board(ruleset.load(heroes.state(app))).pieces if p.side == "alice"]
+    assert mine and all(p.facing for p in mine)
+    assert {(row[0], row[3]) for row in rows[1:]} == {(p.label, p.facing) for p in mine}
+    universal = start(client)  # no piece has a facing: no empty column
+    rows = _your_units(_html(client.get(f"/games/{universal.id}/player/{universal.tokens['alice']}")))
+    assert rows[0] == ["Unit", "Square", "Health", "Note"] and len(rows) > 1
