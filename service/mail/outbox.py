@@ -11,7 +11,7 @@ and from two workers at once:
    off ends as `skipped`. Answers to a player's own mail (payload "answer": true) and
    refusals are always sent.
 3. send: SMTP outside any transaction; without SMTP_URL the message is stored in
-   stored_mail in the same transaction that marks the row sent.
+   stored_mail in the transaction that composed it, which also marks the row sent.
 4. mark, fenced by the attempt number, so a worker whose lease was taken over cannot
    overwrite the newer attempt: sent; or pending again with next_attempt_at after a
    temporary failure (exponential backoff: the sweeper rings when it is due, no ETA
@@ -84,30 +84,31 @@ def wanted(row: Outbox, seat: Seat | None) -> bool:
 
 def _prepare(session: Session, outbox_id: int, attempt: int,
              settings: MailSettings) -> tuple[EmailMessage, str] | None:
-    """The message and its recipient, or None after marking the row skipped or failed."""
-    with session.begin():
-        row = session.get(Outbox, outbox_id)
-        if row is None:
-            return None
-        # The game with its seats in one statement (the row's seat is one of them): compose()
-        # finds them in the identity map while `game` holds them.
-        game = (session.get(Game, row.game_id, options=[joinedload(Game.seats)])
-                if row.game_id else None)
-        seats = {s.id: s for s in game.seats} if game is not None else {}
-        seat = (seats.get(row.seat_id) or session.get(Seat, row.seat_id)) if row.seat_id else None
-        if not wanted(row, seat):
-            pref = seat.mail_pref if seat else ""
-            _finish(session, outbox_id, attempt, status="skipped",
-                    last_error=f"not sent: the player chose '{pref}' mail")
-            return None
-        try:
-            msg = compose(session, row, settings)
-        except Exception as exc:  # a mail that cannot be written will not be written later either
-            log.exception("outbox %s: composing %s mail failed", outbox_id, row.kind)
-            _finish(session, outbox_id, attempt, status="failed",
-                    last_error=f"could not compose the mail: {type(exc).__name__}: {exc}")
-            return None
-        return msg, str(row.to_address)
+    """The message and its recipient, or None after marking the row skipped or failed.
+
+    The caller owns the transaction."""
+    row = session.get(Outbox, outbox_id)
+    if row is None:
+        return None
+    # The game with its seats in one statement (the row's seat is one of them): compose()
+    # finds them in the identity map while `game` holds them.
+    game = (session.get(Game, row.game_id, options=[joinedload(Game.seats)])
+            if row.game_id else None)
+    seats = {s.id: s for s in game.seats} if game is not None else {}
+    seat = (seats.get(row.seat_id) or session.get(Seat, row.seat_id)) if row.seat_id else None
+    if not wanted(row, seat):
+        pref = seat.mail_pref if seat else ""
+        _finish(session, outbox_id, attempt, status="skipped",
+                last_error=f"not sent: the player chose '{pref}' mail")
+        return None
+    try:
+        msg = compose(session, row, settings)
+    except Exception as exc:  # a mail that cannot be written will not be written later either
+        log.exception("outbox %s: composing %s mail failed", outbox_id, row.kind)
+        _finish(session, outbox_id, attempt, status="failed",
+                last_error=f"could not compose the mail: {type(exc).__name__}: {exc}")
+        return None
+    return msg, str(row.to_address)
 
 
 def deliver(outbox_id: int, transport: Transport | None = None) -> str:
@@ -118,12 +119,13 @@ def deliver(outbox_id: int, transport: Transport | None = None) -> str:
         attempt = claim(session, outbox_id, now)
         if attempt is None:
             return "busy"
-        prepared = _prepare(session, outbox_id, attempt, settings)
-        if prepared is None:
-            return "skipped"
-        msg, recipient = prepared
-        if transport is None and not settings.smtp_url:
-            return _store(session, outbox_id, attempt, msg, recipient)
+        with session.begin():
+            prepared = _prepare(session, outbox_id, attempt, settings)
+            if prepared is None:
+                return "skipped"
+            msg, recipient = prepared
+            if transport is None and not settings.smtp_url:  # stored in this same transaction
+                return _store(session, outbox_id, attempt, msg, recipient)
         try:
             (transport or _smtp(settings.smtp_url)).send(msg, settings.sender, recipient)
         except DeliveryError as exc:
@@ -143,14 +145,14 @@ def _smtp(url: str) -> SmtpTransport:
 
 
 def _store(session: Session, outbox_id: int, attempt: int, msg: EmailMessage, recipient: str) -> str:
-    """Embedded mode: keep the mail for the mailbox page, atomically with 'sent'."""
-    with session.begin():
-        if not _finish(session, outbox_id, attempt, status="sent", sent_at=utcnow(), last_error=None,
-                       next_attempt_at=None):
-            return "busy"
-        session.add(StoredMail(outbox_id=outbox_id, to=recipient, subject=str(msg["Subject"]),
-                               raw=msg.as_bytes(policy=policy.SMTP).decode("utf-8", "replace"),
-                               created_at=utcnow()))
+    """Embedded mode: keep the mail for the mailbox page, atomically with 'sent' (the caller
+    owns the transaction: the one that composed the mail)."""
+    if not _finish(session, outbox_id, attempt, status="sent", sent_at=utcnow(), last_error=None,
+                   next_attempt_at=None):
+        return "busy"
+    session.add(StoredMail(outbox_id=outbox_id, to=recipient, subject=str(msg["Subject"]),
+                           raw=msg.as_bytes(policy=policy.SMTP).decode("utf-8", "replace"),
+                           created_at=utcnow()))
     return "sent"
 
 
