@@ -159,6 +159,42 @@ def _mark(board: Board, mark: Mark) -> str:
             f"<title>{escape(title)}</title></polyline>")
 
 
+MARK_WORDS = {"attack": "attacks (red)", "shot": "shots (purple)", "spell": "spells (teal)"}
+OUTLINE_WORDS = {"civvie": "dashed for civvies", "nemesis": "heavy for nemeses"}  # GAME_OUTLINES
+
+
+def board_caption(board: Board) -> str:
+    """What the picture shows, in words, naming only what is on this board."""
+    said = []
+    players = [p for p in board.pieces if p.side is not None]
+    if any(p.kind != "token" for p in players):
+        said.append("circles are the players' figures, each with its label and health")
+    if any(p.kind == "token" for p in players):
+        said.append("dashed squares are tokens")
+    game = {p.kind for p in board.pieces if p.side is None}
+    if game:
+        outlines = [words for kind, words in OUTLINE_WORDS.items() if kind in game]
+        said.append("diamonds are pieces the game runs" + (f" (outlined {' and '.join(outlines)})"
+                                                              if outlines else ""))
+    if any(p.facing in DIRECTIONS for p in board.pieces):
+        said.append("a black triangle on a piece's edge points the way it faces")
+    symbols = terrain_symbols(board)
+    kinds = sorted(set(board.terrain.values()))
+    if kinds:
+        said.append("the letter in a square's corner is its terrain ("
+                    + ", ".join(f"{symbols.get(k, '?')} {k}" for k in kinds) + ")")
+    marked = {m.kind for m in board.marks}
+    if "move" in marked:
+        said.append("solid arrows are last round's moves")
+    others = [words for kind, words in MARK_WORDS.items() if kind in marked]
+    if others:
+        said.append("dashed arrows last round's " + ", ".join(others))
+    if not said:
+        return "An empty grid."
+    text = "; ".join(said) + "."
+    return text[0].upper() + text[1:]
+
+
 def board_svg(board: Board, caption: str = "") -> Markup:
     width = board.width * CELL + 2 * MARGIN
     height = board.height * CELL + 2 * MARGIN

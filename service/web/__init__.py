@@ -12,8 +12,9 @@ bp = Blueprint("web", __name__)
 @bp.app_context_processor
 def board_helpers() -> dict[str, object]:
     from service.render.grid_legend import mark_text, piece_rows
+    from service.render.svg import board_caption
 
-    return {"piece_rows": piece_rows, "mark_text": mark_text}
+    return {"piece_rows": piece_rows, "mark_text": mark_text, "board_caption": board_caption}
 
 
 @bp.app_errorhandler(ServiceError)

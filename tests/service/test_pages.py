@@ -158,3 +158,13 @@ def test_your_units_show_the_facing_where_pieces_have_one(app: Flask, client: An
     universal = start(client)  # no piece has a facing: no empty column
     rows = _your_units(_html(client.get(f"/games/{universal.id}/player/{universal.tokens['alice']}")))
     assert rows[0] == ["Unit", "Square", "Health", "Note"] and len(rows) > 1
+
+
+def test_the_board_caption_explains_this_board(app: Flask, client: Any) -> None:
+    heroes = start(client, "heroes")
+    caption = _html(client.get(f"/games/{heroes.id}")).split("<figcaption>")[1].split("</figcaption>")[0]
+    assert "a black triangle on a piece&#39;s edge points the way it faces" in caption
+    assert "diamonds are pieces the game runs (outlined dashed for civvies)" in caption and "rooftop" in caption
+    universal = start(client)
+    caption = _html(client.get(f"/games/{universal.id}")).split("<figcaption>")[1].split("</figcaption>")[0]
+    assert "triangle" not in caption and "diamonds" not in caption and "Circles are" in caption

@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from engine.contract import Board, Mark, Piece
-from service.render.svg import board_svg
+from service.render.svg import board_caption, board_svg
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
@@ -67,3 +67,22 @@ def test_the_game_figures_differ_by_outline_and_facing_is_drawn() -> None:
     assert tip[0] > 88 and tip[1] < 88
     h1 = [float(v) for v in facing["piece henchman"].get("points").split()[0].split(",")]
     assert h1[0] < 22 + 2 * 44 + 22 and abs(h1[1] - (22 + 2 * 44 + 22)) < 0.1  # c1 faces west
+
+
+def test_the_caption_says_what_is_on_this_board() -> None:
+    caption = board_caption(_board())
+    assert caption.startswith("Circles are the players' figures")
+    for said in ("dashed squares are tokens", "diamonds are pieces the game runs;", "# wall", "~ water",
+                 "solid arrows are last round's moves", "dashed arrows last round's attacks (red)"):
+        assert said in caption, (said, caption)
+    assert "triangle" not in caption and "civvies" not in caption and "shots" not in caption
+    heroes = Board(width=4, height=4, terrain={}, sides=["alice"],
+                   pieces=[Piece("Z1", "a1", "alice", "hero", "Z1", facing="ne"),
+                           Piece("C1", "b2", None, "civvie", "C1"), Piece("N1", "c3", None, "nemesis", "N1")],
+                   marks=[Mark("shot", ("a1", "c3"), "alice")])
+    caption = board_caption(heroes)
+    assert "diamonds are pieces the game runs (outlined dashed for civvies and heavy for nemeses)" in caption
+    assert "a black triangle on a piece's edge points the way it faces" in caption
+    assert "dashed arrows last round's shots (purple)" in caption
+    assert "tokens" not in caption and "moves" not in caption and "terrain" not in caption
+    assert board_caption(Board(width=2, height=2, terrain={}, pieces=[])) == "An empty grid."
