@@ -15,6 +15,7 @@ from service.db import get_session
 from service.errors import Invalid, OrdersRefused, ServiceError
 from service.models import Game, Seat
 from service.progress import latest_step
+from service.render.grid_legend import natural_key
 from service.render.svg import board_svg
 from service.urls import player_url
 from service.views import board_of, current_round, orders_json
@@ -71,25 +72,36 @@ def player_context(seat: Seat) -> dict[str, Any]:
     return {
         "seat": seat, "game": game, "round": rnd, "orders": orders,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
+        "unit_list": in_unit_order(orders["units"]),
         "prefill": prefill(orders["units"], latest.accepted if latest else ""),
-        "units": [p for p in board.pieces if p.side == seat.name] if board else [],
+        "units": sorted((p for p in board.pieces if p.side == seat.name),
+                        key=lambda p: natural_key(p.label)) if board else [],
         "svg": board_svg(board, "the grid") if board else None,
     }
 
 
+def in_unit_order(units: Mapping[str, Sequence[str]]) -> list[tuple[str, Sequence[str]]]:
+    """The units as the form lists them: B2 before B10."""
+    return sorted(units.items(), key=lambda item: natural_key(item[0]))
+
+
 def prefill(units: Mapping[str, Sequence[str]], accepted: str) -> dict[str, Any]:
-    """The order form filled with the orders that count: each unit's first line that its
-    list offers is chosen there, every other line goes to the box in its order. A list
-    holds one line, so a unit's second listed line (jep1 `guard`, heroes `face`) is typed
-    rather than lost when the player sends the form again."""
+    """The order form filled with the orders that count, so that sending it again as it
+    comes sends the same lines in the same order: the form sends its lists' lines in
+    unit order, then the box's. So a line goes to its unit's list while the lines keep
+    to the form's order; from the first that cannot (a later unit's line written first,
+    a unit's second line, a typed line) every line is typed in the box, in its order."""
+    place = {unit: n for n, (unit, _) in enumerate(in_unit_order(units))}
     chosen: dict[str, str] = {}
     typed: list[str] = []
+    reached = -1  # the form position of the last line placed in a list
     for line in accepted.splitlines():
         if not line.strip() or line.strip() == "pass":
             continue
         unit = next((u for u, choices in units.items() if line in choices), None)
-        if unit is not None and unit not in chosen:
+        if not typed and unit is not None and place[unit] > reached:
             chosen[unit] = line
+            reached = place[unit]
         else:
             typed.append(line)
     return {"chosen": chosen, "typed": typed}

@@ -559,3 +559,22 @@ def test_sending_the_form_again_as_it_comes_keeps_every_line(csrf_app: Flask, ru
         latest = s.scalars(select(Submission).order_by(Submission.version.desc())).first()
         assert latest is not None and latest.version == 2 and latest.source == "web"
         assert latest.accepted.splitlines() == [move, other]
+
+
+def test_sending_the_form_again_keeps_the_order_the_lines_were_written(csrf_app: Flask) -> None:
+    """universal reads a side's lines in the order written: a later unit's line written
+    first must still come first when the pre-filled form is sent again."""
+    game = new_game(csrf_app, "universal")
+    legal = game.ruleset.legal_orders(game.state(), "alice")
+    first, second = sorted(legal, key=lambda u: (len(u), u))[:2]
+    written = next([b, a] for b in legal[second] for a in legal[first]
+                   if " move " in a and " move " in b and a.split()[-1] != b.split()[-1]
+                   and game.accepts("alice", [b, a]))
+    assert game.table.put("alice", "\n".join(written)).status_code == 200
+    form = read_form(game.table.client, game.player_path("alice"))
+    r = game.table.client.post(game.player_path("alice"), data=form.as_a_browser_sends_it())
+    assert r.status_code == 200, error_box(r.get_data(as_text=True))
+    with session_scope(csrf_app) as s:
+        versions = s.scalars(select(Submission).order_by(Submission.version)).all()
+        assert [v.version for v in versions] == [1, 2] and versions[1].source == "web"
+        assert versions[1].accepted.splitlines() == versions[0].accepted.splitlines() == written

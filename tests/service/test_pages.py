@@ -168,3 +168,29 @@ def test_the_board_caption_explains_this_board(app: Flask, client: Any) -> None:
     universal = start(client)
     caption = _html(client.get(f"/games/{universal.id}")).split("<figcaption>")[1].split("</figcaption>")[0]
     assert "triangle" not in caption and "diamonds" not in caption and "Circles are" in caption
+
+
+def test_units_are_listed_in_natural_order(app: Flask, client: Any) -> None:
+    """B2 before B10, in the order form and in the Your units table."""
+    table = create(client, "jep1", options={"points": 5000, "width": 12, "height": 12})
+    for seat in table.created["seats"]:
+        force = {"units": ["scout"] * 12} if seat["name"] == "alice" else None
+        r = client.post(f"/api/games/{table.id}/join",
+                        json={"invite_token": seat["invite_token"], **({"force": force} if force else {})})
+        assert r.status_code == 200, r.json
+        table.tokens[seat["name"]] = r.json["player_token"]
+    page = _html(client.get(f"/games/{table.id}/player/{table.tokens['alice']}"))
+    units = client.get(f"/api/games/{table.id}/orders", headers=table.auth("alice")).json["units"]
+    assert len(units) == 12
+
+    def natural(name: str) -> tuple[str, int]:
+        prefix = name.rstrip("0123456789")
+        return prefix, int(name[len(prefix):])
+
+    ordered = sorted(units, key=natural)
+    assert ordered != sorted(units)  # ...10, 11, 12 after 9, not after 1
+    form = page.split('name="units"')[1].split("</form>")[0]
+    listed = list(dict.fromkeys(re.findall(r'<option value="([^" ]+) ', form)))
+    assert listed == ordered
+    table_rows = [row[0] for row in _your_units(page)[1:]]
+    assert table_rows == ordered
