@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from engine import Board, find_ruleset
 from engine.record import build_record
+from service import statecache
 from service.errors import NotFound
 from service.integrity import check_steps, current_state, loaded_state
 from service.models import Game, Round, Seat, Step
@@ -84,7 +85,9 @@ def orders_json(session: Session, seat: Seat) -> dict[str, Any]:
     if game.status == "active" and rnd is not None:
         ruleset = find_ruleset(game.ruleset)
         if seat.name in rnd.expected:
-            units = ruleset.legal_orders(current_state(session, game, step)[1], seat.name)
+            checked, state = current_state(session, game, step)
+            units = statecache.legal_orders(game.ruleset, checked.state, seat.name,
+                                            lambda: ruleset.legal_orders(state, seat.name))
         mine = latest_submissions(session, rnd.id).get(seat.id)
         current = mine.text if mine else ""
     return {"round": game.current_round if game.status == "active" else None,

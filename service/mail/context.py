@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from engine import Board, find_ruleset
 from engine.dice import chain_link_ok
-from service import urls
+from service import statecache, urls
 from service.mail.headers import plus_address
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
@@ -67,6 +67,14 @@ def board_parts(board: Board | None) -> dict[str, Any]:
     if board is None:
         return {"grid_text": "", "grid_html": ""}
     return {"grid_text": ascii_board(board), "grid_html": html_board(board)}
+
+
+def grids(game: Game, step: Step | None) -> dict[str, Any]:
+    """board_parts of the step's state: the same in every player's mail of that step."""
+    if step is None:
+        return board_parts(None)
+    return dict(statecache.cached("grids", game.ruleset, step.state, "",
+                                  lambda: board_parts(board_of(game, step))))
 
 
 def unit_lines(board: Board | None, player: str) -> list[str]:
@@ -133,7 +141,9 @@ def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
     if step is None:
         return []
     ruleset = find_ruleset(game.ruleset)
-    return legal_summary(ruleset.legal_orders(ruleset.load(step.state), player))
+    data = step.state
+    return legal_summary(statecache.legal_orders(game.ruleset, data, player,
+                                                 lambda: ruleset.legal_orders(ruleset.load(data), player)))
 
 
 def results_context(session: Session, game: Game, seat: Seat | None,
@@ -157,7 +167,7 @@ def results_context(session: Session, game: Game, seat: Seat | None,
         "previous_name": f"S_{t - 1}",
         "chain_ok": chain_link_ok(bytes.fromhex(step.key), bytes.fromhex(s_prev)),
         "state_hash": step.state_hash,
-        **board_parts(board),
+        **grids(game, step),
     }
     player = seat.name if seat else ""
     ctx["units"] = unit_lines(board, player)
@@ -175,7 +185,7 @@ def final_context(session: Session, game: Game, payload: Mapping[str, Any]) -> d
     outcome = dict(payload.get("outcome") or game.outcome or {})
     winners = [str(w) for w in outcome.get("winners") or []]
     return {"winners": winners, "draw": not winners, "reason": str(outcome.get("reason", "")),
-            **board_parts(board_of(game, latest_step(session, game.id)))}
+            **grids(game, latest_step(session, game.id))}
 
 
 def game_context(session: Session, game: Game, seat: Seat | None, settings: MailSettings) -> dict[str, Any]:
@@ -219,7 +229,7 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
     if row.kind in ("status", "reminder", "confirmation", "help") and game is not None and seat is not None:
         ctx["status"] = round_status(session, game, seat)
         if row.kind == "status":
-            ctx.update(board_parts(board_of(game, latest_step(session, game.id))))
+            ctx.update(grids(game, latest_step(session, game.id)))
     return ctx
 
 

@@ -1,0 +1,59 @@
+"""What is computed from a stored state, kept per process: legal orders, the mail grids.
+
+A player's legal orders are asked for by GET orders, then by the confirmation, status
+and results mails of the same step; the grids are the same in every player's results
+mail of a step. Each is a pure function of the ruleset and the state, so an entry is
+keyed by the ruleset and a digest of the state's JSON as stored: it is exactly what
+computing it again from that row gives, and a changed or damaged row is another key
+(the database stays the source of truth; nothing secret is kept). A small LRU bounds
+the memory; a lock makes it safe for threaded web servers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+SIZE = 512  # entries, each a few KB
+
+_entries: OrderedDict[tuple[str, str, bytes, str], Any] = OrderedDict()
+_lock = threading.Lock()
+
+
+def digest(data: Mapping[str, Any]) -> bytes:
+    """The state's JSON as stored (key order kept), digested."""
+    return hashlib.blake2b(json.dumps(data, separators=(",", ":")).encode(), digest_size=20).digest()
+
+
+def cached(kind: str, ruleset: str, data: Mapping[str, Any], arg: str, compute: Callable[[], T]) -> T:
+    """compute(), or what it gave before for the same kind, ruleset, state JSON and argument.
+
+    The caller must not change what it gets (copy it first)."""
+    key = (kind, ruleset, digest(data), arg)
+    with _lock:
+        if key in _entries:
+            _entries.move_to_end(key)
+            return _entries[key]
+    value = compute()  # outside the lock; an exception caches nothing
+    with _lock:
+        _entries[key] = value
+        while len(_entries) > SIZE:
+            _entries.popitem(last=False)
+    return value
+
+
+def legal_orders(ruleset_id: str, data: Mapping[str, Any], player: str,
+                 compute: Callable[[], dict[str, list[str]]]) -> dict[str, list[str]]:
+    """A player's legal orders in this state (a fresh copy each call)."""
+    found = cached("legal", ruleset_id, data, player, compute)
+    return {unit: list(lines) for unit, lines in found.items()}
+
+
+def clear() -> None:
+    with _lock:
+        _entries.clear()

@@ -1,0 +1,54 @@
+"""service.statecache: what it keeps is exactly what computing it again gives."""
+
+from __future__ import annotations
+
+from service import statecache
+
+
+def test_the_same_state_json_computes_once_and_hands_out_copies() -> None:
+    statecache.clear()
+    calls: list[str] = []
+
+    def compute() -> dict[str, list[str]]:
+        calls.append("x")
+        return {"A1": ["A1 hold", "A1 move b2"]}
+
+    state = {"units": [{"id": "A1", "at": "a1"}], "round": 3}
+    first = statecache.legal_orders("universal", state, "alice", compute)
+    first["A1"].append("changed by the caller")
+    again = statecache.legal_orders("universal", dict(state), "alice", compute)
+    assert again == {"A1": ["A1 hold", "A1 move b2"]} and calls == ["x"]
+
+
+def test_another_state_player_ruleset_or_key_order_is_another_entry() -> None:
+    statecache.clear()
+    calls: list[str] = []
+
+    def compute() -> str:
+        calls.append("x")
+        return "v"
+
+    state = {"a": 1, "b": 2}
+    for ruleset, data, arg in [("universal", state, "p"), ("universal", {"a": 1, "b": 3}, "p"),
+                               ("jep1", state, "p"), ("universal", state, "q"),
+                               ("universal", {"b": 2, "a": 1}, "p")]:
+        statecache.cached("k", ruleset, data, arg, compute)
+    assert len(calls) == 5
+
+
+def test_a_failure_is_not_kept_and_the_size_is_bounded() -> None:
+    statecache.clear()
+
+    def fail() -> str:
+        raise ValueError("does not load")
+
+    for _ in range(2):
+        try:
+            statecache.cached("k", "universal", {"x": 1}, "", fail)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("the failure was cached")
+    for i in range(statecache.SIZE + 10):
+        statecache.cached("k", "universal", {"i": i}, "", lambda: "v")
+    assert len(statecache._entries) == statecache.SIZE
