@@ -83,10 +83,24 @@ def pg_url() -> Iterator[str]:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def empty_tables(app: Flask) -> None:
+def empty_tables(app: Flask, attempts: int = 20) -> None:
+    """Empty every table between tests. A shared worker may still be finishing the last
+    test's tasks and hold row locks, so PostgreSQL can pick the TRUNCATE as a deadlock
+    victim or make it wait: retry (bounded) until the leftovers are done."""
+    from sqlalchemy.exc import OperationalError
+
     names = ", ".join(t.name for t in reversed(Base.metadata.sorted_tables))
-    with engine_of(app).begin() as conn:
-        conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    for attempt in range(attempts):
+        try:
+            with engine_of(app).begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    conn.execute(text("SET LOCAL lock_timeout = '2s'"))
+                conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+            return
+        except OperationalError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.25)
 
 
 @pytest.fixture
