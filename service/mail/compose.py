@@ -12,13 +12,15 @@ so a resend after a temporary failure is the same message to every client.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
 
-from flask import render_template
+from flask import current_app, has_request_context, render_template
 from sqlalchemy.orm import Session
 
+from service import urls
 from service.mail.context import build_context
 from service.mail.headers import clean_header_text, mailbox, message_id, set_standard_headers, thread_root
 from service.mail.settings import MailSettings
@@ -46,13 +48,22 @@ def subject_for(kind: str, ctx: Mapping[str, Any]) -> str:
     return clean_header_text(f"[{game['title']}] {subject}" if game else subject, 200)
 
 
+def _url_context() -> AbstractContextManager[object]:
+    """Outside a request (the mail worker): one request context for all the mail's links,
+    where service.urls would push one for each link (~0.45 ms each). In a request, none."""
+    if has_request_context():
+        return nullcontext()
+    return current_app.test_request_context(base_url=urls.base_url())
+
+
 def compose(session: Session, row: Outbox, settings: MailSettings) -> EmailMessage:
     """The whole message for one outbox row (raises LookupError if what it reports is gone)."""
     if row.kind not in _SUBJECTS:
         raise LookupError(f"no templates for mail of kind {row.kind!r}")
     if not row.to_address:
         raise LookupError("the outbox row has no address")
-    ctx = build_context(session, row, settings)
+    with _url_context():
+        ctx = build_context(session, row, settings)
     ctx["subject"] = subject_for(row.kind, ctx)
     text = render_template(f"email/{row.kind}.txt", **ctx)
     html = render_template(f"email/{row.kind}.html", **ctx)
