@@ -126,4 +126,4 @@ def play(seat_id: int) -> tuple[str, int]:
         seat = _my_seat(seat_id)
         return render_template("web/player.html", token=None, errors=sent.errors, message=sent.message,
                                text=sent.text, form_action=url_for("dashboard.play", seat_id=seat_id),
-                               **player_context(seat)), sent.status
+                               **player_context(seat, sent)), sent.status

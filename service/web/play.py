@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from flask import render_template, request, url_for
 
+from engine import find_ruleset
 from service import games, rounds
 from service import jsonlimits as limited_json
 from service.db import get_session
@@ -20,6 +20,7 @@ from service.render.svg import board_svg
 from service.urls import player_url
 from service.views import board_of, current_round, orders_json
 from service.web import bp
+from service.web.order_form import order_form, order_text
 
 
 @bp.route("/games/<game_id>/join/<invite>", methods=["GET", "POST"])
@@ -51,18 +52,9 @@ def parse_force(text: str) -> Any:
         raise Invalid(f"the force is not valid JSON: {exc.msg} (line {exc.lineno})", "force") from None
 
 
-def order_text(form: Any) -> str:
-    """The order text of the form: each unit's chosen line, then the free-text box."""
-    try:
-        count = min(int(form.get("units", 0)), 500)
-    except ValueError:
-        count = 0
-    chosen = [form.get(f"unit-{i}", "") for i in range(count)]
-    free = form.get("free", "")
-    return "\n".join([line for line in chosen if line.strip()] + ([free] if free.strip() else []))
-
-
-def player_context(seat: Seat) -> dict[str, Any]:
+def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
+    """What the player page shows; the order form holds the refused text when `sent`
+    was refused, else the orders that count."""
     session = get_session()
     game = seat.game
     rnd = current_round(session, game)
@@ -72,39 +64,12 @@ def player_context(seat: Seat) -> dict[str, Any]:
     return {
         "seat": seat, "game": game, "round": rnd, "orders": orders,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
-        "unit_list": in_unit_order(orders["units"]),
-        "prefill": prefill(orders["units"], latest.accepted if latest else ""),
+        "form": order_form(orders["units"], [v.name for v in find_ruleset(game.ruleset).verbs],
+                           sent.text if sent and sent.errors else latest.accepted if latest else ""),
         "units": sorted((p for p in board.pieces if p.side == seat.name),
                         key=lambda p: natural_key(p.label)) if board else [],
         "svg": board_svg(board, "the grid") if board else None,
     }
-
-
-def in_unit_order(units: Mapping[str, Sequence[str]]) -> list[tuple[str, Sequence[str]]]:
-    """The units as the form lists them: B2 before B10."""
-    return sorted(units.items(), key=lambda item: natural_key(item[0]))
-
-
-def prefill(units: Mapping[str, Sequence[str]], accepted: str) -> dict[str, Any]:
-    """The order form filled with the orders that count, so that sending it again as it
-    comes sends the same lines in the same order: the form sends its lists' lines in
-    unit order, then the box's. So a line goes to its unit's list while the lines keep
-    to the form's order; from the first that cannot (a later unit's line written first,
-    a unit's second line, a typed line) every line is typed in the box, in its order."""
-    place = {unit: n for n, (unit, _) in enumerate(in_unit_order(units))}
-    chosen: dict[str, str] = {}
-    typed: list[str] = []
-    reached = -1  # the form position of the last line placed in a list
-    for line in accepted.splitlines():
-        if not line.strip() or line.strip() == "pass":
-            continue
-        unit = next((u for u, choices in units.items() if line in choices), None)
-        if not typed and unit is not None and place[unit] > reached:
-            chosen[unit] = line
-            reached = place[unit]
-        else:
-            typed.append(line)
-    return {"chosen": chosen, "typed": typed}
 
 
 @dataclass
@@ -145,4 +110,4 @@ def player(game_id: str, token: str) -> tuple[str, int]:
         seat = rounds.seat_by_token(session, game_id, token)
         action = url_for("web.player", game_id=game_id, token=token)
         return render_template("web/player.html", token=token, errors=sent.errors, message=sent.message,
-                               text=sent.text, form_action=action, **player_context(seat)), sent.status
+                               text=sent.text, form_action=action, **player_context(seat, sent)), sent.status

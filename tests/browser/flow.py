@@ -51,9 +51,14 @@ def join(page: Any, invite: str, *, javascript: bool = True) -> str:
 
 
 def send(page: Any, choices: dict[str, str], free: str = "") -> None:
-    """Choose a line per unit (by its label) and write the free-text box, then send."""
+    """Choose each line in its unit's list of that verb (by its label, like `A1 move`; a
+    unit's "" sets all its lists to no order) and write the free-text box, then send."""
     for unit, line in choices.items():
-        page.get_by_label(unit, exact=True).select_option(line)
+        if line:
+            page.get_by_label(f"{unit} {line.split()[1]}", exact=True).select_option(line)
+        else:
+            for select in page.locator(f"form select[data-unit='{unit}']").all():
+                select.select_option("")
     page.get_by_label("More orders").fill(free)
     page.get_by_role("button", name="Send orders").click()
     page.wait_for_load_state()
@@ -64,8 +69,8 @@ def first_moves(page: Any, count: int = 2) -> dict[str, str]:
     to a square no other chosen unit moves to (two units may not end on one square)."""
     out: dict[str, str] = {}
     taken: set[str] = set()
-    for select in page.locator("form select[id^=unit-]").all():
-        unit = page.locator(f"label[for={select.get_attribute('id')}]").inner_text().strip()
+    for select in page.locator("form select[data-unit]").all():
+        unit = select.get_attribute("data-unit")
         values = select.locator("option").evaluate_all("os => os.map(o => o.value)")
         move = next((v for v in values if " move " in v and v.split()[-1] not in taken), None)
         if move:
@@ -78,8 +83,8 @@ def first_moves(page: Any, count: int = 2) -> dict[str, str]:
 
 def an_attack(page: Any, besides: dict[str, str]) -> dict[str, str]:
     """One 'attack' line of a unit not in `besides` (attacks roll dice), or {} if none can."""
-    for select in page.locator("form select[id^=unit-]").all():
-        unit = page.locator(f"label[for={select.get_attribute('id')}]").inner_text().strip()
+    for select in page.locator("form select[data-unit]").all():
+        unit = select.get_attribute("data-unit")
         values = select.locator("option").evaluate_all("os => os.map(o => o.value)")
         attack = next((v for v in values if " attack " in v), None)
         if attack and unit not in besides:

@@ -47,7 +47,7 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     assert "stored as version 1" in red.inner_text(".notice")
     assert moves[units[0]] in red.inner_text(".notice") and moves[units[1]] in red.inner_text(".notice")
     # The form starts from the orders that count: amending A2 to hold keeps A1's line.
-    assert red.get_by_label(units[1], exact=True).input_value() == moves[units[1]]
+    assert red.get_by_label(f"{units[1]} move", exact=True).input_value() == moves[units[1]]
     send(red, {units[1]: ""})
     notice = red.inner_text(".notice")
     assert "stored as version 2" in notice and moves[units[1]] not in notice and moves[units[0]] in notice

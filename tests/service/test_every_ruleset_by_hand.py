@@ -2,7 +2,7 @@
 
 A game is created and joined through the JSON API (embedded mode, CSRF on). Then the
 players act as people would: on the web player page they read the order form (CSRF
-token, one list of legal orders per unit, a free-text box), pick from the lists, type
+token, a list of legal orders per unit and verb, a free-text box), pick from the lists, type
 the rest, get a mistake back with its line number and send the fix; by mail they reply
 to the results mail they were sent (the Reply-To with its token, their orders on top
 and the old mail quoted below) and read the confirmation listing the accepted lines.
@@ -69,7 +69,8 @@ class OrderForm(HTMLParser):
         self.found = False
         self.hidden: dict[str, str] = {}
         self.selects: dict[str, list[str]] = {}  # name → option values, in order
-        self.labels: dict[str, str] = {}  # select id → label text (the unit)
+        self.labels: dict[str, str] = {}  # select id → label text ("A1 move": the unit and verb)
+        self.unit_of: dict[str, str] = {}  # select name → the unit it orders (data-unit)
         self.textareas: list[str] = []
         self.selected: dict[str, list[str]] = {}  # select name → options marked selected
         self.typed: dict[str, str] = {}  # textarea name → its text
@@ -88,6 +89,7 @@ class OrderForm(HTMLParser):
         elif tag == "select":
             self._select = a["name"]
             self.selects[self._select] = []
+            self.unit_of[self._select] = a.get("data-unit", "")
         elif tag == "option" and self._select is not None:
             self.selects[self._select].append(a.get("value", ""))
             if "selected" in a:
@@ -112,7 +114,7 @@ class OrderForm(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._label is not None:
-            self.labels[self._label] += data.strip()
+            self.labels[self._label] = " ".join((self.labels[self._label] + " " + data).split())
         if self._textarea is not None:
             self.typed[self._textarea] += data
 
@@ -125,12 +127,17 @@ class OrderForm(HTMLParser):
             data[name] = text.removeprefix("\n")  # HTML drops a textarea's leading newline
         return data
 
-    def units(self) -> dict[str, tuple[str, list[str]]]:
-        """Unit → (select name, the legal lines it offers besides `hold`)."""
-        out = {}
+    def units(self) -> dict[str, list[tuple[str, list[str]]]]:
+        """Unit → its lists in form order: (select name, the legal lines it offers besides
+        `no <verb>`), one list per verb, each labelled with the unit and the verb."""
+        out: dict[str, list[tuple[str, list[str]]]] = {}
         for name, values in self.selects.items():
-            assert values[0] == "", "every list starts with hold"
-            out[self.labels[name]] = (name, values[1:])
+            unit = self.unit_of[name]
+            assert values[0] == "", "every list starts with no order"
+            verbs = {line.split()[1].lower() for line in values[1:]}
+            assert len(verbs) == 1 and {line.split()[0] for line in values[1:]} == {unit}, values
+            assert self.labels[name] == f"{unit} {verbs.pop()}", "a list is labelled with its unit and verb"
+            out.setdefault(unit, []).append((name, values[1:]))
         return out
 
 
@@ -178,6 +185,7 @@ class Game:
     picked: int = 0  # lines chosen from the per-unit lists
     pairs: list[tuple[int, list[str]]] = field(default_factory=list)  # (round, [move, attack])
     retyped: int = 0  # web turns typed whole because the lists' line order would not do
+    several: int = 0  # units given two or more lines from their lists in one web turn
 
     @property
     def id(self) -> str:
@@ -245,25 +253,31 @@ class Game:
     # -- the web form -------------------------------------------------------------
 
     def form_data(self, seat: str, lines: list[str], extra: list[str]) -> tuple[dict[str, str], list[str]]:
-        """Fill the form: each unit's first line from its list when offered, the rest typed.
+        """Fill the form: each of a unit's lists takes its first line it offers, the rest typed.
 
         Returns the form fields and the order text as the server will number it (the
         chosen lines, then the free-text box)."""
         form = read_form(self.table.client, self.player_path(seat))
         legal = self.ruleset.legal_orders(self.state(), seat)
         units = form.units()
-        assert {u: offered for u, (_, offered) in units.items()} == {u: list(c) for u, c in legal.items()}, \
-            "each unit's list offers exactly its legal orders"
+        assert {u: sorted(ln for _, offered in lists for ln in offered) for u, lists in units.items()} \
+            == {u: sorted(c) for u, c in legal.items() if c}, "each unit's lists offer exactly its legal orders"
+        for u, lists in units.items():  # each list keeps the ruleset's order of its lines
+            assert all(offered == [c for c in legal[u] if c in offered] for _, offered in lists)
+        assert list(units) == sorted(units, key=lambda u: [(int(p), "") if p.isdigit() else (-1, p)
+                                                   for p in re.split(r"(\d+)", u) if p]), \
+            "units in natural order (B2 before B10)"
         assert form.hidden["round"] == str(self.table.status()["round"])
         data = {"csrf_token": form.hidden["csrf_token"], "round": form.hidden["round"],
                 "units": form.hidden["units"]}
         rest = list(lines)
         chosen: dict[str, str] = {}
-        for unit, (name, offered) in units.items():
-            first = next((ln for ln in rest if unit_of(ln) == unit.upper()), None)
-            if first is not None and first in offered:
-                chosen[name] = first
-                rest.remove(first)
+        for unit, lists in units.items():  # each list takes the unit's first line it offers
+            for name, offered in lists:
+                first = next((ln for ln in rest if unit_of(ln) == unit.upper() and ln in offered), None)
+                if first is not None:
+                    chosen[name] = first
+                    rest.remove(first)
         if chosen and not self.accepts(seat, [*chosen.values(), *rest]):
             # The form sends the lists' lines first, in unit order; where the rules read
             # lines in order (universal: a move can block a later one), that can refuse
@@ -271,7 +285,8 @@ class Game:
             chosen, rest = {}, list(lines)
             self.retyped += 1
         self.picked += len(chosen)
-        data.update({name: chosen.get(name, "") for name, _ in units.values()})
+        self.several += sum(1 for lists in units.values() if sum(name in chosen for name, _ in lists) > 1)
+        data.update({name: chosen.get(name, "") for lists in units.values() for name, _ in lists})
         typed = rest + extra if lines or extra else ["pass"]
         data["free"] = "\n".join(typed)
         return data, [*chosen.values(), *typed]
@@ -505,6 +520,7 @@ def test_a_human_plays_it_from_the_web_form_and_by_mail(csrf_app: Flask, ruleset
     assert given == set(SEATS), "every player (the villain seat too) gave real orders"
     if ruleset_id in MULTI_LINE:
         assert game.multi == {"web", "mail"}, "a move then an attack for one unit, both ways"
+        assert game.several > 0, "a unit's move and attack chosen from its lists"
     if ruleset_id == "heroes":
         assert {"hero", "civvie", "henchman", "nemesis"} <= game.seen_kinds
     for player in game.players.values():
@@ -553,6 +569,9 @@ def test_sending_the_form_again_as_it_comes_keeps_every_line(csrf_app: Flask, ru
     other = next(c for c in choices if c.split()[1] in ("guard", "face"))
     assert game.table.put("alice", f"{move}\n{other}").status_code == 200
     form = read_form(game.table.client, game.player_path("alice"))
+    # Both lines stand in the unit's lists, none typed: the form offers a list per verb.
+    assert sorted(v for chosen in form.selected.values() for v in chosen) == sorted([move, other])
+    assert form.typed["free"].strip() == ""
     r = game.table.client.post(game.player_path("alice"), data=form.as_a_browser_sends_it())
     assert r.status_code == 200, error_box(r.get_data(as_text=True))
     with session_scope(csrf_app) as s:

@@ -194,3 +194,17 @@ def test_units_are_listed_in_natural_order(app: Flask, client: Any) -> None:
     assert listed == ordered
     table_rows = [row[0] for row in _your_units(page)[1:]]
     assert table_rows == ordered
+
+
+def test_a_refused_form_comes_back_as_it_was_sent(app: Flask, client: Any) -> None:
+    """The list keeps its chosen line and the box only the typed lines: sending the
+    fixed form again does not send the list's line twice."""
+    table = start(client)
+    path = f"/games/{table.id}/player/{table.tokens['alice']}"
+    units = client.get(f"/api/games/{table.id}/orders", headers=table.auth("alice")).json["units"]
+    move = next(c for c in units[min(units, key=lambda u: (len(u), u))] if " move " in c)
+    r = client.post(path, data={"round": "1", "units": str(len(units)), "unit-0": move, "free": "Q7 jump"})
+    assert r.status_code == 422
+    form = _html(r).split("<form", 1)[1].split("</form>")[0]
+    assert f'<option value="{move}" selected>' in form
+    assert re.search(r'<textarea name="free"[^>]*>\s*Q7 jump</textarea>', form)
