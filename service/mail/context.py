@@ -24,6 +24,7 @@ from service.mail.tokens import make_token
 from service.models import Game, Outbox, Round, Seat, Step
 from service.progress import latest_step
 from service.render.ascii_grid import ascii_board
+from service.render.grid_legend import natural_key
 from service.render.html_table_grid import html_board
 from service.rounds import latest_submissions
 from service.schedule.durations import DurationError, describe_duration, parse_duration
@@ -81,7 +82,7 @@ def unit_lines(board: Board | None, player: str) -> list[str]:
     if board is None:
         return []
     out = []
-    for p in board.pieces:
+    for p in sorted(board.pieces, key=lambda p: natural_key(p.label)):  # B2 before B10
         if p.side == player:
             health = f", health {p.health}/{p.max_health}" if p.health is not None and p.max_health else ""
             facing = f", facing {p.facing}" if p.facing else ""
@@ -93,7 +94,7 @@ def unit_lines(board: Board | None, player: str) -> list[str]:
 def legal_summary(legal: Mapping[str, Sequence[str]]) -> list[str]:
     """`A1: move b3, c4, d5 and 20 more; attack B1`: what each unit may be ordered."""
     out = []
-    for unit, lines in legal.items():
+    for unit, lines in sorted(legal.items(), key=lambda item: natural_key(item[0])):
         by_verb: dict[str, list[str]] = {}
         for line in lines:
             words = line.split()
