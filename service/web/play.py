@@ -16,7 +16,7 @@ from service.errors import Invalid, OrdersRefused, ServiceError
 from service.models import Game, Seat
 from service.progress import latest_step
 from service.render.grid_legend import natural_key
-from service.render.svg import board_svg
+from service.render.svg import board_caption, board_svg
 from service.urls import player_url
 from service.views import board_of, current_round, orders_json
 from service.web import bp
@@ -69,6 +69,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "units": sorted((p for p in board.pieces if p.side == seat.name),
                         key=lambda p: natural_key(p.label)) if board else [],
         "svg": board_svg(board, "the grid") if board else None,
+        "caption": board_caption(board) if board else "",
     }
 
 

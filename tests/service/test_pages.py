@@ -168,6 +168,8 @@ def test_the_board_caption_explains_this_board(app: Flask, client: Any) -> None:
     universal = start(client)
     caption = _html(client.get(f"/games/{universal.id}")).split("<figcaption>")[1].split("</figcaption>")[0]
     assert "triangle" not in caption and "diamonds" not in caption and "Circles are" in caption
+    player = _html(client.get(f"/games/{heroes.id}/player/{heroes.tokens['alice']}"))
+    assert "points the way it faces" in player.split("<figcaption>")[1].split("</figcaption>")[0]
 
 
 def test_units_are_listed_in_natural_order(app: Flask, client: Any) -> None:
