@@ -12,11 +12,11 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from service.doorbell import Doorbells
-from service.errors import Conflict, Invalid, NotFound, Unauthorized
+from service.errors import Conflict, Invalid
+from service.games import seat_by_invite
 from service.models import Game, Round, Seat
 from service.rounds import seat_by_token
 from service.schedule.absences import parse_absences, stretch_for_absences
@@ -108,16 +108,8 @@ def _restretch(session: Session, game: Game, rnd: Round) -> None:
 
 def claim_seat(session: Session, game_id: str, invite_token: Any) -> tuple[str, str]:
     """A replacement takes an open seat with its invitation: (seat name, new player token)."""
-    if not isinstance(invite_token, str) or not invite_token:
-        raise Unauthorized("invite_token is missing", "invite_token")
     with session.begin():
-        game = session.get(Game, game_id, with_for_update=True)
-        if game is None:
-            raise NotFound(f"no game {game_id!r}")
-        seat = session.scalars(select(Seat).where(
-            Seat.game_id == game_id, Seat.invite_token_hash == token_hash(invite_token))).first()
-        if seat is None:
-            raise Unauthorized("this invitation does not open a seat of this game", "invite_token")
+        game, seat = seat_by_invite(session, game_id, invite_token)
         return _take(session, game, seat)
 
 
