@@ -9,13 +9,14 @@ other does nothing.
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from engine import OrderErrors, find_ruleset, round_inputs, run_round
@@ -45,16 +46,18 @@ class Accepted:
 def seat_by_token(session: Session, game_id: str, token: str | None) -> Seat:
     """The seat a player token belongs to; 404 for an unknown game, 401 for a bad token.
 
-    The seat keeps the game loaded: the identity map forgets a row nobody holds, and
-    callers read seat.game next.
+    The game and its seats are read in one statement (callers read seat.game and
+    game.seats next), and the seat keeps the game loaded: the identity map forgets a
+    row nobody holds.
     """
-    game = session.get(Game, game_id)
+    game = session.get(Game, game_id, options=[joinedload(Game.seats)])
     if game is None:
         raise NotFound(f"no game {game_id!r}")
     if not token:
         raise Unauthorized("a player token is needed (Authorization: Bearer <player_token>)")
-    seat = session.scalars(select(Seat).where(
-        Seat.game_id == game_id, Seat.player_token_hash == token_hash(token))).first()
+    wanted = token_hash(token)
+    seat = next((s for s in game.seats
+                 if s.player_token_hash and hmac.compare_digest(s.player_token_hash, wanted)), None)
     if seat is None:
         raise Unauthorized("this player token is not valid for this game")
     set_committed_value(seat, "game", game)  # seat.game without asking the database again
