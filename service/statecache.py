@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-SIZE = 512  # entries, each a few KB
+SIZE = 128  # entries: a grids entry is ~40 KB (the HTML table), legal orders a few KB
 
 _entries: OrderedDict[tuple[str, str, bytes, str], Any] = OrderedDict()
 _lock = threading.Lock()
