@@ -18,9 +18,16 @@ def base_url() -> str:
 
 def absolute(endpoint: str, **values: Any) -> str:
     if has_request_context():
-        return base_url() + url_for(endpoint, **values)
+        return base_url() + _below_root(url_for(endpoint, **values))
     with current_app.test_request_context(base_url=base_url()):
-        return base_url() + url_for(endpoint, **values)
+        return base_url() + _below_root(url_for(endpoint, **values))
+
+
+def _below_root(path: str) -> str:
+    """url_for's path without the context's script root, which base_url() already ends
+    with (a BASE_URL like https://example.org/dp would otherwise give /dp/dp/...)."""
+    root = request.script_root
+    return path[len(root):] if root and path.startswith(root) else path
 
 
 def join_url(game_id: str, invite: str) -> str:

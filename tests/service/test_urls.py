@@ -1,0 +1,34 @@
+"""Absolute links honour a BASE_URL with a path exactly once, in and out of requests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from service import create_app
+from service.urls import game_url, record_url
+from tests.conftest import base_config
+
+
+def _app(tmp_path: Path, base: str):  # type: ignore[no-untyped-def]
+    return create_app(base_config(f"sqlite:///{tmp_path}/u.sqlite3", BASE_URL=base))
+
+
+def test_a_base_url_with_a_path_appears_once_outside_a_request(tmp_path: Path) -> None:
+    app = _app(tmp_path, "https://example.org/dp/")
+    with app.app_context():
+        assert game_url("g1") == "https://example.org/dp/games/g1"
+        assert record_url("g1") == "https://example.org/dp/api/games/g1/record"
+
+
+def test_a_base_url_with_a_path_appears_once_inside_a_request(tmp_path: Path) -> None:
+    app = _app(tmp_path, "https://example.org/dp")
+    # A request mounted under the same prefix (SCRIPT_NAME) and one whose proxy stripped it.
+    for root in ("https://example.org/dp/", "http://internal:8000/"):
+        with app.test_request_context(base_url=root):
+            assert game_url("g1") == "https://example.org/dp/games/g1"
+
+
+def test_without_a_base_url_links_follow_the_request(tmp_path: Path) -> None:
+    app = create_app(base_config(f"sqlite:///{tmp_path}/u.sqlite3", BASE_URL=None))
+    with app.test_request_context(base_url="http://host:8000/sub/"):
+        assert game_url("g1") == "http://host:8000/sub/games/g1"
