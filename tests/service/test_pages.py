@@ -162,9 +162,14 @@ def test_your_units_show_the_facing_where_pieces_have_one(app: Flask, client: An
 
 def test_the_board_caption_explains_this_board(app: Flask, client: Any) -> None:
     heroes = start(client, "heroes")
-    caption = _html(client.get(f"/games/{heroes.id}")).split("<figcaption>")[1].split("</figcaption>")[0]
-    assert "a black triangle on a piece&#39;s edge points the way it faces" in caption
-    assert "diamonds are pieces the game runs (outlined dashed for civvies)" in caption and "rooftop" in caption
+    page = _html(client.get(f"/games/{heroes.id}"))
+    caption = page.split("<figcaption>")[1].split("</figcaption>")[0]
+    assert "a black triangle on a piece&#39;s edge points the way it faces" in caption and "rooftop" in caption
+    # Setup's spawn roll comes from this game's own dice: the caption names the game's
+    # figures exactly when the grid draws some (wording per kind: tests/service/test_svg.py).
+    drawn = set(re.findall(r'<g class="piece (henchman|civvie|nemesis)">', page))
+    assert ("diamonds are pieces the game runs" in caption) == bool(drawn)
+    assert ("dashed for civvies" in caption) == ("civvie" in drawn)
     universal = start(client)
     caption = _html(client.get(f"/games/{universal.id}")).split("<figcaption>")[1].split("</figcaption>")[0]
     assert "triangle" not in caption and "diamonds" not in caption and "Circles are" in caption
