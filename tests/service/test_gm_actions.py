@@ -262,3 +262,6 @@ def test_console_shows_local_deadline_and_each_seats_settings(tmp_path):
     assert console["deadline_local"] == "2026-06-03T21:00:00+09:00"
     red = next(s for s in console["seats"] if s["name"] == "red")
     assert (red["reminder_lead"], red["absences"]) == ("PT3H", [{"from": "2026-07-01", "to": "2026-07-02"}])
+    page = world.client.get(f"/games/{world.game_id}/gm/{world.gm_token}").get_data(as_text=True)
+    assert "2026-06-03T12:00:00+00:00 (UTC)" in page
+    assert '<time datetime="2026-06-03T21:00:00+09:00">2026-06-03 21:00 Asia/Tokyo</time>' in page
