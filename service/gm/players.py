@@ -9,13 +9,14 @@ now falls inside one (never shortens it; the game's absence limit applies).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from service.doorbell import Doorbells
-from service.errors import Conflict, Invalid
+from service.errors import Conflict, Invalid, NotFound
 from service.games import seat_by_invite
 from service.models import Game, Round, Seat
 from service.rounds import seat_by_token
@@ -52,9 +53,32 @@ def get_settings(session: Session, game_id: str, token: str | None) -> dict[str,
         return {"seat": seat.name, **settings_json(seat_schedule(session, seat, create=False))}
 
 
+def seat_settings(session: Session, seat_id: int) -> dict[str, Any]:
+    """get_settings for a seat already identified (by a mail's signed token)."""
+    with session.begin():
+        seat = _seat_by_id(session, seat_id)
+        return {"seat": seat.name, **settings_json(seat_schedule(session, seat, create=False))}
+
+
 def update_settings(session: Session, game_id: str, token: str | None,
                     data: dict[str, Any]) -> dict[str, Any]:
     """Change any of wait / reminder_lead / absences; all are checked before anything is stored."""
+    return _update(session, data, lambda: seat_by_token(session, game_id, token))
+
+
+def update_seat_settings(session: Session, seat_id: int, data: dict[str, Any]) -> dict[str, Any]:
+    """update_settings for a seat already identified (by a mail's signed token)."""
+    return _update(session, data, lambda: _seat_by_id(session, seat_id))
+
+
+def _seat_by_id(session: Session, seat_id: int) -> Seat:
+    seat = session.get(Seat, seat_id)
+    if seat is None:
+        raise NotFound(f"no seat {seat_id}")
+    return seat
+
+
+def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat]) -> dict[str, Any]:
     unknown = sorted(set(data) - set(SETTINGS))
     if unknown:
         raise Invalid(f"{unknown[0]}: unknown setting (settings: {', '.join(SETTINGS)})", unknown[0])
@@ -67,7 +91,7 @@ def update_settings(session: Session, game_id: str, token: str | None,
         raise Invalid(str(exc), str(exc).split(":", 1)[0]) from None
     bells = Doorbells()
     with session.begin():
-        seat = seat_by_token(session, game_id, token)
+        seat = find_seat()
         game = seat.game
         rnd = open_round(session, game, lock=True) if game.status == "active" else None  # round before seats
         row = seat_schedule(session, seat)

@@ -7,6 +7,9 @@
     HELP         how to play by mail (also the answer to a mail with nothing in it)
     JOIN         take the seat an invitation offered (default force, server entropy)
     UNSUBSCRIBE  no more mail of this game (mail preference "none")
+    WAIT ON|OFF  the wait flag            } through service.gm.players.update_seat_settings,
+    AWAY <from> <to> | AWAY CLEAR         } the settings API's own checks and messages;
+    REMIND <duration>  the reminder lead  } the answer shows what is now set
 
 The service functions own their transactions, so `perform` runs outside any; it
 returns what to record and which answers to queue, and the caller writes both in one
@@ -21,7 +24,8 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from service import games, rounds, urls
-from service.errors import OrdersRefused, ServiceError
+from service.errors import Invalid, OrdersRefused, ServiceError
+from service.gm.players import seat_settings, update_seat_settings
 from service.mail.reply_text import Reply
 from service.mail.withdraw import withdraw
 from service.models import Game, Seat
@@ -97,6 +101,50 @@ def _unsubscribe(session: Session, seat: Seat) -> Done:
     return Done("mail preference set to none")
 
 
+def _setting_change(session: Session, seat: Seat, reply: Reply) -> dict[str, Any]:
+    """What a WAIT / AWAY / REMIND line asks of update_settings (Invalid naming the bad word)."""
+    args = [w for w in reply.args if w.lower() != "to"] if reply.command == "away" else list(reply.args)
+    word = " ".join(reply.args)
+    if reply.command == "wait":
+        if len(args) == 1 and args[0].lower() in ("on", "off"):
+            return {"wait": args[0].lower() == "on"}
+        raise Invalid(f"WAIT: write WAIT ON or WAIT OFF, got {word!r}", "wait")
+    if reply.command == "remind":
+        if len(args) == 1:
+            return {"reminder_lead": args[0]}
+        raise Invalid(f"REMIND: write REMIND and one ISO 8601 duration like PT6H, got {word!r}",
+                      "reminder_lead")
+    if len(args) == 1 and args[0].lower() == "clear":
+        return {"absences": []}
+    if len(args) in (1, 2):
+        absences = seat_settings(session, seat.id)["absences"]
+        new = {"from": args[0], "to": args[-1]}
+        return {"absences": absences + ([new] if new not in absences else [])}
+    raise Invalid(f"AWAY: write AWAY YYYY-MM-DD YYYY-MM-DD or AWAY CLEAR, got {word!r}", "absences")
+
+
+def settings_text(current: dict[str, Any]) -> str:
+    lead = current["reminder_lead"]
+    away = ", ".join(f"{a['from']} to {a['to']}" for a in current["absences"])
+    return "\n".join([
+        "Your settings now:",
+        "  WAIT    " + ("ON: the round stays open until its deadline even when everyone is in"
+                        if current["wait"] else "OFF: the round closes as soon as everyone is in"),
+        "  REMIND  " + (f"{lead} before the deadline" if lead != "PT0S" else "off (PT0S)"),
+        "  AWAY    " + (away or "no absences declared"),
+    ])
+
+
+def _settings(session: Session, seat: Seat, reply: Reply) -> Done:
+    try:
+        current = update_seat_settings(session, seat.id, _setting_change(session, seat, reply))
+    except ServiceError as exc:
+        message = f"{reply.command.upper()} refused: {exc.message}"
+        return Done(message, [("status", {"message": message})])
+    message = settings_text(current)
+    return Done(f"{reply.command} set", [("status", {"message": message})])
+
+
 def perform(session: Session, seat: Seat, reply: Reply) -> Done:
     """Carry out one mail's orders or command for an identified seat."""
     if reply.command == "orders":
@@ -107,6 +155,8 @@ def perform(session: Session, seat: Seat, reply: Reply) -> Done:
         return _join(session, seat)
     if reply.command == "unsubscribe":
         return _unsubscribe(session, seat)
+    if reply.command in ("wait", "away", "remind"):
+        return _settings(session, seat, reply)
     if reply.command == "status":
         return Done("status sent", [("status", {})])
     if reply.command == "help":

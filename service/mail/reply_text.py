@@ -13,8 +13,10 @@ Rules, in order:
 - `TOKEN <token>` lines are taken out and returned apart; those of the quoted mail
   are returned apart again, as a last resort for identification;
 - if the subject (without Re:/Fwd:) or the first remaining line is STATUS, CLEAR,
-  HELP, JOIN or UNSUBSCRIBE, the mail is that command; otherwise the remaining text is
-  an order text for the ruleset's parser.
+  HELP, JOIN or UNSUBSCRIBE, the mail is that command; if the first remaining line
+  starts with WAIT, AWAY or REMIND, the mail is that setting command and the line's other
+  words are its arguments; otherwise the remaining text is an order text for the
+  ruleset's parser.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-Command = Literal["orders", "status", "clear", "help", "join", "unsubscribe", "empty"]
+Command = Literal["orders", "status", "clear", "help", "join", "unsubscribe", "wait", "away", "remind",
+                  "empty"]
 COMMANDS: dict[str, Command] = {"status": "status", "clear": "clear", "help": "help", "join": "join",
                                  "unsubscribe": "unsubscribe"}
+# Commands with arguments on the same line (`WAIT ON`, `AWAY 2026-12-24 2026-12-27`, `REMIND PT6H`).
+SETTING_COMMANDS: dict[str, Command] = {"wait": "wait", "away": "away", "remind": "remind"}
 
 _SIG_RE = re.compile(r"^--\s*$")
 # Phone clients sign without "-- ": "Sent from my iPhone", "Get Outlook for Android", ...
@@ -53,6 +58,7 @@ class Reply:
     # TOKEN lines of the quoted mail: a last resort when a mail system dropped the
     # plus-part of the reply address (whoever holds the mail holds its token anyway).
     quoted_tokens: list[str] = field(default_factory=list)
+    args: tuple[str, ...] = ()  # the words after a setting command (WAIT, AWAY, REMIND)
 
 
 def _cut_at_end_markers(lines: list[str]) -> list[str]:
@@ -126,5 +132,8 @@ def read_reply(text: str, subject: str = "") -> Reply:
         first = meaningful[0].lower()
         if first in COMMANDS:
             return Reply(COMMANDS[first], "", tokens, quoted)
+        words = meaningful[0].split()
+        if words[0].lower() in SETTING_COMMANDS:
+            return Reply(SETTING_COMMANDS[words[0].lower()], "", tokens, quoted, tuple(words[1:]))
         return Reply("orders", "\n".join(kept).strip("\n"), tokens, quoted)
     return Reply("empty", "", tokens, quoted)

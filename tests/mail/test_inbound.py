@@ -10,7 +10,7 @@ from service.mail.inbound import process_pending
 from service.models import InboundMail, Outbox, Round, StoredMail, Submission
 from service.rounds import latest_submissions
 from tests.mail import client_mails
-from tests.mail.mail_world import parse, text_of
+from tests.mail.mail_world import html_of, parse, text_of
 
 
 def _mail(to: str, body: str, sender: str = "alice@example.org", mid: str = "<m1@client.example.org>",
@@ -246,3 +246,74 @@ def test_a_reply_whose_plus_address_was_dropped_is_known_by_the_quoted_token(mai
     out = player.reply(start, "pass")
     assert out.status == "processed", out
     assert _current_orders(mail_game, "alice") == "pass"
+
+
+def _api_settings(game, name: str, data: dict | None = None):
+    client = game.app.test_client()
+    auth = {"Authorization": f"Bearer {game.tokens[name]}"}
+    url = f"/api/games/{game.id}/settings"
+    return client.put(url, json=data, headers=auth) if data is not None else client.get(url, headers=auth)
+
+
+def test_wait_away_remind_by_mail_change_the_player_settings(mail_game):
+    to = mail_game.reply_to("alice")
+    out = mail_game.send(_mail(to, "WAIT ON", mid="<w1@c>"))
+    assert (out.status, out.detail) == ("processed", "wait set")
+    answer = text_of(mail_game.players["alice"].latest("Status of round 1"))
+    assert "WAIT    ON: the round stays open until its deadline" in answer
+    assert mail_game.send(_mail(to, "remind pt6h\n> quoted", mid="<r1@c>")).detail == "remind set"
+    assert "REMIND  PT6H before the deadline" in text_of(mail_game.players["alice"].latest("Status of round 1"))
+    assert mail_game.send(_mail(to, "AWAY 2026-12-24 2026-12-27", mid="<a1@c>")).detail == "away set"
+    assert mail_game.send(_mail(to, "away 2027-01-02 to 2027-01-03", mid="<a2@c>")).detail == "away set"
+    answer = text_of(mail_game.players["alice"].latest("Status of round 1"))
+    assert "AWAY    2026-12-24 to 2026-12-27, 2027-01-02 to 2027-01-03" in answer
+    settings = _api_settings(mail_game, "alice").json
+    assert (settings["wait"], settings["reminder_lead"]) == (True, "PT6H")
+    assert settings["absences"] == [{"from": "2026-12-24", "to": "2026-12-27"},
+                                    {"from": "2027-01-02", "to": "2027-01-03"}]
+    assert _api_settings(mail_game, "bob").json["wait"] is False  # only the writer's seat
+    mail_game.send(_mail(to, "AWAY CLEAR", mid="<a3@c>"))
+    mail_game.send(_mail(to, "WAIT OFF", mid="<w2@c>"))
+    answer = text_of(mail_game.players["alice"].latest("Status of round 1"))
+    assert "WAIT    OFF: the round closes as soon as everyone is in" in answer
+    assert "AWAY    no absences declared" in answer
+    settings = _api_settings(mail_game, "alice").json
+    assert (settings["wait"], settings["reminder_lead"], settings["absences"]) == (False, "PT6H", [])
+
+
+def test_a_bad_date_or_duration_by_mail_is_refused_with_the_apis_message(mail_game):
+    to = mail_game.reply_to("alice")
+    mail_game.send(_mail(to, "AWAY 2026-12-24 2026-12-27", mid="<a1@c>"))
+    out = mail_game.send(_mail(to, "AWAY 2026-12-30 2026-13-01", mid="<a2@c>"))
+    api = _api_settings(mail_game, "alice", {"absences": [{"from": "2026-12-24", "to": "2026-12-27"},
+                                                          {"from": "2026-12-30", "to": "2026-13-01"}]})
+    assert api.status_code == 422
+    expected = "absences[1].to: expected a date 'YYYY-MM-DD', got '2026-13-01'"
+    assert expected in str(api.json)
+    assert out.detail == f"AWAY refused: {expected}"
+    assert f"AWAY refused: {expected}" in text_of(mail_game.players["alice"].latest("Status of round 1"))
+
+    out = mail_game.send(_mail(to, "REMIND PT6X", mid="<r1@c>"))
+    api = _api_settings(mail_game, "alice", {"reminder_lead": "PT6X"})
+    expected = "reminder_lead: 'PT6X' is not an ISO 8601 duration like 'PT48H' or 'P1DT12H'"
+    assert api.status_code == 422 and expected in str(api.json)
+    assert out.detail == f"REMIND refused: {expected}"
+    assert f"REMIND refused: {expected}" in text_of(mail_game.players["alice"].latest("Status of round 1"))
+
+    out = mail_game.send(_mail(to, "WAIT maybe", mid="<w1@c>"))
+    assert out.detail == "WAIT refused: WAIT: write WAIT ON or WAIT OFF, got 'maybe'"
+    out = mail_game.send(_mail(to, "AWAY soon-ish", mid="<a3@c>"))
+    assert out.detail == "AWAY refused: absences[1].from: expected a date 'YYYY-MM-DD', got 'soon-ish'"
+    settings = _api_settings(mail_game, "alice").json  # nothing refused was stored
+    assert (settings["wait"], settings["reminder_lead"]) == (False, "PT12H")
+    assert settings["absences"] == [{"from": "2026-12-24", "to": "2026-12-27"}]
+
+
+def test_help_lists_the_setting_commands(mail_game):
+    mail_game.send(_mail(mail_game.reply_to("alice"), "HELP", mid="<h@c>"))
+    help_mail = mail_game.players["alice"].latest("How to play by mail")
+    text = text_of(help_mail)
+    for line in ("WAIT ON      keep the round open", "WAIT OFF     let the round close",
+                 "AWAY 2026-12-24 2026-12-27", "REMIND PT6H  be reminded"):
+        assert line in text
+    assert "<code>REMIND PT6H</code>" in html_of(help_mail)

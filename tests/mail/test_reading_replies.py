@@ -55,6 +55,11 @@ def test_commands_and_tokens():
     assert read_reply("HELP # what can I send?").command == "help"
     assert read_reply("", "Re: STATUS").command == "status"
     assert read_reply("\n\n-- \nsig", "Re: Round 4").command == "empty"
+    r = read_reply("Wait on\n> A1 move c3")
+    assert (r.command, r.args) == ("wait", ("on",))
+    assert read_reply("AWAY 2026-12-24 2026-12-27").args == ("2026-12-24", "2026-12-27")
+    assert read_reply("remind").command == "remind"
+    assert read_reply("A1 move c3\nWAIT ON").command == "orders"  # only the first line
     r = read_reply("token: 3.abcdefghijklmnop\nA1 move c3\n")
     assert (r.command, r.text, r.tokens) == ("orders", "A1 move c3", ["3.abcdefghijklmnop"])
 
