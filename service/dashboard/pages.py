@@ -23,8 +23,8 @@ from service.dashboard import bp, links
 from service.dashboard.overview import seats_of
 from service.db import get_session
 from service.doorbell import Doorbells
-from service.errors import BadRequest, NotFound
-from service.mail.web import PREFS
+from service.errors import NotFound
+from service.mail.prefs import PREFS, mail_pref_choice, set_mail_pref
 from service.models import Seat
 from service.web.play import Sent, player_context, take_orders
 
@@ -102,14 +102,12 @@ def _my_seat(seat_id: int) -> Seat:
 @bp.post("/me/mail")
 @signed_in
 def mail_pref() -> Response:
-    choice = request.form.get("mail_pref", "")
-    if choice not in PREFS:
-        raise BadRequest("choose one of: " + ", ".join(PREFS), "mail_pref")
+    choice = mail_pref_choice(request.form.get("mail_pref", ""))  # refused before the seat is looked up
     seat_field = request.form.get("seat", "")
     db = get_session()
     with db.begin():
         seat = _my_seat(int(seat_field) if seat_field.isdigit() else 0)
-        seat.mail_pref = choice
+        set_mail_pref(seat, choice)
         saved = f"{seat.game.title} ({seat.name}): {PREFS[choice]}"
     return redirect(url_for("dashboard.home", saved=saved))
 

@@ -25,16 +25,15 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 
 from service import csrf
 from service.db import get_session
-from service.errors import BadRequest, NotFound
+from service.errors import NotFound
 from service.mail.identify import verified_seat
 from service.mail.inbound import MAX_RAW_BYTES, receive
+from service.mail.prefs import PREFS, set_mail_pref
 from service.mail.settings import mail_settings
 from service.mail.stored import Readable, readable, reply_raw
 from service.models import Seat, StoredMail
 
 bp = Blueprint("mail", __name__)
-PREFS = {"all": "every mail", "results": "results only (results, game over, invitations)",
-         "none": "no mail"}
 
 
 def _secret_ok(secret: str) -> bool:
@@ -91,10 +90,7 @@ def preferences(token: str) -> str:
     with session.begin():
         seat = _seat(token)
         if request.method == "POST":
-            choice = request.form.get("mail_pref", "")
-            if choice not in PREFS:
-                raise BadRequest("choose one of: " + ", ".join(PREFS), "mail_pref")
-            seat.mail_pref = choice
+            choice = set_mail_pref(seat, request.form.get("mail_pref", ""))
             message = f"Saved: {PREFS[choice]}."
         return render_template("mail/preferences.html", seat=seat, game=seat.game, prefs=PREFS,
                                message=message, token=token)
@@ -108,7 +104,7 @@ def unsubscribe(token: str) -> str:
         seat = _seat(token)
         done = request.method == "POST"
         if done:
-            seat.mail_pref = "none"
+            set_mail_pref(seat, "none")
         return render_template("mail/unsubscribe.html", seat=seat, game=seat.game, done=done, token=token)
 
 
