@@ -8,7 +8,7 @@ GM (Authorization: Bearer <gm_token>):
   PUT  /api/games/<id>/gm/policy     a deadline policy (docs/schedule.md)
   GET  /api/games/<id>/gm            the console's state: policy, deadline, pause, seats, audit
 Player (Authorization: Bearer <player_token>):
-  GET/PUT /api/games/<id>/settings   {"wait", "reminder_lead", "absences"}
+  GET/PUT /api/games/<id>/settings   {"wait", "reminder_lead", "absences", "mail_pref"}
 Replacement:
   POST /api/games/<id>/takeover      {"invite_token": "..."} -> {"seat", "player_token"}
 """

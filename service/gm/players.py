@@ -1,10 +1,12 @@
-"""What a player sets for themselves (wait flag, reminder lead, absences) and how a
-replacement takes over an open seat.
+"""What a player sets for themselves (wait flag, reminder lead, absences, mail preference)
+and how a replacement takes over an open seat.
 
 Settings: `wait` true keeps the round open until its deadline even when everyone is in;
 `reminder_lead` an ISO 8601 duration (PT0S: no reminders); `absences` a list of
-{"from", "to"} dates. A change of absences re-stretches the open round's deadline when it
-now falls inside one (never shortens it; the game's absence limit applies).
+{"from", "to"} dates; `mail_pref` the seat's mail preference ("all", "results" or "none",
+set by service.mail.prefs as on the mail preferences page). A change of absences
+re-stretches the open round's deadline when it now falls inside one (never shortens it;
+the game's absence limit applies).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from service.doorbell import Doorbells
-from service.errors import Conflict, Invalid, NotFound
+from service.errors import BadRequest, Conflict, Invalid, NotFound
 from service.games import seat_by_invite
+from service.mail.prefs import mail_pref_choice, set_mail_pref
 from service.models import Game, Round, Seat
 from service.rounds import seat_by_token
 from service.schedule.absences import parse_absences, stretch_for_absences
@@ -38,7 +41,7 @@ from service.timekeeping.state import (
 )
 from service.tokens import new_token, token_hash
 
-SETTINGS = ("wait", "reminder_lead", "absences")
+SETTINGS = ("wait", "reminder_lead", "absences", "mail_pref")
 
 
 def settings_json(row: SeatSchedule) -> dict[str, Any]:
@@ -50,19 +53,22 @@ def settings_json(row: SeatSchedule) -> dict[str, Any]:
 def get_settings(session: Session, game_id: str, token: str | None) -> dict[str, Any]:
     with session.begin():
         seat = seat_by_token(session, game_id, token)
-        return {"seat": seat.name, **settings_json(seat_schedule(session, seat, create=False))}
+        return {"seat": seat.name, **settings_json(seat_schedule(session, seat, create=False)),
+                "mail_pref": seat.mail_pref}
 
 
 def seat_settings(session: Session, seat_id: int) -> dict[str, Any]:
     """get_settings for a seat already identified (by a mail's signed token)."""
     with session.begin():
         seat = _seat_by_id(session, seat_id)
-        return {"seat": seat.name, **settings_json(seat_schedule(session, seat, create=False))}
+        return {"seat": seat.name, **settings_json(seat_schedule(session, seat, create=False)),
+                "mail_pref": seat.mail_pref}
 
 
 def update_settings(session: Session, game_id: str, token: str | None,
                     data: dict[str, Any]) -> dict[str, Any]:
-    """Change any of wait / reminder_lead / absences; all are checked before anything is stored."""
+    """Change any of wait / reminder_lead / absences / mail_pref; all are checked before anything
+    is stored."""
     return _update(session, data, lambda: seat_by_token(session, game_id, token))
 
 
@@ -89,6 +95,10 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
         absences = parse_absences(data["absences"]) if "absences" in data else None
     except ValueError as exc:
         raise Invalid(str(exc), str(exc).split(":", 1)[0]) from None
+    try:
+        pref = mail_pref_choice(data["mail_pref"]) if "mail_pref" in data else None
+    except BadRequest as exc:  # 422 like every other refused setting
+        raise Invalid(exc.message, "mail_pref") from None
     bells = Doorbells()
     with session.begin():
         seat = find_seat()
@@ -101,11 +111,13 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
             row.reminder_lead_seconds = int(lead.total_seconds())
         if absences is not None:
             row.absences = [a.to_json() for a in absences]
+        if pref is not None:
+            set_mail_pref(seat, pref)
         if rnd is not None and absences and seat.name in rnd.expected and row.controller == "human":
             _restretch(session, game, rnd)
         if rnd is not None and data.get("wait") is False:
             close_early_if_done(session, bells, game, rnd)
-        out = {"seat": seat.name, **settings_json(row)}
+        out = {"seat": seat.name, **settings_json(row), "mail_pref": seat.mail_pref}
     bells.ring()
     return out
 

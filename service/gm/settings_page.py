@@ -1,5 +1,6 @@
 """A player's schedule settings as a web form (/games/<id>/player/<token>/schedule):
-wait flag, reminder lead and absences, stored by service.gm.players.update_settings."""
+wait flag, reminder lead, absences and mail preference, stored by
+service.gm.players.update_settings."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from service.db import get_session
 from service.errors import Invalid, ServiceError
 from service.gm import players
 from service.gm.pages import bp
+from service.mail.prefs import PREFS
 
 
 def absences_from_text(text: str) -> list[dict[str, str]]:
@@ -41,7 +43,8 @@ def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
         try:
             data = {"wait": request.form.get("wait") == "on",
                     "reminder_lead": request.form.get("reminder_lead", "").strip(),
-                    "absences": absences_from_text(request.form.get("absences", ""))}
+                    "absences": absences_from_text(request.form.get("absences", "")),
+                    "mail_pref": request.form.get("mail_pref", "")}
             current = players.update_settings(session, game_id, token, data)
             message = "Saved."
         except ServiceError as exc:
@@ -52,7 +55,7 @@ def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
     if error is None:
         current = players.get_settings(session, game_id, token)
         form = {"wait": current["wait"], "reminder_lead": current["reminder_lead"],
-                "absences": absences_to_text(current["absences"])}
+                "absences": absences_to_text(current["absences"]), "mail_pref": current["mail_pref"]}
     page = render_template("web/gm_settings.html", game_id=game_id, token=token, form=form,
-                           error=error, message=message)
+                           prefs=PREFS, error=error, message=message)
     return (page, error.status) if error else page
