@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from engine.contract import Resolution
-from engine.dice import ScriptedDice
 from engine.grid import parse_square
 from engine.rulesets.fivedice import FivediceRuleset
 from engine.rulesets.fivedice.sheet import Sheet
 from engine.rulesets.fivedice.state import GameState, Unit
+from tests.engine.rulesets.scripted import event_texts, resolve_scripted
 
 RULES = FivediceRuleset()
 SIDES = {"A": "alice", "B": "bob"}
@@ -45,15 +45,11 @@ def state(*units: Unit, terrain: dict[str, str] | None = None, **options: Any) -
 
 def play(s: GameState, orders: dict[str, str], faces: list[int]) -> Resolution[GameState]:
     """Parse each player's orders against s and resolve with exactly these faces."""
-    parsed = {p: RULES.parse_orders(s, p, text) for p, text in orders.items()}
-    dice = ScriptedDice(faces)
-    res = RULES.resolve(s, parsed, dice)
-    assert dice.unused == [], f"faces left over: {dice.unused}"
-    return res
+    return resolve_scripted(RULES, s, orders, faces)
 
 
 def texts(res: Resolution[GameState], kind: str | None = None) -> list[str]:
-    return [e.text for e in res.events if kind is None or e.kind == kind]
+    return event_texts(res.events, kind)
 
 
 def life(res: Resolution[GameState], uid: str) -> int:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from engine.contract import Event, Resolution
-from engine.dice import ScriptedDice
 from engine.grid import parse_square
 from engine.rulesets.heroes import HeroesRuleset
 from engine.rulesets.heroes.cards import card
 from engine.rulesets.heroes.decks import henchmen_deck, items_deck
 from engine.rulesets.heroes.state import Figure, HeroesState
+from tests.engine.rulesets.scripted import event_texts, resolve_scripted
 
 RULES = HeroesRuleset()
 NOBODY_COMES = [1, 1, 1, 1]  # the end-of-round d6 for the four quadrants: no spawns
@@ -64,12 +64,8 @@ def civvie(s: HeroesState, at: str) -> Figure:
 
 def play(s: HeroesState, orders: dict[str, str], faces: list[int]) -> Resolution[HeroesState]:
     """Parse each player's orders against s and resolve with exactly these faces."""
-    parsed = {p: RULES.parse_orders(s, p, text) for p, text in orders.items()}
-    dice = ScriptedDice(faces)
-    res = RULES.resolve(s, parsed, dice)
-    assert dice.unused == [], f"faces left over: {dice.unused}"
-    return res
+    return resolve_scripted(RULES, s, orders, faces)
 
 
 def texts(events: list[Event], kind: str | None = None) -> list[str]:
-    return [e.text for e in events if kind is None or e.kind == kind]
+    return event_texts(events, kind)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from engine.contract import Resolution
-from engine.dice import ScriptedDice
 from engine.grid import parse_square
 from engine.rulesets.jep1 import Jep1Ruleset
 from engine.rulesets.jep1.skills import SKILLS
 from engine.rulesets.jep1.state import JepState
 from engine.rulesets.jep1.units import Unit
+from tests.engine.rulesets.scripted import event_texts, resolve_scripted
 
 RULES = Jep1Ruleset()
 SIDES = {"A": "alice", "B": "bob"}
@@ -30,12 +30,8 @@ def state(*units: Unit, round: int = 2, **options: Any) -> JepState:
 
 def play(s: JepState, orders: dict[str, str], faces: list[int]) -> Resolution[JepState]:
     """Parse each player's orders against s and resolve with exactly these faces."""
-    parsed = {p: RULES.parse_orders(s, p, text) for p, text in orders.items()}
-    dice = ScriptedDice(faces)
-    res = RULES.resolve(s, parsed, dice)
-    assert dice.unused == [], f"faces left over: {dice.unused}"
-    return res
+    return resolve_scripted(RULES, s, orders, faces)
 
 
 def texts(res: Resolution[JepState], kind: str | None = None) -> list[str]:
-    return [e.text for e in res.events if kind is None or e.kind == kind]
+    return event_texts(res.events, kind)

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from engine.contract import Event
-from engine.dice import ScriptedDice
 from engine.grid import parse_square
 from engine.orders import OrderErrors
 from engine.registry import find_ruleset
 from engine.rulesets.universal.forces import UNIT_TYPES
 from engine.rulesets.universal.state import State, Unit
+from tests.engine.rulesets.scripted import resolve_scripted
 
 RULES = find_ruleset("universal")
 PLAYERS = ["alice", "bob", "carol", "dave"]
@@ -53,10 +53,7 @@ def position(spec: str, *, width: int = 8, height: int = 8, round: int = 1,
 
 def resolve(state: State, faces: list[int], **texts: str) -> tuple[State, list[Event]]:
     """Parse each player's text against the state and resolve with exactly these dice."""
-    orders = {p: RULES.parse_orders(state, p, text) for p, text in texts.items()}
-    dice = ScriptedDice(faces)
-    result = RULES.resolve(state, orders, dice)
-    assert dice.unused == [], f"dice scripted but never rolled: {dice.unused}"
+    result = resolve_scripted(RULES, state, texts, faces)
     return result.state, result.events
 
 
