@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +81,17 @@ def pg_url() -> Iterator[str]:
     yield url
     with _pg_admin() as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def wait_for(predicate: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
+    """Poll until predicate() is truthy (its value is returned) or fail after timeout seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
 
 
 def empty_tables(app: Flask, attempts: int = 20) -> None:

@@ -15,8 +15,7 @@ import secrets
 import shutil
 import signal
 import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from tests.conftest import (
     free_port,
     full_config,
     full_env,
+    wait_for,
 )
 
 pytestmark = pytest.mark.slow
@@ -54,17 +54,6 @@ def ready_without_doorbell(table: Any) -> None:
             assert table.put(seat, "pass").status_code == 200
     finally:
         doorbell.Doorbells.ring = original  # type: ignore[method-assign]
-
-
-def wait_for(predicate: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
-    """Poll until predicate() is truthy (its value is returned) or fail after timeout seconds."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
 
 
 @dataclass

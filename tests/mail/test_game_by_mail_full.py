@@ -4,8 +4,7 @@ back through the webhook (alice) and through IMAP from dovecot (bob)."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from email.message import EmailMessage
 from typing import Any
 
@@ -15,7 +14,7 @@ from flask import Flask
 from service import create_app
 from service.db import engine_of
 from service.mail.imap import poll_configured
-from tests.conftest import WorkerProcess, empty_tables, full_config, full_env
+from tests.conftest import WorkerProcess, empty_tables, full_config, full_env, wait_for
 from tests.mail.dovecot import Dovecot, dovecot_binary
 from tests.mail.mail_world import MailPlayer, text_of
 from tests.mail.smtp_server import SmtpServer
@@ -24,16 +23,7 @@ from tests.mail.test_game_by_mail_embedded import SEATS, bot, check_chain_in, cr
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(dovecot_binary() is None, reason="dovecot-imapd is not installed")]
 SECRET = "full-mode-hook"
-
-
-def wait_for(found: Callable[[], Any], what: str, timeout: float = 90.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = found()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+MAIL_WAIT = 90.0  # seconds: a worker sends and dovecot delivers before a reply is read
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +90,7 @@ def test_whole_game_by_mail_full_mode(full_app, servers, mail_worker):
     game_id = create(full_app, max_rounds=4)
     for p in players.values():
         invitation = wait_for(lambda p=p: [m for m in p.inbox() if "Invitation" in str(m["Subject"])],
-                              "the invitations")[-1]
+                              "the invitations", MAIL_WAIT)[-1]
         assert p.reply(invitation, "JOIN") == "processed"
     subject = "The game has started"
     rounds = 0
@@ -108,7 +98,7 @@ def test_whole_game_by_mail_full_mode(full_app, servers, mail_worker):
         for name in SEATS:
             p = players[name]
             mail = wait_for(lambda p=p, s=subject: [m for m in p.inbox() if s in str(m["Subject"])],
-                            f"{subject!r} for {name}")[-1]
+                            f"{subject!r} for {name}", MAIL_WAIT)[-1]
             text = text_of(mail)
             check_chain_in(text)
             if "It needs your orders" in text:
@@ -116,10 +106,11 @@ def test_whole_game_by_mail_full_mode(full_app, servers, mail_worker):
         rounds += 1
         subject = f"Round {rounds} results"
         wait_for(lambda s=subject: all(any(s in str(m["Subject"]) for m in p.inbox()) for p in players.values())
-                 or game_row(full_app, game_id).status == "finished", f"{subject!r}")
+                 or game_row(full_app, game_id).status == "finished", f"{subject!r}", MAIL_WAIT)
     assert rounds >= 1
     for p in players.values():
-        over = wait_for(lambda p=p: [m for m in p.inbox() if "Game over" in str(m["Subject"])], "game over")
+        over = wait_for(lambda p=p: [m for m in p.inbox() if "Game over" in str(m["Subject"])], "game over",
+                        MAIL_WAIT)
         assert "THE FINAL GRID" in text_of(over[-1])
     assert imap.count() == 0
     # Every mail went out once per row: no duplicates of any Message-ID.
