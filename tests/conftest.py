@@ -52,12 +52,17 @@ def base_config(database_url: str, **extra: Any) -> dict[str, Any]:
             **extra}
 
 
-@pytest.fixture
-def sqlite_app(tmp_path: Path) -> Iterator[Flask]:
-    app = create_app(base_config(f"sqlite:///{tmp_path}/dicepost.sqlite3"))
+def sqlite_app_with(tmp_path: Path, **extra: Any) -> Iterator[Flask]:
+    """An embedded-mode app on a fresh, migrated SQLite file; extra config on top."""
+    app = create_app(base_config(f"sqlite:///{tmp_path}/dicepost.sqlite3", **extra))
     upgrade(engine_of(app))
     yield app
     engine_of(app).dispose()
+
+
+@pytest.fixture
+def sqlite_app(tmp_path: Path) -> Iterator[Flask]:
+    yield from sqlite_app_with(tmp_path)
 
 
 def _pg_admin() -> Any:

@@ -11,10 +11,7 @@ from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service import create_app
-from service.db import engine_of
-from service.migrate import upgrade
-from tests.conftest import base_config
+from tests.conftest import sqlite_app_with
 from tests.service.play import counts, create, start
 
 JSON = st.recursive(
@@ -31,10 +28,7 @@ def sqlite_app(tmp_path: Path) -> Iterator[Flask]:
     """The guessing limit is off here: sixty refused bodies from one address within a
     minute would trip it (it is tested in tests/security), and these tests are about
     what each body alone gets back."""
-    app = create_app(base_config(f"sqlite:///{tmp_path}/dicepost.sqlite3", RATELIMIT_ENABLED=False))
-    upgrade(engine_of(app))
-    yield app
-    engine_of(app).dispose()
+    yield from sqlite_app_with(tmp_path, RATELIMIT_ENABLED=False)
 
 
 def _maybe(keys: list[str]) -> Any:
