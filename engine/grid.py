@@ -11,6 +11,7 @@ import heapq
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 _SQUARE_RE = re.compile(r"^([a-z]+)([1-9][0-9]*)$")
@@ -45,12 +46,17 @@ def column_name(col: int) -> str:
     return letters
 
 
-def square_name(sq: Square) -> str:
-    return f"{column_name(sq.col)}{sq.row + 1}"
+# Names and parses are cached: every state load, dump and order line converts squares,
+# thousands of times a round, among a few hundred distinct squares.
+@lru_cache(maxsize=16384)
+def square_name(sq: tuple[int, int]) -> str:
+    return f"{column_name(sq[0])}{sq[1] + 1}"
 
 
+@lru_cache(maxsize=16384)
 def parse_square(text: str) -> Square:
-    """`c3` → Square(2, 2); case-insensitive. Raises SquareError with a readable reason."""
+    """`c3` → Square(2, 2); case-insensitive. Raises SquareError with a readable reason
+    (a failed parse is not cached: lru_cache keeps only returned values)."""
     m = _SQUARE_RE.match(text.strip().lower())
     if not m:
         raise SquareError(f"{text!r} is not a square name (like a1 or c7)")
@@ -240,10 +246,16 @@ class Grid:
                 if c is None:
                     continue
                 total = cost + c
-                rest = guide * max(abs(n[0] - gc), abs(n[1] - gr)) if guide else 0
+                if guide:  # Chebyshev distance to the goal, spelled out (no max/abs calls)
+                    dx, dy = n[0] - gc, n[1] - gr
+                    dx, dy = (dx if dx >= 0 else -dx), (dy if dy >= 0 else -dy)
+                    rest = guide * (dx if dx > dy else dy)
+                else:
+                    rest = 0
                 if total + rest > budget:
                     continue
-                if n not in best or total < best[n][0]:
+                known = best.get(n)
+                if known is None or total < known[0]:
                     best[n] = (total, sq)
                     heapq.heappush(heap, (total + rest, total, n))
         return best

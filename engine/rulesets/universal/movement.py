@@ -19,21 +19,31 @@ STEP_NEAR_ENEMY = 3
 _AROUND = tuple((dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1))
 
 
-def enemy_zone(state_units: dict[Square, str], side: str) -> set[tuple[int, int]]:
-    """Every square adjacent to a character of another side than `side`.
+def enemy_zone(state_units: dict[Square, str], side: str, near: Square | None = None,
+               within: int = 0) -> set[tuple[int, int]]:
+    """Every square adjacent to a character of another side than `side` (with `near`: of
+    those characters within `within` squares of it, which is all a short search can meet).
 
     Plain (col, row) tuples: they hash and compare equal to Squares and are cheaper to make.
     """
-    return {(sq[0] + dc, sq[1] + dr) for sq, owner in state_units.items() if owner != side
-            for dc, dr in _AROUND}
+    if near is None:
+        enemies = [sq for sq, owner in state_units.items() if owner != side]
+    else:
+        nc, nr = near
+        enemies = [sq for sq, owner in state_units.items()
+                   if owner != side and abs(sq[0] - nc) <= within and abs(sq[1] - nr) <= within]
+    return {(c + dc, r + dr) for c, r in enemies for dc, dr in _AROUND}
 
 
-def step_cost_for(owners: dict[Square, str], side: str) -> StepCost:
-    """The cost of one step for a unit of `side`, given every occupied square's side."""
-    zone = enemy_zone(owners, side)
+def step_cost_for(owners: dict[Square, str], side: str, start: Square, budget: int) -> StepCost:
+    """The cost of one step for the unit of `side` standing on `start` (the square it
+    leaves is free to it) in a search within `budget`, given every occupied square's side."""
+    # Such a search asks about squares at most budget // STEP + 1 squares away (a step
+    # costs at least STEP), so only enemies one square further can put them in the zone.
+    zone = enemy_zone(owners, side, start, budget // STEP + 2)
 
     def cost(_frm: Square, to: Square) -> Cost | None:
-        if to in owners:
+        if to in owners and to != start:
             return None
         return STEP_NEAR_ENEMY if to in zone else STEP
 
@@ -43,15 +53,14 @@ def step_cost_for(owners: dict[Square, str], side: str) -> StepCost:
 def reachable(grid: Grid, owners: dict[Square, str], side: str, start: Square, budget: int,
               diagonals: bool) -> dict[Square, tuple[Cost, Square | None]]:
     """Every square the unit at `start` can end its move on (start included, cost 0)."""
-    mover = {sq: s for sq, s in owners.items() if sq != start}
-    return grid.reachable(start, budget, step_cost_for(mover, side), diagonals)
+    return grid.reachable(start, budget, step_cost_for(owners, side, start, budget), diagonals)
 
 
 def plan(grid: Grid, owners: dict[Square, str], side: str, start: Square,
          waypoints: list[Square], budget: int, diagonals: bool) -> Path | None:
     """The cheapest path through the waypoints within the budget, or None."""
-    mover = {sq: s for sq, s in owners.items() if sq != start}
-    return grid.path_via(start, waypoints, budget, step_cost_for(mover, side), diagonals, STEP)
+    return grid.path_via(start, waypoints, budget, step_cost_for(owners, side, start, budget), diagonals,
+                         STEP)
 
 
 def why_not(grid: Grid, owners: dict[Square, str], start: Square, waypoints: list[Square],

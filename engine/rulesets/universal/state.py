@@ -69,15 +69,21 @@ class State:
     out: list[str] = field(default_factory=list)  # sides that lost, in the order they fell
     marks: list[dict[str, Any]] = field(default_factory=list)  # last round's moves and attacks
     terrain: dict[str, str] = field(default_factory=dict)
+    # The Grid built from options and terrain, which no rule changes after setup: built
+    # once per loaded state and shared by its copies (every move check asks for it).
+    built_grid: Grid | None = field(default=None, compare=False, repr=False)
 
     def copy(self) -> State:
         return State(dict(self.options), list(self.seats), self.round,
                      {k: u.copy() for k, u in self.units.items()}, dict(self.next_number),
-                     dict(self.streaks), list(self.out), list(self.marks), dict(self.terrain))
+                     dict(self.streaks), list(self.out), list(self.marks), dict(self.terrain),
+                     self.built_grid)
 
     def grid(self) -> Grid:
-        return Grid(int(self.options["width"]), int(self.options["height"]),
-                    {parse_square(k): v for k, v in self.terrain.items()})
+        if self.built_grid is None:
+            self.built_grid = Grid(int(self.options["width"]), int(self.options["height"]),
+                                   {parse_square(k): v for k, v in self.terrain.items()})
+        return self.built_grid
 
     @property
     def alive_sides(self) -> list[str]:
