@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,22 +90,7 @@ class Load:
 
     # -- games ----------------------------------------------------------------------
     def new_game(self, slot: Slot) -> None:
-        names = [f"p{i + 1}" for i in range(self.spec.players)]
-        status, created = self.api.call("POST", "/api/games", {
-            "ruleset": self.spec.ruleset, "title": f"bench {slot.index}", "public": False,
-            "options": self.spec.options,
-            "seats": [{"name": n, **({"email": f"{n}.{slot.index}@example.com"} if self.spec.emails else {})}
-                      for n in names]})
-        if status != 201:
-            raise RuntimeError(f"create game: {status} {created}")
-        tokens = []
-        for seat in created["seats"]:
-            status, joined = self.api.call("POST", f"/api/games/{created['id']}/join",
-                                           {"invite_token": seat["invite_token"]})
-            if status != 200:
-                raise RuntimeError(f"join: {status} {joined}")
-            tokens.append(joined["player_token"])
-        slot.game_id, slot.tokens, slot.names = created["id"], tokens, names
+        slot.game_id, slot.names, slot.tokens = create_game(self.api, self.spec, slot.index)
         self.stats.add(games_created=1)
         self.refresh(slot)
 
@@ -145,22 +131,11 @@ class Load:
                 self.close_round(slot, number, finished_at)
 
     def submit(self, game_id: str, token: str, number: int, rng: random.Random) -> None:
-        status, view = self.api.call("GET", f"/api/games/{game_id}/orders", token=token)
-        if status != 200:
-            raise RuntimeError(f"GET orders: {status} {view}")
-        lines = choose(view["units"], rng)
-        for _ in range(4):
-            status, body = self.api.call("PUT", f"/api/games/{game_id}/orders",
-                                         {"round": number, "orders": "\n".join(lines)}, token=token)
+        def count(status: int) -> None:
             if time.monotonic() <= self.deadline:
                 self.stats.add(submissions=int(status == 200), refused=int(status == 422))
-            if status == 200:
-                return
-            if status != 422:
-                raise RuntimeError(f"PUT orders: {status} {body}")
-            bad = {e.get("line") for e in body.get("errors", [])}
-            lines = [ln for i, ln in enumerate(lines, start=1) if i not in bad] if bad - {None} else []
-        raise RuntimeError("PUT orders: refused four times")
+
+        send_orders(self.api, game_id, token, number, rng, count)
 
     def close_round(self, slot: Slot, number: int, since: float) -> None:
         """The last order of a round is in: wait for the round, then open the next one."""
@@ -246,6 +221,51 @@ class Load:
             "games_finished": s.games_finished, "requests": requests,
             "requests_per_s": requests / elapsed, "reconnects": self.api.reconnects,
         }
+
+
+def create_game(api: Api, spec: LoadSpec, index: int) -> tuple[str, list[str], list[str]]:
+    """A game of spec.players seats, every seat joined: its id, the seats' names, their player tokens."""
+    names = [f"p{i + 1}" for i in range(spec.players)]
+    status, created = api.call("POST", "/api/games", {
+        "ruleset": spec.ruleset, "title": f"bench {index}", "public": False, "options": spec.options,
+        "seats": [{"name": n, **({"email": f"{n}.{index}@example.com"} if spec.emails else {})}
+                  for n in names]})
+    if status != 201:
+        raise RuntimeError(f"create game: {status} {created}")
+    tokens = []
+    for seat in created["seats"]:
+        status, joined = api.call("POST", f"/api/games/{created['id']}/join",
+                                  {"invite_token": seat["invite_token"]})
+        if status != 200:
+            raise RuntimeError(f"join: {status} {joined}")
+        tokens.append(joined["player_token"])
+    return created["id"], names, tokens
+
+
+def send_orders(api: Api, game_id: str, token: str, number: int | None, rng: random.Random,
+                count: Callable[[int], None] = lambda status: None) -> tuple[int, list[str]]:
+    """GET the player's legal orders, choose some, PUT them: the round and the lines accepted.
+
+    number None: the open round the orders view names. A 422 names the refused lines:
+    they are dropped and the rest sent again (four tries). count(status) is called with
+    every PUT's answer.
+    """
+    status, view = api.call("GET", f"/api/games/{game_id}/orders", token=token)
+    if status != 200:
+        raise RuntimeError(f"GET orders: {status} {view}")
+    number = int(view["round"]) if number is None else number
+    lines = choose(view["units"], rng)
+    for _ in range(4):
+        status, body = api.call("PUT", f"/api/games/{game_id}/orders",
+                                {"round": number, "orders": "\n".join(lines)}, token=token)
+        count(status)
+        if status == 200:
+            return number, lines
+        if status != 422:
+            raise RuntimeError(f"PUT orders: {status} {body}")
+        bad = {e.get("line") for e in body.get("errors", [])}
+        lines = [ln for i, ln in enumerate(lines, start=1) if i not in bad] if bad - {None} else []
+    raise RuntimeError("PUT orders: refused four times")
 
 
 def percentile(sorted_values: list[float], q: float) -> float:

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -117,6 +118,68 @@ class Stack:
         return out
 
 
+def sessions(database: str) -> int:
+    """Connections opened to `database` so far (pg_stat_database.sessions; its stats lag by up to ~1 s)."""
+    import psycopg
+
+    with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+        row = conn.execute("SELECT sessions FROM pg_stat_database WHERE datname = %s", (database,)).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+
+class BackendSampler:
+    """CPU seconds of one database's PostgreSQL backends over a stretch of time (a `with` block).
+
+    A snapshot before and after loses the backends that end in between (a SQLAlchemy pool
+    closes its overflow connections when they come back), and counts against the stretch
+    the CPU a backend had used before it. Here every backend is read from /proc every
+    `every` seconds: each counts from its first reading (0 for one that started inside
+    the stretch) to its last, so only connections that live shorter than `every` are
+    missed, in part (sessions() says how many were opened).
+    """
+
+    def __init__(self, database: str, exclude: frozenset[int] = frozenset(), every: float = 0.1) -> None:
+        self.database = database
+        self.exclude = exclude
+        self.every = every
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> BackendSampler:
+        import psycopg
+
+        self.conn = psycopg.connect(ADMIN_URL, autocommit=True)
+        self.first = self._sample()
+        self.last = dict(self.first)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.last.update(self._sample())
+        self.conn.close()
+
+    def total(self) -> float:
+        return sum(cpu - self.first.get(pid, 0.0) for pid, cpu in self.last.items())
+
+    def _sample(self) -> dict[int, float]:
+        rows = self.conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s",
+                                 (self.database,)).fetchall()
+        out = {}
+        for (pid,) in rows:
+            if int(pid) not in self.exclude:
+                out[int(pid)] = procs.cpu_seconds(int(pid))
+        return out
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.every):
+            for pid, cpu in self._sample().items():
+                self.last[pid] = max(cpu, self.last.get(pid, 0.0))
+
+
 def backend_pids(database: str) -> list[int]:
     import psycopg
 
@@ -125,13 +188,13 @@ def backend_pids(database: str) -> list[int]:
             "SELECT pid FROM pg_stat_activity WHERE datname = %s", (database,)).fetchall()]
 
 
-def wait_http(stack: Stack, timeout: float = 60.0) -> None:
+def wait_http(stack: Stack, timeout: float = 60.0, path: str = "/api/rulesets") -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         stack.check_alive()
         try:
             conn = http.client.HTTPConnection("127.0.0.1", stack.port, timeout=2)
-            conn.request("GET", "/api/rulesets")
+            conn.request("GET", path)
             if conn.getresponse().status == 200:
                 return
         except OSError:
@@ -162,34 +225,51 @@ def migrate(stack: Stack) -> None:
     subprocess.run([*dicepost(), "db", "upgrade"], env=stack.env, cwd=ROOT, check=True, capture_output=True)
 
 
-def full_stack(exits: ExitStack, sizes: FullSizes) -> Stack:
-    """gunicorn + workers on a private database and Redis prefix; stopped when `exits` closes."""
-    url = exits.enter_context(private_database("svc"))
+def gunicorn(app: str, port: int, sizes: FullSizes) -> list[str]:
+    """The web server's command line: the stack's and the web floor's are the same but for `app`."""
+    return [shutil.which("gunicorn", path=str(BIN)) or "gunicorn", "-w", str(sizes.web_workers),
+            "-k", "gthread", "--threads", str(sizes.web_threads), "-b", f"127.0.0.1:{port}",
+            "--log-level", "warning", app]
+
+
+def full_stack(exits: ExitStack, sizes: FullSizes, workers: bool = True, tag: str = "svc") -> Stack:
+    """gunicorn + workers on a private database and Redis prefix; stopped when `exits` closes.
+
+    workers=False: the web server only; launch_workers() brings workers up later.
+    """
+    url = exits.enter_context(private_database(tag))
     workdir = Path(exits.enter_context(tempfile.TemporaryDirectory(prefix="dicepost-bench-")))
     port = free_port()
-    tag = f"b{os.getpid()}_"
     env = base_env(port)
     env.update(DATABASE_URL=url, REDIS_URL=f"redis://127.0.0.1:6379/{sizes.redis_db}",
-               DICEPOST_REDIS_PREFIX=f"dicepost_bench_{os.getpid()}:", DICEPOST_QUEUE_PREFIX=tag)
+               DICEPOST_REDIS_PREFIX=f"dicepost_bench_{os.getpid()}_{tag}:",
+               DICEPOST_QUEUE_PREFIX=f"b{os.getpid()}_")
     stack = Stack("full", port, env, workdir, url, database=url.rsplit("/", 1)[1])
     exits.callback(clear_redis, env["REDIS_URL"], env["DICEPOST_REDIS_PREFIX"])
     exits.callback(stack.stop)
     migrate(stack)
-    gunicorn = shutil.which("gunicorn", path=str(BIN)) or "gunicorn"
-    stack.start("web", [gunicorn, "-w", str(sizes.web_workers), "-k", "gthread", "--threads",
-                        str(sizes.web_threads), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
-                        "service:create_app()"])
-    queues = ["-Q", tag + "resolve"] if sizes.mail_workers else []
+    stack.start("web", gunicorn("service:create_app()", port, sizes))
+    started = launch_workers(stack, sizes) if workers else []
+    wait_http(stack)
+    for w in started:
+        wait_log(stack, w, b" ready.", 60)
+    return stack
+
+
+def launch_workers(stack: Stack, sizes: FullSizes, mail: bool = True) -> list[Proc]:
+    """Start `sizes.workers` resolution workers and the mail workers (wait_log: until " ready.").
+
+    mail=False: the resolution workers only, on the resolve queue alone (mail waits in its queue).
+    """
+    tag = stack.env["DICEPOST_QUEUE_PREFIX"]
+    queues = ["-Q", tag + "resolve"] if sizes.mail_workers or not mail else []
     workers = [stack.start(f"worker {i + 1}", [*dicepost(), "worker", "-c", str(sizes.concurrency),
                                                "--loglevel", "INFO", *queues])
                for i in range(sizes.workers)]
     workers += [stack.start(f"mail {i + 1}", [*dicepost(), "worker", "-c", "1", "--loglevel", "INFO",
                                               "-Q", tag + "mail"])
-                for i in range(sizes.mail_workers)]
-    wait_http(stack)
-    for w in workers:
-        wait_log(stack, w, b" ready.", 60)
-    return stack
+                for i in range(sizes.mail_workers if mail else 0)]
+    return workers
 
 
 def embedded_stack(exits: ExitStack) -> Stack:
