@@ -1,6 +1,6 @@
-"""`python -m bench` (`make bench`): floor, engine, full stack and embedded default in one go.
+"""`python -m bench` (`make bench`): floor, engine, full stack, embedded default and capacity in one go.
 
-Every size is a flag; the default run takes about four minutes on 2 cores. Results print
+Every size is a flag; the default run takes about six minutes on 2 cores. Results print
 as text (and optionally as JSON and as Markdown for docs/performance.md).
 """
 
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-PARTS = ("floor", "engine", "full", "embedded")
+PARTS = ("floor", "engine", "full", "embedded", "capacity")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -34,20 +34,40 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-email", action="store_true", help="service: seats without addresses (no mail)")
     p.add_argument("--pg-seconds", type=int, default=10, help="floor: pgbench duration")
     p.add_argument("--clients", type=int, default=8, help="floor: pgbench and redis-benchmark clients")
+    p.add_argument("--client", choices=("auto", "wrk", "python"), default="auto",
+                   help="web floor and capacity: the load generator (auto: wrk when on the PATH)")
+    p.add_argument("--web-floor-seconds", type=float, default=8,
+                   help="floor: each run against the trivial Flask app (GET /ping, PUT /update)")
+    p.add_argument("--capacity-rounds", type=int, default=600,
+                   help="capacity: games prepared, each with one round made ready for the workers (R)")
+    p.add_argument("--capacity-seconds", type=float, default=15,
+                   help="capacity: length of the submission run")
+    p.add_argument("--capacity-clients", type=int, default=16,
+                   help="web floor and capacity: concurrent connections of the load generator")
+    p.add_argument("--capacity-timeout", type=float, default=180,
+                   help="capacity: at most this long for the R rounds to be resolved")
     p.add_argument("--json", type=Path, help="also write the results as JSON here")
     p.add_argument("--markdown", type=Path, help="also write the report as Markdown here")
     return p.parse_args(argv)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from bench import machine
+    from bench import capacity, machine
+    from bench.stack import FullSizes
 
     parts = args.only or list(PARTS)
     results: dict[str, Any] = {"machine": machine.facts()}
+    sizes = FullSizes(args.web_workers, args.web_threads, args.workers, args.concurrency, args.redis_db,
+                      args.mail_workers)
+    capacity_spec = capacity.CapacitySpec(
+        rounds=args.capacity_rounds, seconds=args.capacity_seconds, clients=args.capacity_clients,
+        tool=args.client, players=args.players, emails=not args.no_email, timeout=args.capacity_timeout,
+        floor_seconds=args.web_floor_seconds)
     if "floor" in parts:
         from bench import floor
 
         results["floor"] = floor.run(args.pg_seconds, args.clients)
+        results["floor"]["web"] = capacity.web_floor(sizes, capacity_spec)
     if "engine" in parts:
         from bench import engine
 
@@ -56,15 +76,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if "full" in parts or "embedded" in parts:
         from bench import service
         from bench.load import LoadSpec
-        from bench.stack import FullSizes
 
         spec = LoadSpec(args.games, args.players, args.seconds, emails=not args.no_email)
         if "full" in parts:
-            sizes = FullSizes(args.web_workers, args.web_threads, args.workers, args.concurrency,
-                              args.redis_db, args.mail_workers)
             results["full"] = service.run_full(spec, sizes)
         if "embedded" in parts:
             results["embedded"] = service.run_embedded(spec)
+    if "capacity" in parts:
+        results["capacity"] = capacity.run(sizes, capacity_spec)
     return results
 
 

@@ -44,6 +44,7 @@ def facts() -> dict[str, Any]:
             versions[name] = "missing"
     versions["pgbench"] = _tool_version(["pgbench", "--version"])
     versions["redis-benchmark"] = _tool_version(["redis-benchmark", "--version"])
+    versions["wrk"] = _tool_version(["wrk", "--version"]).split(" [")[0]
     return {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": " ".join([os.path.basename(sys.executable), "-m", "bench", *sys.argv[1:]]),

@@ -87,6 +87,96 @@ def service_text(results: dict[str, Any], md: bool) -> str:
             + "\n\n" + table(["stack", "role", "pid", "process", "peak RSS MB"], mem, md))
 
 
+def _cpu_text(cpu_ms: dict[str, float]) -> str:
+    return ", ".join(f"{k} {v:.2f}" if v < 1 else f"{k} {v:.1f}" for k, v in cpu_ms.items())
+
+
+def _others(run: dict[str, Any], nproc: Any) -> str:
+    """How many cores other work on the shared machine kept busy during a run."""
+    m = run.get("machine")
+    return f"{m['others_cores']:.2f} of {nproc}" if m else "-"
+
+
+def _share(value: float, of: float | None) -> str:
+    return f"{value / of:.1%}" if of else "-"
+
+
+def _answers(run: dict[str, Any]) -> str:
+    """Errors, with the answers that were not 2xx by status."""
+    bad = {s: k for s, k in run["statuses"].items() if not s.startswith("2")}
+    parts = [f"{k} × {s}" for s, k in bad.items()]
+    if run["socket_errors"]:
+        parts.append(f"{run['socket_errors']} socket errors")
+    return f"{run['errors']}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+OTHERS = "cores busy with other work"
+WEB_FLOOR_RUNS = (("ping", "GET /ping (a short JSON)"), ("update", "PUT /update (one single-row UPDATE)"))
+
+
+def web_floor_text(floor: dict[str, Any], nproc: Any, md: bool) -> str:
+    web, tps = floor["web"], floor.get("pgbench", {}).get("tps")
+    rows = []
+    for key, what in WEB_FLOOR_RUNS:
+        r = web[key]
+        rows.append([what, f"{r['ok_per_s']:,.0f}", _share(r["ok_per_s"], tps),
+                     f"{r['p50_ms']:,.1f} / {r['p99_ms']:,.1f}", _answers(r), _cpu_text(r["cpu_ms_per_ok"]),
+                     str(r["pg_connections_opened"]), _others(r, nproc), r["load_after"]])
+    return (f"bench/floorapp.py under gunicorn {web['gunicorn']}, loaded by {web['tool']} with "
+            f"{web['ping']['clients']} connections for {web['ping']['seconds']:.0f} s each:\n\n"
+            + table(["request", "requests/s", "of pgbench", "answer ms p50 / p99", "errors",
+                     "CPU ms per request", "PG connections opened", OTHERS, "load after"], rows, md))
+
+
+def _submission_row(sub: dict[str, Any], tps: float | None, floor_put: float | None, nproc: Any) -> list[str]:
+    return [f"{sub['games']}×{sub['players']} (1 seat sends)", f"{sub['tool']}, {sub['clients']} connections",
+            f"{sub['ok_per_s']:,.1f}", _share(sub["ok_per_s"], tps), _share(sub["ok_per_s"], floor_put),
+            f"{sub['p50_ms']:,.0f} / {sub['p99_ms']:,.0f}", _answers(sub), _cpu_text(sub["cpu_ms_per_ok"]),
+            f"{sub['stored']:,}", str(sub["pg_connections_opened"]), _others(sub, nproc), sub["load_after"]]
+
+
+def _resolution_row(res: dict[str, Any], tps: float | None, nproc: Any) -> list[str]:
+    cpu = {k: v for k, v in res["cpu_ms_per_round"].items() if k != "web"}
+    split = res.get("worker_split_ms_per_round")
+    cpu_text = _cpu_text(cpu)
+    if split:
+        cpu_text += f" (worker: Celery consumer {split['consumer']:.1f}, pool {split['pool']:.1f})"
+    first_last, task_ms = res.get("first_to_last_per_s"), res["log"]["task_ms_p50"]
+    return [f"{res['workers']} × `dicepost worker -c {res['concurrency']}`",
+            f"{res['resolved']:,} of {res['rounds']:,}",
+            f"{res['rounds_per_s']:,.1f} in {res['seconds']:.1f} s",
+            f"{first_last:,.1f}" if first_last else "-", _share(res["rounds_per_s"], tps), cpu_text,
+            f"{task_ms:,.0f}" if task_ms is not None else "-", str(res["errors"]), f"{res['mail_queued']:,}",
+            _others(res, nproc), res["load_after"]]
+
+
+def capacity_text(results: dict[str, Any], md: bool) -> str:
+    cap, floor, nproc = results["capacity"], results.get("floor", {}), results["machine"]["nproc"]
+    tps = floor.get("pgbench", {}).get("tps")
+    floor_put = floor.get("web", {}).get("update", {}).get("ok_per_s")
+    submissions = table(["submissions: games×players", "client", "submissions/s", "of pgbench",
+                         "of web floor PUT /update", "answer ms p50 / p99", "errors", "CPU ms per submission",
+                         "versions stored", "PG connections opened", OTHERS, "load after"],
+                        [_submission_row(cap["submission"], tps, floor_put, nproc)], md)
+    resolution = table(["resolution: workers", "rounds resolved",
+                        "rounds/s (doorbells released → all resolved)", "rounds/s first → last commit",
+                        "of pgbench", "CPU ms per round",
+                        "task ms p50 (in the worker)", "errors", "mail left queued", OTHERS, "load after"],
+                       [_resolution_row(cap["resolution"], tps, nproc)], md)
+    sub, res, sizes = cap["submission"], cap["resolution"], cap["sizes"]
+    about = (f"{sub['games']:,} games of {sub['players']} seats on a stack of their own (gunicorn "
+             f"-w {sizes['web_workers']} --threads {sizes['web_threads']}; no mail worker: mail waits in "
+             f"its own queue), prepared over HTTP in {cap['prepare_s']:.0f} s. Submissions: seat 1 of every "
+             f"game replaced its orders for {sub['seconds']:.0f} s, the other seats sent none (the rounds "
+             f"stayed open). Resolution: the other seats then sent theirs, so {res['rounds']:,} doorbells "
+             f"waited in the resolve queue while {res['workers']} workers started "
+             f"({res['worker_boot_s']:.1f} s, not counted) and resolved {res['warm_rounds']} warm-up rounds; "
+             "then they were released. CPU: the stack's processes, its PostgreSQL backends (sampled every "
+             "0.1 s), the whole Redis server, the load generator; the last columns but one: what other work "
+             "on the machine used meanwhile.")
+    return f"{about}\n\n{submissions}\n\n{resolution}"
+
+
 def targets_text(results: dict[str, Any], md: bool) -> str:
     rows = [[t, m, "met" if ok else "NOT met"] for t, m, ok in all_targets(results)]
     return table(["target", "measured", "status"], rows, md)
@@ -99,7 +189,12 @@ def render(results: dict[str, Any], md: bool = False) -> str:
         parts += [head("Floor"), floor_text(results["floor"], md)]
     if results.get("engine"):
         parts += [head("Engine (one core; CPU time, wall in brackets)"), engine_text(results["engine"], md)]
+    if results.get("floor", {}).get("web"):
+        parts += [head("Web floor (Flask + gunicorn + SQLAlchemy alone)"),
+                  web_floor_text(results["floor"], results["machine"]["nproc"], md)]
     if results.get("full") or results.get("embedded"):
         parts += [head("Service"), service_text(results, md)]
+    if results.get("capacity"):
+        parts += [head("Capacity (full stack)"), capacity_text(results, md)]
     parts += [head("Targets"), targets_text(results, md)]
     return "\n\n".join(parts) + "\n"

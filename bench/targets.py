@@ -35,32 +35,64 @@ def engine_targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
     return out
 
 
-def service_targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
-    out = []
-    full = results.get("full")
+def submission_target(results: dict[str, Any]) -> tuple[str, str, bool] | None:
+    """Judged on the capacity run's submissions/s; without one, on the latency phase (bounded by games)."""
     tps = results.get("floor", {}).get("pgbench", {}).get("tps")
+    if not tps:
+        return None
+    name = "order submissions ≥ 30% of pgbench single-row updates/s"
+    cap = results.get("capacity")
+    if cap:
+        sub = cap["submission"]
+        put = results["floor"].get("web", {}).get("update", {}).get("ok_per_s")
+        floor = f"; web floor PUT /update {put:,.0f}/s = {put / tps:.1%}" if put else ""
+        return (name, f"{sub['ok_per_s']:,.1f}/s = {sub['ok_per_s'] / tps:.1%} of {tps:,.0f} (capacity, "
+                      f"{sub['tool']}, {sub['clients']} connections{floor})", sub["ok_per_s"] / tps >= 0.30)
+    full = results.get("full")
     if full:
-        fs = full["full_speed"]
-        if tps:
-            ratio = fs["submissions_per_s"] / tps
-            out.append(("order submissions ≥ 30% of pgbench single-row updates/s",
-                        f"{fs['submissions_per_s']:,.1f}/s = {ratio:.1%} of {tps:,.0f}", ratio >= 0.30))
-        workers = full.get("sizes", {}).get("workers")
-        out.append((f"≥ 200 rounds resolved/s with 2 worker processes (run with {workers})",
-                    f"{fs['rounds_per_s']:,.1f}/s", fs["rounds_per_s"] >= 200))
+        rate = full["full_speed"]["submissions_per_s"]
+        return (name, f"{rate:,.1f}/s = {rate / tps:.1%} of {tps:,.0f} (latency phase: bounded by its "
+                      "games, not a capacity figure; run --only capacity)", rate / tps >= 0.30)
+    return None
+
+
+def resolution_target(results: dict[str, Any]) -> tuple[str, str, bool] | None:
+    """Judged on the capacity run's rounds/s; without one, on the latency phase (bounded by its games)."""
+    cap, full = results.get("capacity"), results.get("full")
+    if cap:
+        res = cap["resolution"]
+        return (f"≥ 200 rounds resolved/s with 2 worker processes (run with {res['workers']})",
+                f"{res['rounds_per_s']:,.1f}/s ({res['resolved']:,} ready rounds, capacity)",
+                res["rounds_per_s"] >= 200)
+    if full:
+        rate = full["full_speed"]["rounds_per_s"]
+        return (f"≥ 200 rounds resolved/s with 2 worker processes (run with {full['sizes']['workers']})",
+                f"{rate:,.1f}/s (latency phase: bounded by its games; run --only capacity)", rate >= 200)
+    return None
+
+
+def service_targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    out = [t for t in (submission_target(results), resolution_target(results)) if t]
+    full = results.get("full")
+    if full:
         half = full.get("half_speed")
         if half and half.get("latency_ms"):
             p99 = half["latency_ms"]["p99"]
             out.append(("p99 last order → round visible ≤ 100 ms at half the maximum throughput",
                         f"{p99:,.0f} ms at {half['rounds_per_s']:,.1f} rounds/s", p99 <= 100))
     stacks = [results[k] for k in ("full", "embedded") if results.get(k)]
-    if stacks:
+    cap = results.get("capacity")
+    if stacks or cap:
         errors = sum(s[p]["errors"] for s in stacks for p in ("full_speed", "half_speed") if p in s)
+        if cap:
+            errors += cap["submission"]["errors"] + cap["resolution"]["errors"]
         out.append(("zero errors", f"{errors}", errors == 0))
-        peak = max((m for s in stacks for m in s["memory"]), key=lambda m: m["peak_rss_mb"])
-        out.append(("a web or worker process ≤ 150 MB resident",
-                    f"largest {peak['peak_rss_mb']:.0f} MB ({peak['role']}, {peak['process']})",
-                    peak["peak_rss_mb"] <= MB_LIMIT))
+        memory = [m for s in [*stacks, *([cap] if cap else [])] for m in s["memory"]]
+        if memory:
+            peak = max(memory, key=lambda m: m["peak_rss_mb"])
+            out.append(("a web or worker process ≤ 150 MB resident",
+                        f"largest {peak['peak_rss_mb']:.0f} MB ({peak['role']}, {peak['process']})",
+                        peak["peak_rss_mb"] <= MB_LIMIT))
     return out
 
 
