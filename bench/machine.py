@@ -46,6 +46,7 @@ def facts() -> dict[str, Any]:
     versions["redis-benchmark"] = _tool_version(["redis-benchmark", "--version"])
     versions["wrk"] = _tool_version(["wrk", "--version"]).split(" [")[0]
     return {
+        "tree": tree(),
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": " ".join([os.path.basename(sys.executable), "-m", "bench", *sys.argv[1:]]),
         "nproc": os.cpu_count(),
@@ -53,6 +54,23 @@ def facts() -> dict[str, Any]:
         "load_at_start": load(),
         "versions": versions,
     }
+
+
+def tree() -> str:
+    """The commit measured, and the files changed in the work tree on top of it (others edit it too)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                                capture_output=True, text=True, timeout=10).stdout.splitlines()
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+    changed = [line[3:] for line in status if line[3:]]
+    if not changed:
+        return head or "?"
+    shown = ", ".join(changed[:12]) + (f" and {len(changed) - 12} more" if len(changed) > 12 else "")
+    return f"{head} with uncommitted changes to {shown}"
 
 
 def _cpu_model() -> str:

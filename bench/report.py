@@ -20,7 +20,8 @@ def table(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
 
 def facts_text(f: dict[str, Any]) -> str:
     versions = ", ".join(f"{k} {v}" for k, v in f["versions"].items())
-    return (f"date: {f['date']}\ncommand: {f['command']}\nnproc: {f['nproc']} ({f['cpu']})\n"
+    return (f"date: {f['date']}\ncommand: {f['command']}\ntree: {f.get('tree', '?')}\n"
+            f"nproc: {f['nproc']} ({f['cpu']})\n"
             f"load average at start: {f['load_at_start']}\nversions: {versions}")
 
 
