@@ -12,8 +12,12 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, partial
+from typing import TYPE_CHECKING
 
 from flask import current_app
+
+if TYPE_CHECKING:
+    from service.models import Outbox
 
 log = logging.getLogger(__name__)
 
@@ -24,10 +28,17 @@ class Doorbells:
 
     rounds: list[tuple[str, int]] = field(default_factory=list)
     mail: list[int] = field(default_factory=list)
+    # Outbox rows added but not flushed: their ids exist once the transaction committed
+    # (sessions keep attributes after commit), so a transaction inserting several flushes
+    # them together instead of once per row.
+    mail_rows: list[Outbox] = field(default_factory=list)
+
+    def mail_ids(self) -> list[int]:
+        return [*self.mail, *(row.id for row in self.mail_rows)]
 
     def ring(self) -> None:
         ring_rounds(self.rounds)
-        ring_mail(self.mail)
+        ring_mail(self.mail_ids())
 
 
 def ring_rounds(rounds: Iterable[tuple[str, int]]) -> None:

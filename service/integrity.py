@@ -73,16 +73,28 @@ def damage_reports(session: Session, game_id: str) -> list[dict[str, Any]]:
     return [{"at": r.at.isoformat(), "problem": r.detail.get("problem", "")} for r in rows]
 
 
-def check_steps(session: Session, game_id: str, latest: Step | None) -> Step:
-    """The latest step, after checking that the steps run 1..latest.t with none missing."""
+def check_steps(session: Session, game_id: str, latest: Step | None, count: int | None = None) -> Step:
+    """The latest step, after checking that the steps run 1..latest.t with none missing
+    (count: how many steps the game has, when the caller read it with the latest)."""
     if latest is None:
         raise damaged(game_id, "it has no stored step (step 1 is missing)")
-    count = int(session.scalar(select(func.count()).select_from(Step).where(Step.game_id == game_id)) or 0)
+    if count is None:
+        count = int(session.scalar(select(func.count()).select_from(Step)
+                                   .where(Step.game_id == game_id)) or 0)
     if count != latest.t:
         have = set(session.scalars(select(Step.t).where(Step.game_id == game_id)))
         missing = [t for t in range(1, latest.t + 1) if t not in have]
         raise damaged(game_id, f"step {', '.join(map(str, missing))} is missing (latest step {latest.t})")
     return latest
+
+
+def latest_state(session: Session, game: Game) -> tuple[Step, Any]:
+    """current_state of the game's latest step, read with the game's step count in one
+    statement (a window count is computed before the LIMIT)."""
+    row = session.execute(select(Step, func.count().over()).where(Step.game_id == game.id)
+                          .order_by(Step.t.desc()).limit(1)).first()
+    latest, count = (row[0], int(row[1])) if row is not None else (None, 0)
+    return current_state(session, game, latest, count)
 
 
 def loaded_state(game: Game, step: Step) -> Any:
@@ -95,9 +107,10 @@ def loaded_state(game: Game, step: Step) -> Any:
                                f"({type(exc).__name__}: {str(exc)[:200]})") from exc
 
 
-def current_state(session: Session, game: Game, latest: Step | None) -> tuple[Step, Any]:
+def current_state(session: Session, game: Game, latest: Step | None,
+                  count: int | None = None) -> tuple[Step, Any]:
     """The latest step (checked: no step missing) and its loaded state."""
-    step = check_steps(session, game.id, latest)
+    step = check_steps(session, game.id, latest, count)
     if game.status == "active" and step.t != game.current_round:  # round r follows step r
         raise damaged(game.id, f"step {game.current_round} is missing (round {game.current_round} is open, "
                                f"the latest step is {step.t})")

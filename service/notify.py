@@ -44,7 +44,6 @@ def queue_mail(session: Session, bells: Doorbells, game: Game, seat: Seat | None
         status="pending",
         attempts=0,
     )
-    session.add(row)
-    session.flush()
-    bells.mail.append(row.id)
+    session.add(row)  # flushed with the rest of the transaction (Doorbells.mail_rows)
+    bells.mail_rows.append(row)
     return row

@@ -24,11 +24,12 @@ from engine.orders import format_orders
 from service.doorbell import Doorbells
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused, Unauthorized
 from service.faults import pause_point
-from service.integrity import DamagedData, current_state, damaged, mark_damaged
+from service.integrity import DamagedData, damaged, latest_state, mark_damaged
 from service.models import Game, Round, Seat, Submission, utcnow
 from service.notify import queue_mail
-from service.progress import audit, latest_step, record_step, step_dice
+from service.progress import audit, record_step, step_dice
 from service.timekeeping.closing import early_close_allowed, mark_ready
+from service.timekeeping.state import read_schedules
 from service.tokens import token_hash
 
 log = logging.getLogger(__name__)
@@ -108,7 +109,7 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         if seat.name not in rnd.expected:
             raise Conflict(f"{seat.name} is not expected to move in round {round_number} "
                            f"(expected: {', '.join(rnd.expected)})", "round")
-        step, state = current_state(session, game, latest_step(session, game_id))  # DamagedData: 503
+        step, state = latest_state(session, game)  # DamagedData: 503
         ruleset = find_ruleset(game.ruleset)
         try:
             orders = ruleset.parse_orders(state, seat.name, text)
@@ -117,12 +118,12 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         # Every version of the round, listed once (the round is locked: nobody adds one meanwhile).
         subs = list(session.scalars(select(Submission).where(Submission.round_id == rnd.id)
                                     .order_by(Submission.version)))
+        read_schedules(session, game)  # before the new rows: the early-close check needs no flush
         version = 1 + max((sub.version for sub in subs if sub.seat_id == seat.id), default=0)
         accepted = format_orders(orders)
         mine = Submission(seat_id=seat.id, round_id=rnd.id, version=version, text=text,
                           accepted=accepted, source=source, created_at=utcnow())
         session.add(mine)
-        session.flush()
         audit(session, game_id, seat.name, "submitted",
               {"round": rnd.number, "version": version, "source": source})
         queue_mail(session, bells, game, seat, "confirmation",
@@ -157,26 +158,31 @@ def resolve_round(session: Session, game_id: str, number: int) -> bool:
         return False
 
 
+def claim_ready(session: Session, game_id: str, number: int) -> Round | None:
+    """Lock and claim a ready round for resolution in one statement; None if it is not
+    ready (not closed yet, or another resolver claimed it first: on PostgreSQL the
+    second UPDATE waits for the first's row lock, then finds the status changed)."""
+    return session.scalars(
+        update(Round).where(Round.game_id == game_id, Round.number == number, Round.status == "ready")
+        .values(status="resolved", resolved_at=utcnow()).returning(Round)
+        .execution_options(synchronize_session=False)).first()
+
+
 def _resolve_round(session: Session, game_id: str, number: int) -> bool:
     bells = Doorbells()
     with session.begin():
-        rnd = lock_round(session, game_id, number)
-        if rnd is None or rnd.status != "ready":
+        rnd = claim_ready(session, game_id, number)
+        if rnd is None:
             return False
-        claimed = session.execute(
-            update(Round).where(Round.id == rnd.id, Round.status == "ready")
-            .values(status="resolved", resolved_at=utcnow())
-            .execution_options(synchronize_session=False))
-        if claimed.rowcount != 1:  # type: ignore[attr-defined]
-            return False
-        game = session.get(Game, game_id)
+        game = session.get(Game, game_id, options=[joinedload(Game.seats)])
         assert game is not None
-        previous, _state = current_state(session, game, latest_step(session, game_id))
+        previous, _state = latest_state(session, game)
         assert previous.t == number, "round r follows step r"
         seats = list(game.seats)
         by_id = {s.id: s.name for s in seats}
         texts = {by_id[seat_id]: sub.accepted
                  for seat_id, sub in latest_submissions(session, rnd.id).items()}
+        read_schedules(session, game)  # before the new rows: opening the next round needs no query
         inputs = round_inputs([s.name for s in seats], texts)
         t = number + 1
         dice, s_t = step_dice(game, t, inputs)

@@ -15,9 +15,8 @@ from engine import Board, find_ruleset
 from engine.record import build_record
 from service import statecache
 from service.errors import NotFound
-from service.integrity import check_steps, current_state, loaded_state
+from service.integrity import check_steps, latest_state, loaded_state
 from service.models import Game, Round, Seat, Step
-from service.progress import latest_step
 from service.rounds import latest_submissions
 from service.timekeeping.journal import record_extra
 
@@ -79,13 +78,12 @@ def orders_json(session: Session, seat: Seat) -> dict[str, Any]:
     """The player's view of the open round: legal lines per unit, current submission."""
     game = seat.game
     rnd = current_round(session, game)
-    step = latest_step(session, game.id)
     units: dict[str, list[str]] = {}
     current = ""
     if game.status == "active" and rnd is not None:
         ruleset = find_ruleset(game.ruleset)
         if seat.name in rnd.expected:
-            checked, state = current_state(session, game, step)
+            checked, state = latest_state(session, game)
             units = statecache.legal_orders(game.ruleset, checked.state, seat.name,
                                             lambda: ruleset.legal_orders(state, seat.name))
         mine = latest_submissions(session, rnd.id).get(seat.id)

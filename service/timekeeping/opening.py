@@ -18,14 +18,15 @@ from service.timekeeping.state import absences_of, controller, expected_seats, p
 
 def round_opened(session: Session, bells: Doorbells, game: Game, rnd: Round) -> None:
     rnd.opened_at = now()
-    session.flush()
     seats = expected_seats(game, rnd)
     humans = [s for s in seats if controller(session, s) == "human"]
     absences = [a for s in humans for a in absences_of(seat_schedule(session, s))]
     rnd.closes_at = round_deadline(policy_of(game), rnd.opened_at, absences)
-    for seat in seats:
-        if controller(session, seat) == "bot":
-            submit_for_bot(session, game, rnd, seat)
+    bots = [s for s in seats if controller(session, s) == "bot"]
+    if humans and not bots:
+        return  # nobody has moved in a round just opened and a person must: it stays open
+    session.flush()  # the round's id, for the bots' submissions and an early close
+    for seat in bots:
+        submit_for_bot(session, game, rnd, seat)
     if rnd.status == "open":
         close_early_if_done(session, bells, game, rnd)
-

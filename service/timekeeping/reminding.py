@@ -38,7 +38,7 @@ def send_due_reminders(session: Session, at: datetime) -> int:
                 if reminder_due(at, rnd.opened_at, rnd.closes_at, lead):
                     _queue(session, bells, game, rnd, seat, lead)
     bells.ring()
-    return len(bells.mail)
+    return len(bells.mail_ids())
 
 
 def _queue(session: Session, bells: Doorbells, game: Game, rnd: Round, seat: Seat, lead: timedelta) -> None:

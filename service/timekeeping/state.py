@@ -51,6 +51,13 @@ def _row(session: Session, seat: Seat) -> SeatSchedule | None:
     return rows[seat.id]
 
 
+def read_schedules(session: Session, game: Game) -> None:
+    """Read the schedule rows of all the game's seats now, in one statement: before a
+    transaction adds rows, so the checks that follow need no query (and no autoflush)."""
+    if game.seats:
+        _row(session, game.seats[0])
+
+
 def seat_schedule(session: Session, seat: Seat, create: bool = True) -> SeatSchedule:
     """The seat's row; with create=False a missing row is answered by unsaved defaults."""
     row = _row(session, seat)
