@@ -13,8 +13,10 @@ bp = Blueprint("web", __name__)
 def board_helpers() -> dict[str, object]:
     from service.render.grid_legend import mark_text, piece_rows
     from service.render.svg import board_caption
+    from service.web.deadlines import deadline_text
 
-    return {"piece_rows": piece_rows, "mark_text": mark_text, "board_caption": board_caption}
+    return {"piece_rows": piece_rows, "mark_text": mark_text, "board_caption": board_caption,
+            "deadline_text": deadline_text}
 
 
 @bp.app_errorhandler(ServiceError)

@@ -265,3 +265,27 @@ def test_console_shows_local_deadline_and_each_seats_settings(tmp_path):
     page = world.client.get(f"/games/{world.game_id}/gm/{world.gm_token}").get_data(as_text=True)
     assert "2026-06-03T12:00:00+00:00 (UTC)" in page
     assert '<time datetime="2026-06-03T21:00:00+09:00">2026-06-03 21:00 Asia/Tokyo</time>' in page
+
+
+def test_player_and_game_pages_show_the_deadline_in_the_games_time_zone_too(tmp_path):
+    """Players across time zones read the deadline in UTC and in the game's own zone."""
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H", "timezone": "Asia/Tokyo"})
+    shown = "Wed 03 Jun 2026 12:00 UTC (21:00 Asia/Tokyo, the game&#39;s time zone)"
+    player = world.client.get(f"/games/{world.game_id}/player/{world.tokens['red']}").get_data(as_text=True)
+    assert f'<time datetime="2026-06-03T12:00:00+00:00">{shown}</time>' in player
+    game = world.client.get(f"/games/{world.game_id}").get_data(as_text=True)
+    assert f"closes at <time datetime=\"2026-06-03T12:00:00+00:00\">{shown}</time>" in game
+
+
+def test_a_deadline_past_local_midnight_names_the_local_day(tmp_path):
+    """At 18:00 UTC it is already the next day in Tokyo: the local part says which day."""
+    world = World(tmp_path, start=datetime(2026, 6, 1, 18, 0, tzinfo=UTC)).start(
+        {"kind": "duration", "duration": "PT48H", "timezone": "Asia/Tokyo"})
+    player = world.client.get(f"/games/{world.game_id}/player/{world.tokens['red']}").get_data(as_text=True)
+    assert "Wed 03 Jun 2026 18:00 UTC (Thu 04 Jun 03:00 Asia/Tokyo, the game&#39;s time zone)" in player
+
+
+def test_a_game_in_utc_shows_the_deadline_once(tmp_path):
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
+    player = world.client.get(f"/games/{world.game_id}/player/{world.tokens['red']}").get_data(as_text=True)
+    assert ">Wed 03 Jun 2026 12:00 UTC</time>" in player
