@@ -107,6 +107,7 @@ class Stretch:
         self.connections_opened = 0
         self.seconds = 0.0
         self.busy = 0.0
+        self.steal = 0.0
 
     def __enter__(self) -> Stretch:
         self.before = self.stack.cpu()
@@ -114,11 +115,13 @@ class Stretch:
         self.sessions = stacks.sessions(self.stack.database)
         self.sampler.__enter__()
         self.busy0, self.t0, self.own0 = machine.busy_seconds(), time.monotonic(), time.process_time()
+        self.steal0 = machine.steal_seconds()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.busy, self.seconds = machine.busy_seconds() - self.busy0, time.monotonic() - self.t0
         self.own = time.process_time() - self.own0
+        self.steal = machine.steal_seconds() - self.steal0
         self.sampler.__exit__(*exc)
         self.cpu = cpu_delta(self.before, self.stack.cpu())
         self.cpu["postgres"] = self.sampler.total()
@@ -130,7 +133,8 @@ class Stretch:
         ours = sum(self.cpu.values()) + self.own + child_load_generator
         others = max(0.0, self.busy - ours)
         return {"wall_s": self.seconds, "busy_s": self.busy, "ours_s": ours, "bench_process_s": self.own,
-                "others_s": others, "others_cores": others / self.seconds if self.seconds else 0.0}
+                "others_s": others, "others_cores": others / self.seconds if self.seconds else 0.0,
+                "steal_s": self.steal}
 
 
 def redis_server_pid(url: str) -> int | None:

@@ -21,10 +21,18 @@ def load() -> str:
 
 def busy_seconds() -> float:
     """CPU seconds the machine's cores have been busy since boot (/proc/stat: all but idle and iowait)."""
-    with open("/proc/stat") as f:
-        fields = [int(v) for v in f.readline().split()[1:9]]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+    user, nice, system, _idle, _iowait, irq, softirq, steal = _stat()
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def steal_seconds() -> float:
+    """CPU seconds the hypervisor gave to others while this machine's cores wanted to run."""
+    return _stat()[7] / os.sysconf("SC_CLK_TCK")
+
+
+def _stat() -> list[int]:
+    with open("/proc/stat") as f:
+        return [int(v) for v in f.readline().split()[1:9]]
 
 
 def _tool_version(cmd: list[str]) -> str:
