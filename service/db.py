@@ -17,7 +17,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, pool_size: int = 10) -> Engine:
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
@@ -25,7 +25,8 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
         _sqlite_immediate(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    # pool_size connections stay open; as many again may open for a burst (and close after).
+    return create_engine(url, pool_pre_ping=True, pool_size=pool_size, max_overflow=pool_size)
 
 
 def _sqlite_immediate(engine: Engine) -> None:
@@ -49,7 +50,7 @@ def is_postgres(engine: Engine) -> bool:
 
 
 def init_app(app: Flask) -> None:
-    engine = make_engine(app.config["DATABASE_URL"])
+    engine = make_engine(app.config["DATABASE_URL"], int(app.config.get("DB_POOL_SIZE", 10)))
     app.extensions["dicepost.engine"] = engine
     app.extensions["dicepost.sessions"] = sessionmaker(engine, expire_on_commit=False)
     app.teardown_appcontext(_close_session)

@@ -81,3 +81,13 @@ def test_the_sign_in_cookie_is_lax_http_only_secure_and_expires(tmp_path: Path) 
     assert "SameSite=Lax" in cookie and "HttpOnly" in cookie and "Secure" in cookie
     assert "Expires=" in cookie  # a lasting sign-in, for PERMANENT_SESSION_LIFETIME
     engine_of(app).dispose()
+
+
+def test_the_connection_pool_holds_as_many_connections_as_configured(tmp_path: Path, pg_url: str) -> None:
+    """A pool smaller than the web server's threads closes and reopens connections on every request."""
+    assert from_env(str(tmp_path), {})["DB_POOL_SIZE"] == 10
+    assert from_env(str(tmp_path), {"DICEPOST_DB_POOL_SIZE": "16"})["DB_POOL_SIZE"] == 16
+    app = create_app(base_config(pg_url, DB_POOL_SIZE=16))
+    pool = engine_of(app).pool
+    assert pool.size() == 16  # type: ignore[attr-defined]
+    engine_of(app).dispose()
