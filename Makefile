@@ -22,14 +22,14 @@ lint: venv
 	$(BIN)/ruff check .
 
 typecheck: venv
-	$(BIN)/mypy engine service worker
+	$(BIN)/mypy engine service worker bench
 
 pytest: venv
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
 
-# Benchmarks (docs/performance.md): uses the local PostgreSQL and Redis, about 4 minutes.
+# Benchmarks (docs/performance.md): uses the local PostgreSQL and Redis, about 6 minutes.
 # Sizes as flags, e.g. make bench BENCH_ARGS="--games 50 --seconds 60" (python -m bench --help).
 bench: venv
 	$(BIN)/python -m bench $(BENCH_ARGS)

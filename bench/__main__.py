@@ -38,6 +38,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="web floor and capacity: the load generator (auto: wrk when on the PATH)")
     p.add_argument("--web-floor-seconds", type=float, default=8,
                    help="floor: each run against the trivial Flask app (GET /ping, PUT /update)")
+    p.add_argument("--task-floor-tasks", type=int, default=2000,
+                   help="floor: trivial Celery tasks (one INSERT each) for --workers workers (0: skip)")
     p.add_argument("--capacity-rounds", type=int, default=600,
                    help="capacity: games prepared, each with one round made ready for the workers (R)")
     p.add_argument("--capacity-seconds", type=float, default=15,
@@ -68,6 +70,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         results["floor"] = floor.run(args.pg_seconds, args.clients)
         results["floor"]["web"] = capacity.web_floor(sizes, capacity_spec)
+        if args.task_floor_tasks > 0:
+            from bench import taskfloor
+
+            results["floor"]["tasks"] = taskfloor.run(f"redis://127.0.0.1:6379/{args.redis_db}", args.workers,
+                                                      args.task_floor_tasks)
     if "engine" in parts:
         from bench import engine
 

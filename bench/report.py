@@ -151,6 +151,15 @@ def _resolution_row(res: dict[str, Any], tps: float | None, nproc: Any) -> list[
             _others(res, nproc), res["load_after"]]
 
 
+def task_floor_text(floor: dict[str, Any], md: bool) -> str:
+    t, tps = floor["tasks"], floor.get("pgbench", {}).get("tps")
+    return ("bench/taskfloor.py: dicepost's Celery settings and process model, each task one INSERT in "
+            "one transaction; the queue filled first, the rate from the tasks' own commit times:\n\n"
+            + table(["floor", "tasks/s", "of pgbench", "tasks done", "command"],
+                    [["Celery tasks with the workers of the capacity run", f"{t['tasks_per_s']:,.0f}",
+                      _share(t["tasks_per_s"], tps), f"{t['done']:,} of {t['tasks']:,}", t["command"]]], md))
+
+
 def capacity_text(results: dict[str, Any], md: bool) -> str:
     cap, floor, nproc = results["capacity"], results.get("floor", {}), results["machine"]["nproc"]
     tps = floor.get("pgbench", {}).get("tps")
@@ -193,6 +202,9 @@ def render(results: dict[str, Any], md: bool = False) -> str:
     if results.get("floor", {}).get("web"):
         parts += [head("Web floor (Flask + gunicorn + SQLAlchemy alone)"),
                   web_floor_text(results["floor"], results["machine"]["nproc"], md)]
+    if results.get("floor", {}).get("tasks"):
+        parts += [head("Task floor (Celery + Redis + one INSERT alone)"),
+                  task_floor_text(results["floor"], md)]
     if results.get("full") or results.get("embedded"):
         parts += [head("Service"), service_text(results, md)]
     if results.get("capacity"):

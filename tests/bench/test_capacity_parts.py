@@ -147,3 +147,13 @@ def test_the_floor_app_answers_ping(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BENCH_FLOOR_DATABASE_URL", "sqlite://")
     response = create_app().test_client().get("/ping")
     assert response.status_code == 200 and response.get_json() == {"ok": True}
+
+
+def test_the_task_floor_is_reported_and_named_beside_the_resolution_target() -> None:
+    results = _results(120.0, 40.0)
+    results["floor"]["tasks"] = {"workers": 2, "tasks": 2000, "done": 2000, "seconds": 8.0, "tasks_per_s": 250.0,
+                                 "command": "2 × celery worker -c 1"}
+    text = render(results, md=True)
+    assert "### Task floor" in text and "| 250 | 25.0% | 2,000 of 2,000 |" in text
+    measured, ok = _target(results, "≥ 200 rounds")
+    assert not ok and "Celery floor 250 trivial tasks/s with 2 workers" in measured
