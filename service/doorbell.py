@@ -38,7 +38,7 @@ class Doorbells:
 
     def ring(self) -> None:
         ring_rounds(self.rounds)
-        ring_mail(self.mail_ids())
+        ring_mail(self.mail_ids(), together=True)
 
 
 def ring_rounds(rounds: Iterable[tuple[str, int]]) -> None:
@@ -59,13 +59,21 @@ def mail_available() -> bool:
         return False
 
 
-def ring_mail(outbox_ids: Iterable[int]) -> None:
+def ring_mail(outbox_ids: Iterable[int], together: bool = False) -> None:
+    """One message per row; with `together`, one message for all of them (the mail one
+    transaction queued: fewer messages to publish and take, and one task delivers each
+    in turn). The sweeper rings rows apart, so a backlog spreads over the mail workers."""
     if not mail_available():
         return
-    from worker.tasks import deliver_mail
+    from worker.tasks import deliver_mail, deliver_mails
 
     queue = current_app.config["QUEUES"]["mail"]
-    for outbox_id in outbox_ids:
+    ids = list(outbox_ids)
+    if together and len(ids) > 1:
+        _send(partial(deliver_mails.apply_async, (ids,), queue=queue),
+              f"deliver mail {', '.join(map(str, ids))}")
+        return
+    for outbox_id in ids:
         _send(partial(deliver_mail.apply_async, (outbox_id,), queue=queue),
               f"deliver mail {outbox_id}")
 

@@ -27,6 +27,15 @@ def deliver_mail(outbox_id: int) -> None:
     deliver(outbox_id)
 
 
+@shared_task(name="worker.tasks.deliver_mails", ignore_result=True)
+def deliver_mails(outbox_ids: list[int]) -> None:
+    """The outbox rows one transaction queued (a round's results, say), in one message:
+    each delivered as deliver_mail would, one after the other."""
+    from service.mail.outbox import deliver_each
+
+    deliver_each(outbox_ids)
+
+
 @shared_task(name="worker.tasks.sweep", ignore_result=True)
 def sweep() -> dict[str, int]:
     """Re-ring lost doorbells: ready rounds not resolved, pending mail not sent."""

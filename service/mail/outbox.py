@@ -137,6 +137,19 @@ def deliver(outbox_id: int, transport: Transport | None = None) -> str:
         return "sent"
 
 
+def deliver_each(outbox_ids: list[int]) -> dict[int, str]:
+    """deliver() each row in turn; one that raises is logged and left to the sweeper (its
+    claim's lease runs out), the others are still delivered."""
+    done: dict[int, str] = {}
+    for outbox_id in outbox_ids:
+        try:
+            done[outbox_id] = deliver(outbox_id)
+        except Exception:
+            log.exception("outbox %s: delivery failed; the sweeper will ring it again", outbox_id)
+            done[outbox_id] = "error"
+    return done
+
+
 def _smtp(url: str) -> SmtpTransport:
     try:
         return SmtpTransport.from_url(url)

@@ -198,3 +198,38 @@ def test_workers_racing_for_one_row_send_it_once(db_game, smtp):
     results = at_once(4, lambda: _deliver(db_game.app, oid))
     assert sorted(results) == ["busy", "busy", "busy", "sent"]
     assert len(smtp.received) == 1
+
+
+def test_one_message_delivers_each_row_of_a_transaction_in_turn(game, smtp, monkeypatch):
+    """deliver_mails: a row that cannot be delivered now does not keep the others from going."""
+    from service.mail import outbox
+
+    rows = [_queue(game.app, game.id, message=f"hello {i}") for i in range(3)]
+    real = outbox.deliver
+
+    def deliver(outbox_id: int, transport=None) -> str:
+        if outbox_id == rows[1]:
+            raise RuntimeError("a bug while delivering this one")
+        return real(outbox_id, transport)
+
+    monkeypatch.setattr(outbox, "deliver", deliver)
+    with game.app.app_context():
+        done = outbox.deliver_each(rows)
+    assert done == {rows[0]: "sent", rows[1]: "error", rows[2]: "sent"}
+    assert [m.message["Message-ID"] for m in smtp.received] == [_row(game.app, rows[0]).message_id,
+                                                                 _row(game.app, rows[2]).message_id]
+    assert _row(game.app, rows[1]).status == "pending"  # the sweeper rings it again
+
+
+def test_the_mail_of_one_transaction_rings_one_message_and_the_sweeper_one_per_row(sqlite_app, monkeypatch):
+    from service import doorbell
+    from worker import tasks
+
+    sent: list[tuple[str, object]] = []
+    monkeypatch.setattr(tasks.deliver_mails, "apply_async", lambda args, queue: sent.append(("many", args)))
+    monkeypatch.setattr(tasks.deliver_mail, "apply_async", lambda args, queue: sent.append(("one", args)))
+    with sqlite_app.app_context():
+        doorbell.Doorbells(mail=[4, 5]).ring()
+        doorbell.Doorbells(mail=[6]).ring()
+        doorbell.ring_mail([7, 8])
+    assert sent == [("many", ([4, 5],)), ("one", (6,)), ("one", (7,)), ("one", (8,))]

@@ -42,6 +42,7 @@ def test_full_mode(tmp_path: Path) -> None:
     transport = celery["broker_transport_options"]
     assert transport["visibility_timeout"] == 3600 and transport["global_keyprefix"] == "p:"
     assert celery["task_routes"]["worker.tasks.deliver_mail"] == {"queue": "t1_mail"}
+    assert celery["task_routes"]["worker.tasks.deliver_mails"] == {"queue": "t1_mail"}
     assert celery["task_routes"]["worker.tasks.resolve_round"] == {"queue": "t1_resolve"}
     assert celery["beat_schedule"]["sweep"]["schedule"] == 7.0
 
