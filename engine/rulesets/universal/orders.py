@@ -43,6 +43,12 @@ def own_unit(state: State, player: str, unit_id: str | None) -> Unit | str:
     return unit
 
 
+def one_step(a: Square, b: Square, diagonals: bool) -> bool:
+    """b is the next square from a: adjacent, and not diagonal unless diagonals are allowed."""
+    dc, dr = abs(a[0] - b[0]), abs(a[1] - b[1])
+    return max(dc, dr) == 1 and (diagonals or dc + dr == 1)
+
+
 def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | str:
     """The squares the move enters, or why it cannot be made now."""
     grid = state.grid()
@@ -56,10 +62,19 @@ def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | s
     if any(not grid.contains(w) for w in waypoints):
         return f"{unit.id} cannot move to {args[-1]}: " + why_not(grid, occ, unit.square, waypoints,
                                                                    unit.movement)
+    diagonals = bool(state.options["diagonals"])
+    start = unit.square
+    if len(waypoints) == 1 and one_step(start, waypoints[0], diagonals):
+        # One step to a free square costs at most STEP_NEAR_ENEMY, within any unit's
+        # movement, and every other route takes two steps (2 x STEP, more): the search
+        # would return exactly this step.
+        dest = waypoints[0]
+        if dest not in occ and grid.passable(dest):
+            return [dest]
     # Each square costs at least a whole step: a longer route cannot fit, skip the search.
-    steps = sum(distance(a, b) for a, b in zip([unit.square, *waypoints], waypoints, strict=False))
+    steps = sum(distance(a, b) for a, b in zip([start, *waypoints], waypoints, strict=False))
     path = None if steps * STEP > unit.movement else plan(
-        grid, occ, unit.side, unit.square, waypoints, unit.movement, bool(state.options["diagonals"]))
+        grid, occ, unit.side, start, waypoints, unit.movement, diagonals)
     if path is None:
         return f"{unit.id} cannot move to {waypoints[-1].name}: " + why_not(
             grid, occ, unit.square, waypoints, unit.movement)
