@@ -1,7 +1,8 @@
 """The web stack's own floor: a trivial Flask app served by gunicorn exactly like the service.
 
 `GET /ping` answers a short JSON; `PUT /update` runs one single-row UPDATE through
-SQLAlchemy Core (the engine made as service.db makes it: psycopg 3, pool_pre_ping) in
+SQLAlchemy Core (the engine made by service.db.make_engine: psycopg 3, pool_pre_ping, the
+service's default pool size) in
 one transaction, on a private table shaped like pgbench's (100,000 rows, a random row
 each time) in the bench's own database (BENCH_FLOOR_DATABASE_URL). What a request costs
 here is what Flask + gunicorn + SQLAlchemy cost on this machine before any service code.
@@ -13,7 +14,7 @@ import os
 import random
 
 from flask import Flask, Response, jsonify
-from sqlalchemy import Column, Engine, Integer, MetaData, Table, create_engine, insert, select, text, update
+from sqlalchemy import Column, Engine, Integer, MetaData, Table, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 ROWS = 100_000
@@ -24,9 +25,12 @@ accounts = Table("floor_accounts", metadata,
 
 
 def make_engine(url: str) -> Engine:
+    from service.config import DEFAULT_DB_POOL_SIZE
+    from service.db import make_engine as service_engine
+
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
-    return create_engine(url, pool_pre_ping=True)
+    return service_engine(url, DEFAULT_DB_POOL_SIZE)
 
 
 def prepare(url: str, rows: int = ROWS) -> None:
