@@ -83,8 +83,10 @@ def _squares(grid: Grid, words: Sequence[str]) -> list[Square] | str:
     return out
 
 
-def check_order(state: JepState, player: PlayerId, order: Order) -> str | None:
-    if player not in expected(state):
+def check_order(state: JepState, player: PlayerId, order: Order, expecting: bool | None = None) -> str | None:
+    """Why the order is refused, or None. expecting: whether player is in expected(state),
+    when the caller already knows (a whole text is checked line by line)."""
+    if not (player in expected(state) if expecting is None else expecting):
         return f"{player} has no orders to give this round"
     if order.unit is None:  # 'pass'
         return None

@@ -91,7 +91,8 @@ class Jep1Ruleset(Ruleset[JepState]):
 
     def parse_orders(self, state: JepState, player: PlayerId, text: str) -> list[Order]:
         """As the contract's, but a clash between lines names its line and text."""
-        given = parse_order_text(text, self.verbs, lambda o: orders.check_order(state, player, o))
+        expecting = player in progress.expected(state)
+        given = parse_order_text(text, self.verbs, lambda o: orders.check_order(state, player, o, expecting))
         problems = orders.check_order_set(state, player, given)
         if problems:
             lines = text.splitlines()

@@ -62,10 +62,15 @@ class Boost:
 
     @classmethod
     def of(cls, skills: Iterable[Skill]) -> Boost:
+        if not skills:  # most exchanges use no skill: the shared zero (frozen, so safe)
+            return _NO_BOOST
         totals = dict.fromkeys(("dice", "each", "reroll", "strength", "toughness", "armor"), 0)
         for s in skills:
             totals[s.effect] += s.amount
         return cls(**totals)
+
+
+_NO_BOOST = Boost()
 
 
 def parse_skill(entry: Mapping[str, Any], where: str) -> Skill:

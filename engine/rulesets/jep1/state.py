@@ -42,10 +42,10 @@ class JepState:
         return [u for u in self.units if u.alive]
 
     def occupied(self) -> set[Square]:
-        return {u.at for u in self.units if u.alive}
+        return {u.at for u in self.units if u.H > 0}  # u.alive, without a property call a unit
 
     def alive_players(self) -> list[str]:
-        sides = {u.side for u in self.units if u.alive}
+        sides = {u.side for u in self.units if u.H > 0}
         return [p for p in self.players if p in sides]
 
     def to_json(self) -> dict[str, Any]:

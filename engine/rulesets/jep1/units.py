@@ -6,7 +6,7 @@ Health H, the weapon's reach (default 8) and skills with uses per game.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from engine.grid import Square, parse_square, square_name
@@ -41,7 +41,10 @@ class Unit:
 
     def clone(self) -> Unit:
         # Only the two mutable containers need copying; the rest are immutable values.
-        return replace(self, uses=dict(self.uses), guard=list(self.guard))
+        # Positional, not dataclasses.replace: a resolve clones every unit.
+        return Unit(self.id, self.side, self.kind, self.I, self.M, self.R, self.S, self.T, self.A,
+                    self.H, self.max_h, self.reach, self.skills, dict(self.uses), list(self.guard),
+                    self.at, self.tie)
 
     def stat_line(self) -> str:
         return (f"I{self.I} M{self.M} R{self.R} S{self.S} T{self.T} A{self.A} "
