@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -276,6 +277,86 @@ class Grid:
             return None
         return Path(_walk_back(best, goal), best[goal][0])
 
+    def straight_path(
+        self,
+        start: Square,
+        goal: Square,
+        budget: Cost,
+        closed: AbstractSet[Square],
+        diagonals: bool = True,
+        weight: int = 64,
+        bend: int = 3,
+        scale: int = 1,
+    ) -> Path | None:
+        """What path(start, goal, budget, cost) returns (the same squares and cost) when
+        cost(frm, to) is None for a square in `closed` and otherwise
+        weight + min(bend, scale × |cross| // span), the stray of `to` from the straight
+        line start → goal as in straightest(); scale 1 is straightest() over steps of 1.
+
+        Worked out without a heap or a callback a step. Entering a square costs the same
+        from wherever it is entered, and while (budget // weight) × bend < weight any path
+        of k steps costs less than any of k + 1; so a square's least cost is weight × its
+        fewest steps + the least stray sum over its fewest-step routes, and the heap
+        search's previous square is the lowest (in square order) one step nearer with
+        that least sum. Rings k steps out are walked for k = the distance to the goal,
+        then k + 1 when closed squares are in the way, keeping only squares from which
+        the goal is still within k steps. Otherwise (a larger bend, a square off the
+        grid) it is the general search.
+        """
+        table = _neighbour_table(self.width, self.height, diagonals)
+        blocked = self.blocks_move
+        walls = [sq for sq, kind in self.terrain.items() if kind in blocked]
+        shut = closed | set(walls) if walls else closed
+        if (budget // weight) * bend >= weight or not (self.contains(start) and self.contains(goal)):
+            return self.path(start, goal, budget, straight_cost(start, goal, shut, weight, bend, scale),
+                             diagonals)
+        if start == goal:
+            return Path((), 0)
+        fc, fr = start
+        gc, gr = goal
+        gdc, gdr = gc - fc, gr - fr
+        k = span = distance(start, goal)
+        while k * weight <= budget:
+            # square → (least stray sum, previous square), rings 0..j so far
+            found: dict[Square, tuple[int, Square | None]] = {start: (0, None)}
+            ring = [start]
+            for j in range(1, k + 1):
+                left = k - j  # steps still to go from ring j
+                new: dict[Square, tuple[int, Square]] = {}
+                for p in ring:
+                    bp = found[p][0]
+                    around = table.get(p)
+                    if around is None:
+                        around = table[p] = tuple(self.neighbours(p, diagonals))
+                    for n in around:
+                        if n in found or n in shut:
+                            continue
+                        dx, dy = n[0] - gc, n[1] - gr
+                        if dx > left or -dx > left or dy > left or -dy > left:
+                            continue
+                        known = new.get(n)
+                        if known is None or bp < known[0] or (bp == known[0] and p < known[1]):
+                            new[n] = (bp, p)
+                if not new:
+                    break
+                for n, (bp, p) in new.items():
+                    cross = (n[0] - fc) * gdr - (n[1] - fr) * gdc
+                    stray = scale * (cross if cross >= 0 else -cross) // span
+                    found[n] = (bp + (stray if stray < bend else bend), p)
+                ring = list(new)
+            if goal in found:
+                cost = k * weight + found[goal][0]
+                if cost > budget:
+                    return None
+                out: list[Square] = []
+                sq: Square | None = goal
+                while sq is not None and sq != start:
+                    out.append(sq)
+                    sq = found[sq][1]
+                return Path(tuple(reversed(out)), cost)
+            k += 1
+        return None
+
     def path_via(
         self,
         start: Square,
@@ -297,6 +378,20 @@ class Grid:
             spent += leg.cost
             here = wp
         return Path(tuple(squares), spent)
+
+
+def straight_cost(start: Square, goal: Square, closed: AbstractSet[Square], weight: int, bend: int,
+                   scale: int) -> StepCost:
+    """straight_path's step cost as a callback (for path(); straight_path's fallback)."""
+    span = max(1, distance(start, goal))
+    dc, dr = goal.col - start.col, goal.row - start.row
+
+    def cost(_frm: Square, to: Square) -> Cost | None:
+        if to in closed:
+            return None
+        cross = (to.col - start.col) * dr - (to.row - start.row) * dc
+        return weight + min(bend, scale * abs(cross) // span)
+    return cost
 
 
 # Each grid shape's neighbour lists, filled lazily as searches visit squares.

@@ -6,7 +6,7 @@ squares may be passed through, but a move ends on an empty square.
 
 from __future__ import annotations
 
-from engine.grid import Path, Square, distance, parse_square, straightest
+from engine.grid import Path, Square, distance, parse_square
 from engine.rulesets.fivedice.actions import Skip, movement_losses
 from engine.rulesets.fivedice.context import RoundContext
 from engine.rulesets.fivedice.state import GameState, Unit
@@ -16,7 +16,8 @@ WEIGHT = 64  # RULES.md: the order says which, default attack
 
 
 def enemy_squares(state: GameState, unit: Unit) -> set[Square]:
-    return {u.square for u in state.units if u.alive and u.player != unit.player}
+    player = unit.player
+    return {u.square for u in state.units if u.life > 0 and u.player != player}  # alive, inlined
 
 
 def find_path(state: GameState, unit: Unit, dest: Square) -> Path | None:
@@ -31,10 +32,10 @@ def find_path(state: GameState, unit: Unit, dest: Square) -> Path | None:
         line = [*grid.line(unit.square, dest), dest]
         if all(grid.passable(sq) and sq not in enemies for sq in line):
             return Path(tuple(line), len(line))
-    path = state.grid.path(unit.square, dest, most * WEIGHT + WEIGHT - 1,
-                           straightest(unit.square, dest, lambda _f, to: None if to in enemies else 1,
-                                       WEIGHT),
-                           bool(state.options["diagonals"]))
+    # Grid.path with straightest(unit.square, dest, step 1 or None into an enemy, WEIGHT)
+    # as the cost, worked out without a callback a step.
+    path = grid.straight_path(unit.square, dest, most * WEIGHT + WEIGHT - 1, enemies, diagonals,
+                              weight=WEIGHT)
     if path is None or path.cost // WEIGHT > most:
         return None
     return Path(path.squares, path.cost // WEIGHT)

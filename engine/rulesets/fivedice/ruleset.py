@@ -21,7 +21,7 @@ from engine.contract import (
     UnitId,
 )
 from engine.dice import Dice
-from engine.orders import Order
+from engine.orders import Order, OrderError, OrderErrors, parse_order_text
 from engine.rulesets.fivedice import board as board_view
 from engine.rulesets.fivedice.allocation import DEFAULT_POLICY
 from engine.rulesets.fivedice.bot import bot_lines
@@ -97,6 +97,15 @@ class FivediceRuleset(Ruleset[GameState]):
 
     def check_order_set(self, state: GameState, player: PlayerId, orders: Sequence[Order]) -> list[str]:
         return check_order_set(orders)
+
+    def parse_orders(self, state: GameState, player: PlayerId, text: str) -> list[Order]:
+        """The contract's, with expected(state) worked out once for the text, not a line."""
+        expected = self.expected(state)
+        orders = parse_order_text(text, self.verbs, lambda o: check_order(state, player, o, expected))
+        problems = check_order_set(orders)
+        if problems:
+            raise OrderErrors([OrderError(0, "", p) for p in problems])
+        return orders
 
     def resolve(self, state: GameState, orders: Mapping[PlayerId, Sequence[Order]],
                 dice: Dice) -> Resolution[GameState]:

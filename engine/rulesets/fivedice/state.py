@@ -7,7 +7,7 @@ gets a clear answer instead of "no such unit".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.grid import Grid, Square, parse_square
@@ -74,12 +74,12 @@ class GameState:
 
     def occupant(self, sq: Square) -> Unit | None:
         for u in self.units:
-            if u.alive and u.square == sq:
+            if u.square == sq and u.life > 0:  # alive, without a property call a unit
                 return u
         return None
 
     def players_alive(self) -> list[str]:
-        living = {u.player for u in self.units if u.alive}
+        living = {u.player for u in self.units if u.life > 0}  # alive, inlined
         return [p for p in self.players if p in living]
 
     def seat(self, player: str) -> int:
@@ -87,7 +87,8 @@ class GameState:
 
     def copy(self) -> GameState:
         """A state resolution may change; sheets are frozen and shared (no deepcopy)."""
-        units = [replace(u, items=list(u.items)) for u in self.units]
+        units = [Unit(u.id, u.player, u.sheet, u.square, u.life, u.wielded, list(u.items), u.policy)
+                 for u in self.units]  # positional: dataclasses.replace costs several times more
         return GameState(list(self.players), dict(self.options), self.round, self.terrain,
                          units, [], self._grid)
 

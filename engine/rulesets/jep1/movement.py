@@ -24,11 +24,10 @@ STEP, BEND = 64, 15
 
 
 # move_path and reachable below give exactly what Grid.path / Grid.reachable give with
-# these step costs as callbacks (the same squares, costs and ties, as
-# tests/engine/rulesets/test_jep1_movement_search.py checks), worked out for jep1's two
-# costs without a callback a step (a bot turn and a resolution search hundreds of times
-# a round). Walls (the grid's move-blocking terrain) and units are folded into one set
-# of closed squares.
+# jep1's step costs as callbacks (the same squares, costs and ties, as
+# tests/engine/rulesets/test_jep1_movement_search.py checks), without a callback a step:
+# a bot turn and a resolution search hundreds of times a round. Grid.straight_path is
+# exact for move_path's cost because MOVE * BEND < STEP.
 assert MOVE * BEND < STEP
 
 
@@ -51,81 +50,6 @@ def _closed(grid: Grid, occupied: Set[Square]) -> Set[Square]:
     return occupied | walls if walls else occupied
 
 
-def _leg(grid: Grid, frm: Square, goal: Square, limit: int, closed: Set[Square],
-         diagonals: bool) -> tuple[list[Square], int] | None:
-    """Grid.path(frm, goal, limit, _straight cost): (squares entered, scaled cost) or None.
-
-    Not a heap search but the same answer, worked out from what the costs are: entering a
-    square costs STEP + its bend whatever square it is entered from, and up to MOVE steps
-    any path of k steps costs less than any of k + 1 (MOVE * BEND < STEP). So the least
-    cost to a square is STEP × (its fewest steps) + the least bend sum over its fewest-step
-    routes, and the general search's previous square (the first one taken off the heap
-    that gives that cost) is the lowest square, in square order, one step nearer with the
-    least bend sum. Rings of squares k steps out are walked for k = the distance to the
-    goal, then k + 1 when units or walls are in the way, keeping only squares from which
-    the goal is still within k steps: the goal's route depends on nothing else.
-    """
-    table = _neighbours(grid.width, grid.height, diagonals)
-    if frm not in table or goal not in table:  # off the grid: the general search, slowly
-        leg = grid.path(frm, goal, limit, _straight(frm, goal, set(closed)), diagonals)
-        return None if leg is None else (list(leg.squares), leg.cost)
-    if frm == goal:
-        return [], 0
-    fc, fr = frm
-    gc, gr = goal
-    gdc, gdr = gc - fc, gr - fr
-    k = span = distance(frm, goal)
-    while k * STEP <= limit:
-        # square → (least bend sum, previous square), rings 0..j so far
-        found: dict[Square, tuple[int, Square | None]] = {frm: (0, None)}
-        ring = [frm]
-        for j in range(1, k + 1):
-            left = k - j  # steps still to go once in ring j
-            new: dict[Square, tuple[int, Square]] = {}
-            for p in ring:
-                bp = found[p][0]
-                for n in table[p]:
-                    if n in found or n in closed:
-                        continue
-                    dx, dy = n[0] - gc, n[1] - gr
-                    if dx > left or -dx > left or dy > left or -dy > left:
-                        continue
-                    known = new.get(n)
-                    if known is None or bp < known[0] or (bp == known[0] and p < known[1]):
-                        new[n] = (bp, p)
-            if not new:
-                break
-            for n, (bp, p) in new.items():
-                cross = (n[0] - fc) * gdr - (n[1] - fr) * gdc
-                bend = 4 * (cross if cross >= 0 else -cross) // span
-                found[n] = (bp + (bend if bend < BEND else BEND), p)
-            ring = list(new)
-        if goal in found:
-            cost = k * STEP + found[goal][0]
-            if cost > limit:
-                return None
-            out: list[Square] = []
-            sq: Square | None = goal
-            while sq is not None and sq != frm:
-                out.append(sq)
-                sq = found[sq][1]
-            out.reverse()
-            return out, cost
-        k += 1
-    return None
-
-
-def _straight(frm: Square, goal: Square, occupied: set[Square]) -> StepCost:
-    span = max(1, distance(frm, goal))
-
-    def cost(_frm: Square, to: Square) -> Cost | None:
-        if to in occupied:
-            return None
-        cross = (to.col - frm.col) * (goal.row - frm.row) - (to.row - frm.row) * (goal.col - frm.col)
-        return STEP + min(BEND, 4 * abs(cross) // span)
-    return cost
-
-
 def move_path(grid: Grid, start: Square, waypoints: Sequence[Square], budget: int,
               occupied: set[Square], diagonals: bool) -> Path | None:
     """The shortest path through the waypoints within budget steps (straightest of equals), or None.
@@ -133,15 +57,16 @@ def move_path(grid: Grid, start: Square, waypoints: Sequence[Square], budget: in
     The Path's cost is in steps.
     """
     assert budget <= MOVE
-    closed = _closed(grid, occupied - {start})
+    blocked = occupied - {start}
     squares: list[Square] = []
     here, left = start, budget * (STEP + BEND)
     for goal in waypoints:
-        leg = _leg(grid, here, goal, left, closed, diagonals)
+        # Grid.path with _straight(here, goal, blocked) as the step cost, without the callback
+        leg = grid.straight_path(here, goal, left, blocked, diagonals, STEP, BEND, scale=4)
         if leg is None:
             return None
-        squares.extend(leg[0])
-        left -= leg[1]
+        squares.extend(leg.squares)
+        left -= leg.cost
         here = goal
     if len(squares) > budget:
         return None

@@ -12,8 +12,9 @@ import random
 
 import pytest
 
-from engine.grid import Grid, Path, Square
+from engine.grid import Grid, Path, Square, straight_cost
 from engine.rulesets.jep1 import movement
+from tests.engine.random_grids import random_position
 
 
 def _general_move_path(grid: Grid, start: Square, waypoints: list[Square], budget: int,
@@ -22,7 +23,9 @@ def _general_move_path(grid: Grid, start: Square, waypoints: list[Square], budge
     squares: list[Square] = []
     here, left = start, budget * (movement.STEP + movement.BEND)
     for goal in waypoints:
-        leg = grid.path(here, goal, left, movement._straight(here, goal, blocked), diagonals)
+        # jep1's step cost: STEP, plus up to BEND for 4 × the stray from the line here → goal
+        cost = straight_cost(here, goal, blocked, movement.STEP, movement.BEND, 4)
+        leg = grid.path(here, goal, left, cost, diagonals)
         if leg is None:
             return None
         squares.extend(leg.squares)
@@ -38,15 +41,9 @@ def test_move_path_and_reachable_match_the_general_search(seed: int) -> None:
     rnd = random.Random(seed)
     found = 0
     for _ in range(1500):
-        width, height = rnd.randint(2, 12), rnd.randint(2, 12)
-        every = [Square(c, r) for c in range(width) for r in range(height)]
-        walls = rnd.sample(every, rnd.randint(0, len(every) // 5))
-        grid = Grid(width, height, dict.fromkeys(walls, "wall"))
-        start = rnd.choice(every)
-        near = [sq for sq in every if max(abs(sq.col - start.col), abs(sq.row - start.row)) <= 5]
-        waypoints = [rnd.choice(near) for _ in range(rnd.choice((1, 1, 1, 2, 3)))]
-        occupied = set(rnd.sample(every, rnd.randint(0, len(every) // 2))) | {start}
-        diagonals = rnd.random() < 0.8
+        pos = random_position(rnd, largest=12, reach=5, start_closed=True)
+        grid, start, occupied, diagonals = pos.grid, pos.start, pos.closed, pos.diagonals
+        waypoints = [rnd.choice(pos.near) for _ in range(rnd.choice((1, 1, 1, 2, 3)))]
         budget = rnd.randint(0, movement.MOVE)
         want = _general_move_path(grid, start, waypoints, budget, occupied, diagonals)
         assert movement.move_path(grid, start, waypoints, budget, occupied, diagonals) == want
