@@ -49,10 +49,12 @@ def quadrant_of(sq: Square, width: int, height: int) -> str:
     return ns + we
 
 
-def quadrant_squares(quadrant: str, width: int, height: int) -> list[Square]:
+@cache
+def quadrant_squares(quadrant: str, width: int, height: int) -> tuple[Square, ...]:
+    """The quadrant's squares, row by row (cached: every spawn roll scans them)."""
     cols = range(width // 2, width) if quadrant[1] == "e" else range(0, width // 2)
     rows = range(height // 2, height) if quadrant[0] == "n" else range(0, height // 2)
-    return [Square(c, r) for r in rows for c in cols]
+    return tuple(Square(c, r) for r in rows for c in cols)
 
 
 def corner_square(quadrant: str, width: int, height: int) -> Square:

@@ -35,7 +35,8 @@ def reaches(f: Figure, target: Figure) -> bool:
 
 
 def in_reach(state: HeroesState, f: Figure) -> list[Figure]:
-    return [g for g in foes_of(state, f) if reaches(f, g)]
+    mine = reach(f.square, f.facing, is_ranged(f))  # reaches(f, g), f's reach worked out once
+    return [g for g in foes_of(state, f) if g.square in mine]
 
 
 def engaged(state: HeroesState, f: Figure) -> list[Figure]:

@@ -64,8 +64,12 @@ def step_towards(state: HeroesState, f: Figure, goal: Square, dice: Dice,
     """Walk the streets to the square nearest the goal (then fewest steps, then board order)."""
     taken = {g.square for g in state.figures.values() if g.kind != "hero" and g.id != f.id}
     found = paths.search(state, f.square, paths.budget(f.spec.move_ap), streets_only=True)
-    options = paths.steps(found)
-    best = min(options, key=lambda s: (distance(s, goal), s in taken, options[s], s.row, s.col))
+    # min over paths.steps(found) by (distance(s, goal), s in taken, steps, row, col),
+    # on the search's plain (col, row) cells: a Square only for the one chosen
+    gc, gr = goal
+    c, r = min(found, key=lambda s: (max(abs(s[0] - gc), abs(s[1] - gr)), s in taken,
+                                     found[s][0] // paths.STEP, s[1], s[0]))
+    best = Square(c, r)
     if best == f.square or best in taken:
         return
     movement.walk(state, f, paths.route(found, best), f.spec.move_ap, False, dice, events)

@@ -96,7 +96,7 @@ def check(state: HeroesState, player: str, o: Order) -> str | None:
         if bad:
             return bad[0]
         good = [s for s in squares if isinstance(s, Square)]
-        if o.verb == "move" and paths.plan(state, f.square, good, f.spec.move_ap, True) is None:
+        if o.verb == "move" and not paths.flight_within(state, f.square, good, f.spec.move_ap):
             return f"no route through {' '.join(o.args)} within {f.spec.move_ap} Movement A.P."
         if o.verb == "climb" and good[0] not in state.roofs:
             return f"{o.args[0]} is not a rooftop"

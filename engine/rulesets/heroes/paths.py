@@ -9,6 +9,7 @@ the same order as Grid.reachable (cost, then square) so ties break the same way.
 from __future__ import annotations
 
 import heapq
+from functools import cache
 
 from engine.grid import Square
 from engine.rulesets.heroes.state import HeroesState
@@ -35,32 +36,54 @@ def is_climb(state: HeroesState, frm: Square, to: Square) -> bool:
 
 
 def search(state: HeroesState, start: Square, limit: int, streets_only: bool = False,
-           flying: bool = False) -> Search:
-    """Every square whose cheapest route from start costs at most limit."""
-    width, height, roofs = state.width, state.height, state.roofs
-    moves = _STEPS_8 if state.options["diagonals"] else _STEPS_4
+           flying: bool = False, goal: Square | None = None) -> Search:
+    """Every square whose cheapest route from start costs at most limit.
+
+    With a goal the search stops once the goal's cost is final: its entry and its route
+    are then exactly what the full search gives (other entries may be missing)."""
+    roofs = state.roofs
+    shape = (state.width, state.height, bool(state.options["diagonals"]))
+    table = _neighbours(*shape)
     best: Search = {(start.col, start.row): (0, None)}
     heap: list[tuple[int, Cell]] = [(0, (start.col, start.row))]
+    stop = (goal.col, goal.row) if goal is not None else None
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        cost, sq = heapq.heappop(heap)
+        cost, sq = pop(heap)
         if cost > best[sq][0]:
             continue
-        col, row = sq
+        if sq == stop:
+            break
         up_from_street = not flying and sq not in roofs
-        for dc, dr in moves:
-            c, r = col + dc, row + dr
-            if not (0 <= c < width and 0 <= r < height):
-                continue
-            n = (c, r)
+        around = table.get(sq)
+        if around is None:  # a start off the board
+            around = _around(sq, *shape)
+        for n, step in around:
             roof = n in roofs
             if roof and streets_only:
                 continue
-            total = cost + STEP + (CLIMB if roof and up_from_street else 0) + (
-                DIAGONAL if dc and dr else 0)
-            if total <= limit and (n not in best or total < best[n][0]):
-                best[n] = (total, sq)
-                heapq.heappush(heap, (total, n))
+            total = cost + step + (CLIMB if roof and up_from_street else 0)
+            if total <= limit:
+                known = best.get(n)
+                if known is None or total < known[0]:
+                    best[n] = (total, sq)
+                    push(heap, (total, n))
     return best
+
+
+def _around(sq: Cell, width: int, height: int, diagonals: bool) -> tuple[tuple[Cell, int], ...]:
+    """sq's neighbours on the board, in search order, with the step's cost before any climb
+    (STEP, + DIAGONAL for a diagonal step)."""
+    c, r = sq
+    return tuple(((c + dc, r + dr), STEP + (DIAGONAL if dc and dr else 0))
+                 for dc, dr in (_STEPS_8 if diagonals else _STEPS_4)
+                 if 0 <= c + dc < width and 0 <= r + dr < height)
+
+
+@cache
+def _neighbours(width: int, height: int, diagonals: bool) -> dict[Cell, tuple[tuple[Cell, int], ...]]:
+    """_around of every square, for a board shape."""
+    return {(c, r): _around((c, r), width, height, diagonals) for c in range(width) for r in range(height)}
 
 
 def steps(found: Search) -> dict[Square, int]:
@@ -85,10 +108,31 @@ def plan(state: HeroesState, start: Square, waypoints: list[Square], ap: int, fl
     path: list[Square] = []
     spent, here = 0, start
     for wp in waypoints:
-        found = search(state, here, budget(ap) - spent, streets_only, flying)
+        found = search(state, here, budget(ap) - spent, streets_only, flying, wp)
         if (wp.col, wp.row) not in found:
             return None
         path += route(found, wp)
         spent += found[wp.col, wp.row][0]
         here = wp
     return path
+
+
+def flight_within(state: HeroesState, start: Square, waypoints: list[Square], ap: int) -> bool:
+    """Whether plan(state, start, waypoints, ap, flying=True) finds a route, without a search.
+
+    Flying, nothing is closed and no step climbs: a route costs STEP a step plus DIAGONAL a
+    diagonal step, so while ap × DIAGONAL < STEP it fits budget(ap) exactly when its legs'
+    fewest steps (the Chebyshev distance, or with no diagonals the Manhattan one) add up
+    to at most ap. Squares off the board take the search.
+    """
+    width, height = state.width, state.height
+    if ap * DIAGONAL >= STEP or not all(0 <= sq.col < width and 0 <= sq.row < height
+                                        for sq in (start, *waypoints)):
+        return plan(state, start, waypoints, ap, True) is not None
+    diagonals = bool(state.options["diagonals"])
+    steps, here = 0, start
+    for wp in waypoints:
+        dc, dr = abs(wp.col - here.col), abs(wp.row - here.row)
+        steps += max(dc, dr) if diagonals else dc + dr
+        here = wp
+    return steps <= ap

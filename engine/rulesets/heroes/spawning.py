@@ -66,15 +66,17 @@ def place_henchman(state: HeroesState, quadrant: str, dice: Dice, events: list[E
                    face: int) -> bool:
     """Flip a henchmen card and place its henchman and a civvie; False if there is no room."""
     taken = _taken(state)
+    roofs = state.roofs  # _free, inlined: a quadrant's squares are all on the board
     spot_free = [sq for sq in quadrant_squares(quadrant, state.width, state.height)
-                 if _free(state, sq, taken)]
+                 if sq not in roofs and sq not in taken]
     if not spot_free:
         events.append(Event("spawn_roll", f"Henchmen & Civvies roll {quadrant}: {face}, but the "
                             "quadrant is full.", {"quadrant": quadrant, "face": face}))
         return False
     placement = _draw(state, dice)
     wanted = local_square(quadrant, placement.col, placement.row, state.width, state.height)
-    spot = min(spot_free, key=lambda s: (distance(s, wanted), s.row, s.col))
+    wc, wr = wanted
+    spot = min(spot_free, key=lambda s: (max(abs(s[0] - wc), abs(s[1] - wr)), s[1], s[0]))  # distance
     spec = card(placement.henchman)
     henchman = Figure(state.new_id("H"), "henchman", spec.id, spot, vitality=spec.vitality)
     henchman.facing = _towards_nearest_hero(state, spot)

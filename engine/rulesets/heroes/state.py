@@ -43,14 +43,20 @@ class Figure:
     def stat(self, name: str) -> int:
         if name in self.reduced:
             return 1
+        if not self.items:
+            return self.spec.stats[name]
         bonus = sum(items()[i].value for i, _ in self.items
                     if items()[i].effect == "stat" and items()[i].stat == name)
         return self.spec.stats[name] + bonus
 
     def item_total(self, effect: str) -> int:
+        if not self.items:  # most figures carry nothing: no generator to run
+            return 0
         return sum(items()[i].value for i, _ in self.items if items()[i].effect == effect)
 
     def has_item(self, effect: str) -> bool:
+        if not self.items:
+            return False
         return any(items()[i].effect == effect for i, _ in self.items)
 
     @property
