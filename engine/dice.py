@@ -49,18 +49,24 @@ def M(key: bytes, *fields: Field) -> bytes:
     return hmac.new(key, enc(*fields), hashlib.sha256).digest()
 
 
+def _refuse_float(_text: str) -> Any:
+    raise TypeError("floats are not allowed in canonical JSON")
+
+
+# Made once: json.dumps and json.loads build a new encoder or decoder on every call with
+# arguments like these (the same objects, the same output).
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_FLOAT_CHECK = json.JSONDecoder(parse_float=_refuse_float, parse_constant=_refuse_float)
+
+
 def canonical(value: Any) -> bytes:
     """Canonical JSON bytes (sorted keys, no spaces, UTF-8). Floats are refused."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = _ENCODER.encode(value)
     # Floats print differently across languages, so they can never be hashed inputs. Any
     # float value (NaN and infinities too) is written with a "." "e" or a name that only the
     # float hooks of the C parser see: much faster than walking the value in Python.
-    json.loads(text, parse_float=_refuse_float, parse_constant=_refuse_float)
+    _FLOAT_CHECK.decode(text)
     return text.encode("utf-8")
-
-
-def _refuse_float(_text: str) -> Any:
-    raise TypeError("floats are not allowed in canonical JSON")
 
 
 def state_hash(state: Any) -> str:
