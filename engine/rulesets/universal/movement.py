@@ -70,10 +70,14 @@ def two_step_path(grid: Grid, owners: dict[Square, str], side: str, start: Squar
     square next to an enemy. plan() returns the first such middle square in square order
     (its A* expands the equally cheap first steps in that order and keeps the first route
     to the goal), which is this one. None when there is none: then plan() decides."""
-    enemies = [sq for sq, owner in owners.items() if owner != side]
+    # Only an enemy within 3 squares of start can stand next to a square within 2 of it.
+    sc, sr = start
+    enemies = [sq for sq, owner in owners.items()
+               if owner != side and -3 <= sq[0] - sc <= 3 and -3 <= sq[1] - sr <= 3]
 
     def near_enemy(sq: tuple[int, int]) -> bool:
-        return any(abs(sq[0] - e[0]) <= 1 and abs(sq[1] - e[1]) <= 1 for e in enemies)
+        c, r = sq
+        return any(-1 <= ec - c <= 1 and -1 <= er - r <= 1 for ec, er in enemies)
 
     if near_enemy(dest):
         return None

@@ -94,7 +94,7 @@ class OrderPlan:
     an attack is judged from where the attacker will then stand."""
 
     def __init__(self, state: State, player: str) -> None:
-        self.board = state.copy()
+        self.board = state.scratch()  # a unit is copied before it moves on it (_move)
         self.player = player
         self.moved: set[str] = set()
         self.destinations: dict[Square, str] = {}
@@ -124,7 +124,8 @@ class OrderPlan:
             return found
         self.moved.add(unit.id)
         self.destinations[end] = unit.id
-        unit.square = end
+        moved = self.board.units[unit.id] = unit.copy()  # the scratch board shares the others
+        moved.square = end
         return None
 
     def _attack(self, unit: Unit, order: Order) -> str | None:

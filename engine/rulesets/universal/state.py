@@ -79,6 +79,13 @@ class State:
                      dict(self.streaks), list(self.out), list(self.marks), dict(self.terrain),
                      self.built_grid)
 
+    def scratch(self) -> State:
+        """A board to try one side's moves on: its own map of units, the units themselves
+        shared with this state until one moves (the caller copies a unit before moving it)
+        and nothing else changed on it."""
+        return State(self.options, self.seats, self.round, dict(self.units), self.next_number,
+                     self.streaks, self.out, self.marks, self.terrain, self.built_grid)
+
     def grid(self) -> Grid:
         if self.built_grid is None:
             self.built_grid = Grid(int(self.options["width"]), int(self.options["height"]),
