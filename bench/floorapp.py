@@ -25,12 +25,11 @@ accounts = Table("floor_accounts", metadata,
 
 
 def make_engine(url: str) -> Engine:
-    from service.config import DEFAULT_DB_POOL_SIZE
     from service.db import make_engine as service_engine
 
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
-    return service_engine(url, DEFAULT_DB_POOL_SIZE)
+    return service_engine(url)
 
 
 def prepare(url: str, rows: int = ROWS) -> None:

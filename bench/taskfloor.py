@@ -32,17 +32,17 @@ QUEUE_ENV, DB_ENV, REDIS_ENV, PREFIX_ENV = ("BENCH_TASKFLOOR_QUEUE", "BENCH_TASK
                                             "BENCH_TASKFLOOR_REDIS", "BENCH_TASKFLOOR_PREFIX")
 
 
-def make_app() -> Celery:
-    queue = os.environ.get(QUEUE_ENV, "taskfloor")
-    conf = celery_config(os.environ.get(REDIS_ENV, "redis://127.0.0.1:6379/11"), "",
-                         os.environ.get(PREFIX_ENV, ""), 60)
+def make_app(queue: str, redis_url: str, prefix: str) -> Celery:
+    conf = celery_config(redis_url, "", prefix, 60)
     conf.update(task_default_queue=queue, task_routes={}, beat_schedule={})
     app = Celery("taskfloor")
     app.config_from_object(conf)
     return app
 
 
-app = make_app()
+# The workers' app: `run` passes the queue, broker and key prefix in their environment.
+app = make_app(os.environ.get(QUEUE_ENV, "taskfloor"), os.environ.get(REDIS_ENV, "redis://127.0.0.1:6379/11"),
+               os.environ.get(PREFIX_ENV, ""))
 _engine: Any = None
 
 
@@ -69,10 +69,7 @@ def run(redis_url: str, workers: int, tasks: int) -> dict[str, Any]:
         with psycopg.connect(db_url, autocommit=True) as conn:
             conn.execute("CREATE TABLE taskfloor (k integer NOT NULL, at timestamptz NOT NULL)")
         env = {**os.environ, QUEUE_ENV: queue, DB_ENV: db_url, REDIS_ENV: redis_url, PREFIX_ENV: prefix}
-        for var, value in env.items():
-            if var.startswith("BENCH_TASKFLOOR_"):
-                os.environ[var] = value
-        sender = make_app()  # this process's app sees the same queue and prefix
+        sender = make_app(queue, redis_url, prefix)  # the workers' queue and key prefix
         for k in range(tasks):
             sender.send_task("bench.taskfloor.write_one", (k,), queue=queue)
         workdir = Path(exits.enter_context(tempfile.TemporaryDirectory(prefix="dicepost-taskfloor-")))

@@ -16,8 +16,10 @@ from flask import Flask, current_app, g
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from service.config import DEFAULT_DB_POOL_SIZE
 
-def make_engine(url: str, pool_size: int = 10) -> Engine:
+
+def make_engine(url: str, pool_size: int = DEFAULT_DB_POOL_SIZE) -> Engine:
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
@@ -50,7 +52,8 @@ def is_postgres(engine: Engine) -> bool:
 
 
 def init_app(app: Flask) -> None:
-    engine = make_engine(app.config["DATABASE_URL"], int(app.config.get("DB_POOL_SIZE", 10)))
+    pool_size = int(app.config.get("DB_POOL_SIZE", DEFAULT_DB_POOL_SIZE))
+    engine = make_engine(app.config["DATABASE_URL"], pool_size)
     app.extensions["dicepost.engine"] = engine
     app.extensions["dicepost.sessions"] = sessionmaker(engine, expire_on_commit=False)
     app.teardown_appcontext(_close_session)
