@@ -40,8 +40,14 @@ def in_reach(state: HeroesState, f: Figure) -> list[Figure]:
 
 
 def engaged(state: HeroesState, f: Figure) -> list[Figure]:
-    """Foes in f's reach, or whose reach f is in: "in combat"."""
+    """Foes in f's reach, or whose reach f is in: the one test of "in combat" (seed, Combat:
+    "Check to see if you're in combat range or are in the combat range of an enemy"), used
+    by the general actions, the save contest and running away alike."""
     return [g for g in foes_of(state, f) if reaches(f, g) or reaches(g, f)]
+
+
+def in_combat(state: HeroesState, f: Figure) -> bool:
+    return bool(engaged(state, f))
 
 
 def face_a_threat(state: HeroesState, f: Figure) -> bool:

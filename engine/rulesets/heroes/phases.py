@@ -18,13 +18,14 @@ event saying why (RULES.md, Common to all).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from engine.contract import Event
 from engine.dice import Dice
 from engine.grid import parse_square
 from engine.orders import Order
 from engine.rulesets.heroes import general_actions, movement, star_actions
-from engine.rulesets.heroes.engagement import fight, in_reach, resting
+from engine.rulesets.heroes.engagement import fight, in_combat, resting
 from engine.rulesets.heroes.npc import npc_phase
 from engine.rulesets.heroes.paths import is_climb
 from engine.rulesets.heroes.runaway import run_away
@@ -34,20 +35,35 @@ from engine.rulesets.heroes.state import Figure, HeroesState
 GENERAL_VERBS = ("save", "capture", "search", "climb")
 
 
+@dataclass
+class SaveClaims:
+    """The round's save orders, for "If two Heroes are trying to save the same Civvi, Roll
+    Off": the contest is rolled when the first claimant's save comes, and every hero in it
+    pays its General A.P. then (RULES.md: "each contestant spends its General A.P., win or
+    lose"), so a rival's own save line later costs nothing more."""
+    saves: dict[str, list[str]] = field(default_factory=dict)  # civvie → heroes ordering it
+    paid: dict[str, list[str]] = field(default_factory=dict)  # hero → civvies it contested
+    done: set[str] = field(default_factory=set)  # heroes whose turn is over this round
+
+    def spent(self, hero: str) -> int:
+        return len(self.paid.get(hero, ()))
+
+
 def resolve_round(state: HeroesState, orders: Mapping[str, Sequence[Order]], dice: Dice) -> list[Event]:
     """Play the round in place on `state` (a copy the caller owns)."""
     events: list[Event] = []
     state.marks = []
     actor = state.actor()
-    saves: dict[str, list[str]] = {}
+    claims = SaveClaims()
     for player_orders in orders.values():
         for o in player_orders:
             if o.verb == "save" and o.unit:
-                saves.setdefault(o.args[0], []).append(o.unit)
+                claims.saves.setdefault(o.args[0], []).append(o.unit)
     for player in state.order:
         hero = state.hero_of(player)
         if hero is not None and actor in (None, player):
-            hero_turn(state, hero, orders.get(player, ()), saves, dice, events)
+            hero_turn(state, hero, orders.get(player, ()), claims, dice, events)
+            claims.done.add(hero.id)
         if state.winner is not None:
             break
     if state.winner is None and state.ends_game_turn():
@@ -77,7 +93,7 @@ def standings(state: HeroesState) -> Event:
                   "captured": [h.id for h in heroes if h.captured]})
 
 
-def hero_turn(state: HeroesState, hero: Figure, orders: Sequence[Order], saves: Mapping[str, list[str]],
+def hero_turn(state: HeroesState, hero: Figure, orders: Sequence[Order], claims: SaveClaims,
               dice: Dice, events: list[Event]) -> None:
     if resting(state, hero):
         events.append(Event("rest", f"{hero.id} is recovering from a knock-out and misses its "
@@ -98,7 +114,7 @@ def hero_turn(state: HeroesState, hero: Figure, orders: Sequence[Order], saves: 
     for o in by.get("face", [])[:1]:
         hero.facing = o.args[0]
         events.append(Event("face", f"{hero.id} faces {hero.facing}.", {"unit": hero.id}))
-    general = hero.spec.general_ap
+    general = hero.spec.general_ap - claims.spent(hero.id)
     ran = False
     for o in by.get("run", [])[:1]:
         ran = run_away(state, hero, parse_square(o.args[0]) if o.args else None, dice, events)
@@ -110,19 +126,24 @@ def hero_turn(state: HeroesState, hero: Figure, orders: Sequence[Order], saves: 
     for o in orders:
         if o.verb not in GENERAL_VERBS or state.winner is not None:
             continue
+        if o.verb == "save" and o.args[0] in claims.paid.get(hero.id, ()):
+            events.append(Event("skip", f"{o.format()}: done, {hero.id} spent its General A.P. "
+                                f"in the contest for {o.args[0]} earlier this round.",
+                                {"unit": hero.id}))
+            continue
         if general <= 0:
             events.append(Event("skip", f"{o.format()}: skipped, no General A.P. left.",
                                 {"unit": hero.id}))
             continue
-        if in_reach(state, hero):
+        if in_combat(state, hero):
             events.append(Event("skip", f"{o.format()}: skipped, {hero.id} is in combat.",
                                 {"unit": hero.id}))
             continue
-        if general_action(state, hero, o, saves, dice, events):
+        if general_action(state, hero, o, claims, dice, events):
             general -= 1
 
 
-def general_action(state: HeroesState, hero: Figure, o: Order, saves: Mapping[str, list[str]],
+def general_action(state: HeroesState, hero: Figure, o: Order, claims: SaveClaims,
                    dice: Dice, events: list[Event]) -> bool:
     """Carry out one general action; False (no A.P. spent) when it no longer fits."""
     problem = None
@@ -144,10 +165,9 @@ def general_action(state: HeroesState, hero: Figure, o: Order, saves: Mapping[st
         elif not general_actions.in_contact(hero.square, target.square):
             problem = f"{hero.id} is not in base contact with {target.id}"
         else:
-            rivals = [r for rid in saves.get(target.id, []) if rid != hero.id
-                      for r in [state.figures.get(rid)]
-                      if r is not None and not resting(state, r)
-                      and general_actions.in_contact(r.square, target.square)]
+            rivals = _rivals(state, hero, target, claims)
+            for r in rivals:
+                claims.paid.setdefault(r.id, []).append(target.id)
             general_actions.save_civvie(state, hero, target, rivals, dice, events)
             return True
     if o.verb == "capture":
@@ -162,3 +182,19 @@ def general_action(state: HeroesState, hero: Figure, o: Order, saves: Mapping[st
             return True
     events.append(Event("skip", f"{o.format()}: skipped, {problem}.", {"unit": hero.id}))
     return False
+
+
+def _rivals(state: HeroesState, hero: Figure, civvie: Figure, claims: SaveClaims) -> list[Figure]:
+    """Heroes still to act who ordered the same save and could make it now: in base
+    contact, not knocked out, with General A.P. left, and not in combat ("If you're not in
+    combat, you can use any leftover General A.P.")."""
+    out = []
+    for rid in claims.saves.get(civvie.id, []):
+        r = state.figures.get(rid)
+        if r is None or rid == hero.id or rid in claims.done or resting(state, r):
+            continue
+        if r.spec.general_ap - claims.spent(rid) <= 0 or in_combat(state, r):
+            continue
+        if general_actions.in_contact(r.square, civvie.square):
+            out.append(r)
+    return out

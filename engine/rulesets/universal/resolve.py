@@ -1,4 +1,5 @@
-"""One round (seed 000): sides act in seat order, the first seat rotating each round;
+"""One round (seed 000): sides act in seat order, the first seat rotating each round over
+the sides still in;
 each side's orders act in the order they were written.
 
 "Only one unit can attack in turn" and "Each unit move in your turn": a side makes at
@@ -22,12 +23,15 @@ from .state import State
 
 
 def acting_order(state: State) -> list[str]:
-    """Who acts this round and in what order: seat order from a seat that rotates each round."""
-    expected = expected_players(str(state.options["turn_mode"]), state.seats, state.alive_sides,
-                                state.round)
-    n = len(state.seats)
-    start = (state.round - 1) % n
-    rotated = state.seats[start:] + state.seats[:start]
+    """Who acts this round and in what order: seat order from a first seat that rotates each
+    round over the sides still in (a fallen side keeps no place in the rotation, as in
+    alternating mode's turn order)."""
+    alive = state.alive_sides
+    expected = expected_players(str(state.options["turn_mode"]), state.seats, alive, state.round)
+    if not alive:
+        return []
+    start = (state.round - 1) % len(alive)
+    rotated = alive[start:] + alive[:start]
     return [s for s in rotated if s in expected]
 
 

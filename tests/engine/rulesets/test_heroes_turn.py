@@ -167,6 +167,64 @@ def test_two_heroes_saving_one_civvie_roll_off_with_p():
     assert res.state.figures["Z1"].saved == 1 and res.state.figures["PK2"].saved == 0
 
 
+def test_each_contestant_pays_its_general_ap_win_or_lose():
+    """"If two Heroes are trying to save the same Civvi, Roll Off and add your (P). Highest
+    total saves the Civvi." RULES.md: "each contestant spends its General A.P., win or lose".
+
+    Zenith acts first: the contest, Zenith 12,13,2 → 13 + 3 = 16 against Puck 2,3,4 → 2 + 3
+    = 5, Zenith saves C1. Puck (General A.P. 2) paid one in the contest, so of his two
+    searches only the first is made (10,9,15 → 9 + 3 = 12: nothing); the second has no
+    General A.P. left."""
+    s = state(players=("alice", "bob"))
+    hero(s, "alice", "zenith", "e4")
+    hero(s, "bob", "puck", "f6")
+    civvie(s, "f5")
+    res = play(s, {"alice": "Z1 save C1", "bob": "PK2 save C1\nPK2 search\nPK2 search"},
+               [12, 13, 2, 2, 3, 4, 10, 9, 15, *NOBODY_COMES])
+    assert res.state.figures["Z1"].saved == 1 and res.state.figures["PK2"].saved == 0
+    assert len(texts(res.events, "search")) == 1
+    skips = texts(res.events, "skip")
+    assert any("spent its General A.P. in the contest for C1" in t for t in skips)
+    assert any("PK2 search: skipped, no General A.P. left" in t for t in skips)
+
+
+def test_a_hero_in_combat_cannot_contest_a_save():
+    """"4. General Action phase: If you're not in combat, you can use any leftover General
+    A.P.": a rival in combat has no General A.P. for a save, so there is no contest.
+
+    The thug on f7 faces south onto Puck's f6: Puck is in combat. Zenith saves C1 without a
+    roll. In his own turn Puck fights the thug (12,13,2 → 13 + 4 = 17 Uppercut Dmg 16; the
+    thug's 2,3,4 → 2 + 2 = 4: defeated), and his save finds C1 gone."""
+    s = state(players=("alice", "bob"))
+    hero(s, "alice", "zenith", "e4")
+    hero(s, "bob", "puck", "f6")
+    henchman(s, "f7", facing="s")
+    civvie(s, "f5")
+    res = play(s, {"alice": "Z1 save C1", "bob": "PK2 save C1"},
+               [12, 13, 2, 2, 3, 4, *NOBODY_COMES])
+    assert not texts(res.events, "contest")
+    assert res.state.figures["Z1"].saved == 1 and "H1" not in res.state.figures
+    assert any("civvie C1 is no longer on the board" in t for t in texts(res.events, "skip"))
+
+
+def test_in_an_enemys_combat_range_is_in_combat_for_general_actions():
+    """Seed, Combat: "1. Check to see if you're in combat range or are in the combat range of
+    an enemy." and "4. General Action phase: If you're not in combat, you can use any
+    leftover General A.P.".
+
+    A gunman on e7 facing south reaches e5, two squares ahead; Zenith (melee) on e5 cannot
+    reach it, even turned. He is in combat all the same: his search is skipped. In the
+    henchmen phase the gunman shoots: 2,3,4 → 2 + R 2 = 4, Weak Strike Dmg 10; Zenith's ARM
+    9,15,16 → 16 + U 4 = 20 saves."""
+    s = state()
+    hero(s, "alice", "zenith", "e5", "n")
+    henchman(s, "e7", facing="s", card_id="gunman")
+    res = play(s, {"alice": "Z1 search"}, [2, 3, 4, 9, 15, 16, *NOBODY_COMES])
+    assert any("Z1 search: skipped, Z1 is in combat" in t for t in texts(res.events, "skip"))
+    assert not texts(res.events, "search")
+    assert res.state.figures["Z1"].vitality == 6
+
+
 def test_capture_needs_a_total_higher_than_13():
     """"Roll Off and add your (P) stat. If you're Total is higher than a 13, you've
     successfully captured your Nemesis": 10,10,15 + 3 = 13 fails, 11,11,2 + 3 = 14 captures."""

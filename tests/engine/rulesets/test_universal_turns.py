@@ -25,6 +25,23 @@ def test_sides_act_in_seat_order_the_first_seat_rotating():
         assert first(events, "skip")["reason"].endswith("cannot move to b3: b3 is occupied")
 
 
+def test_the_first_seat_rotates_over_the_sides_still_in():
+    """RULES.md: "Sides act in seat order, the first seat rotating each round among the
+    sides still in (a side that is out is skipped, it does not hold a place in the
+    rotation)."
+
+    Seats alice, bob, carol; bob is out. The first seat rotates over alice and carol
+    only: round r starts from the ((r - 1) mod 2)-th of them. Round 2 and round 4: carol
+    acts first and takes b3; round 3 and round 5: alice does. (Rotating over all three
+    seats made carol first in rounds 2 and 3, and in two rounds of every three.)"""
+    for round_number, winner in ((2, "C1"), (3, "A1"), (4, "C1"), (5, "A1")):
+        state = position("A1 b1\nB1 h8\nC1 b5", round=round_number)
+        state.out.append("bob")
+        del state.units["B1"]
+        after, _ = resolve(state, [], alice="A1 move b3", carol="C1 move b3")
+        assert after.occupied()[parse_square("b3")].id == winner, round_number
+
+
 def test_an_attack_on_a_target_that_moved_away_is_skipped_with_a_reason():
     """RULES.md: an order no longer legal when its turn comes is skipped, and the log says why.
 
