@@ -1,4 +1,6 @@
-"""The tables of dicepost (SQLAlchemy 2). The database is the source of truth.
+"""Every table of dicepost (SQLAlchemy 2), in one module so Alembic sees them all.
+
+The database is the source of truth.
 
 Secrets are never stored in the clear: the chain tip is the one secret value kept
 (never served); every token is kept as its SHA-256 (service.tokens).
@@ -17,10 +19,12 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
+    MetaData,
     String,
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -49,7 +53,19 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value
 
 
+# Constraints and indexes get predictable names, so a migration can name what it alters
+# (SQLite's batch mode and PostgreSQL alike) instead of guessing a database's own names.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
 class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
@@ -219,6 +235,54 @@ class AuditLog(Base):
     detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
     __table_args__ = (Index("ix_audit_log_game_at", "game_id", "at"),)
+
+
+class LoginLink(Base):
+    """One-time sign-in link for a player's dashboard.
+
+    Only the SHA-256 of a link's token is looked up; the token itself is never stored. The
+    mail that carries it re-derives it from the row's salt and the app's SECRET_KEY
+    (service.dashboard.links), so neither this table nor the outbox holds a usable link.
+    """
+
+    __tablename__ = "login_links"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    email: Mapped[str] = mapped_column(String(320))  # lower-cased
+    salt: Mapped[str] = mapped_column(String(32))  # hex; with SECRET_KEY gives the token
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_login_links_email_created", "email", "created_at"),)
+
+
+# Schedule state kept beside the lifecycle's tables, one row per seat or round when needed.
+# A missing row means the defaults, so games created before these tables existed behave.
+
+# Who plays a seat: its person, the engine's bot, nobody (open for a replacement: units hold),
+# or nobody for good (removed by the GM: units hold).
+CONTROLLERS = ("human", "bot", "open", "removed")
+
+
+class SeatSchedule(Base):
+    __tablename__ = "seat_schedule"
+
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id"), primary_key=True)
+    wait: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    reminder_lead_seconds: Mapped[int | None] = mapped_column(Integer)  # None: the default 12 h
+    absences: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    misses: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # consecutive missed rounds
+    controller: Mapped[str] = mapped_column(String(8), default="human", server_default="human")
+
+
+class RoundSchedule(Base):
+    __tablename__ = "round_schedule"
+
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
+    # the missed-turn extension was used (a round is extended at most once)
+    extended: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 Index("ix_seats_game", Seat.game_id)

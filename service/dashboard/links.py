@@ -22,9 +22,8 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from service import urls
-from service.dashboard.models import LoginLink
 from service.doorbell import Doorbells
-from service.models import Outbox, Seat, utcnow
+from service.models import LoginLink, Outbox, Seat, utcnow
 from service.notify import mail_domain
 from service.tokens import token_hash
 

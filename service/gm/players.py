@@ -21,7 +21,7 @@ from service.doorbell import Doorbells
 from service.errors import BadRequest, Conflict, Invalid, NotFound
 from service.games import seat_by_invite
 from service.mail.prefs import mail_pref_choice, set_mail_pref
-from service.models import Game, Round, Seat
+from service.models import Game, Round, Seat, SeatSchedule
 from service.rounds import seat_by_token
 from service.schedule.absences import parse_absences, stretch_for_absences
 from service.schedule.deadlines import outside_quiet_hours, rule_deadline
@@ -30,7 +30,6 @@ from service.schedule.reminders import parse_lead
 from service.timekeeping.clock import now
 from service.timekeeping.closing import close_early_if_done
 from service.timekeeping.journal import log_action
-from service.timekeeping.models import SeatSchedule
 from service.timekeeping.state import (
     absences_of,
     expected_humans,

@@ -8,11 +8,10 @@ from typing import Any
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
-from service.models import Game, Round, Seat
+from service.models import Game, Round, RoundSchedule, Seat, SeatSchedule
 from service.schedule.absences import Absence, parse_absences
 from service.schedule.policy import DeadlinePolicy, parse_policy
 from service.schedule.reminders import DEFAULT_LEAD
-from service.timekeeping.models import RoundSchedule, SeatSchedule
 
 
 def policy_of(game: Game) -> DeadlinePolicy:

@@ -10,9 +10,8 @@ from flask import Flask
 from sqlalchemy import select
 
 from service.dashboard.links import LIFETIME, MAX_OPEN_LINKS
-from service.dashboard.models import LoginLink
 from service.db import session_scope
-from service.models import Outbox, StoredMail, utcnow
+from service.models import LoginLink, Outbox, StoredMail, utcnow
 from service.tokens import token_hash
 
 LINK = re.compile(r"http://dicepost\.test/signin/([0-9]+\.[a-z2-7]+)")

@@ -1,5 +1,5 @@
 """Schedule state: seat_schedule (wait, reminder lead, absences, misses, controller) and
-round_schedule (missed-turn extension used). Issue 5.
+round_schedule (missed-turn extension used).
 
 Revision ID: 0002_schedule
 Revises: 0001

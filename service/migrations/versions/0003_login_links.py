@@ -1,4 +1,4 @@
-"""login_links: one-time sign-in links for the player dashboard (issue 12).
+"""login_links: one-time sign-in links for the player dashboard.
 
 Revision ID: 0003_login_links
 Revises: 0002_schedule
