@@ -1,6 +1,8 @@
 # One image for web, worker and beat (docker-compose.yml picks the command).
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+# gunicorn's access log through service.logs: tokens in paths masked, the request id added.
+ENV GUNICORN_CMD_ARGS="--logger-class service.logs.GunicornLogger"
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY engine engine

@@ -16,7 +16,7 @@ from flask import Flask
 from flask_wtf.csrf import CSRFProtect
 
 from service import config as config_module
-from service import db
+from service import db, logs
 from service.jsonlimits import DepthLimitedJSONProvider
 
 csrf = CSRFProtect()
@@ -35,6 +35,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if config:
         app.config.update(config)
     config_module.finish(app.config)
+    logs.init_app(app)  # logging set up, request ids, tokens kept out of logged paths
     db.init_app(app)
     csrf.init_app(app)
 

@@ -14,6 +14,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from service.logs import settings_from_env as log_settings
+
 DEFAULT_SWEEP_SECONDS = 30
 MAX_BODY_BYTES = 64 * 1024
 # Redis redelivers a task that was taken but not acknowledged after this many seconds.
@@ -88,6 +90,15 @@ def celery_config(redis_url: str | None, prefix: str, key_prefix: str,
     return conf
 
 
+def proxy_hops(value: str | None) -> int:
+    """DICEPOST_PROXY_HOPS: how many reverse proxies in front of the app set X-Forwarded-*."""
+    raw = (value or "0").strip()
+    if not raw.isdigit() or int(raw) > 10:
+        raise ValueError(f"DICEPOST_PROXY_HOPS={value!r}: use a whole number from 0 to 10 "
+                         "(the reverse proxies in front of the app; 0 when none)")
+    return int(raw)
+
+
 def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if env is None else env
     redis_url = env.get("REDIS_URL") or None
@@ -104,6 +115,8 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
         "VISIBILITY_TIMEOUT": int(env.get("DICEPOST_VISIBILITY_TIMEOUT", DEFAULT_VISIBILITY_TIMEOUT)),
         "DB_POOL_SIZE": int(env.get("DICEPOST_DB_POOL_SIZE", DEFAULT_DB_POOL_SIZE)),
         "MAX_CONTENT_LENGTH": MAX_BODY_BYTES,
+        "PROXY_HOPS": proxy_hops(env.get("DICEPOST_PROXY_HOPS")),
+        **log_settings(env),
         # Not sent on other sites' requests (posts from them), not readable by scripts.
         "SESSION_COOKIE_SAMESITE": "Lax",
         "SESSION_COOKIE_HTTPONLY": True,

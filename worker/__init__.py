@@ -9,7 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from celery import Celery, Task
+from celery.signals import setup_logging
 from flask import Flask
+
+from service.logs import setup_worker_logging
+
+# The worker and beat log through the service's handler (level and format from the
+# environment, task ids on every line) instead of Celery's own setup.
+setup_logging.connect(setup_worker_logging, weak=False, dispatch_uid="dicepost.logs")
 
 
 def celery_init_app(app: Flask) -> Celery:

@@ -122,3 +122,63 @@ def test_the_limit_is_shared_by_web_processes_through_redis(pg_url: str, redis_e
     finally:
         engine_of(first).dispose()
         engine_of(second).dispose()
+
+
+def _full_app(pg_url: str, redis_env: dict[str, str], **extra: Any) -> Flask:
+    """A full-mode app (PostgreSQL, the limit's counts in Redis) with its own count keys."""
+    import secrets
+
+    env = {**redis_env, "DICEPOST_REDIS_PREFIX": f"{redis_env['DICEPOST_REDIS_PREFIX']}rl{secrets.token_hex(3)}:"}
+    app = create_app(full_config(pg_url, env, **extra))
+    empty_tables(app)
+    return app
+
+
+def test_a_guesser_does_not_lock_out_valid_tokens_on_its_address(pg_url: str, redis_env: dict[str, str]) -> None:
+    """Only refusals are counted and only refusals are refused: after 30 guesses from an
+    address, a player on the same address (a school, a NAT) goes on as usual."""
+    app = _full_app(pg_url, redis_env)
+    try:
+        client = app.test_client()
+        table = start(client)
+        shared = {"REMOTE_ADDR": "203.0.113.60"}
+        assert _guess(client, table.id, 31, shared["REMOTE_ADDR"]) == [401] * 30 + [429]
+        for n in range(5):
+            r = client.put(f"/api/games/{table.id}/orders", headers=table.auth("alice"),
+                           json={"round": 1, "orders": f"pass # {n}"}, environ_base=shared)
+            assert r.status_code == 200 and "Retry-After" not in r.headers, r.json
+        page = client.get(f"/games/{table.id}/player/{table.tokens['bob']}", environ_base=shared)
+        assert page.status_code == 200
+        assert _guess(client, table.id, 2, shared["REMOTE_ADDR"]) == [429, 429]  # the guesser still waits
+    finally:
+        engine_of(app).dispose()
+
+
+def _guess_via_proxy(client: Any, game_id: str, n: int, forwarded_for: str) -> list[int]:
+    return [client.put(f"/api/games/{game_id}/orders", headers={"Authorization": f"Bearer guess-{i}",
+                                                                "X-Forwarded-For": forwarded_for},
+                       json={"round": 1, "orders": "pass"}, environ_base={"REMOTE_ADDR": "10.0.0.2"}).status_code
+            for i in range(n)]
+
+
+def test_behind_a_proxy_each_client_has_its_own_budget(pg_url: str, redis_env: dict[str, str]) -> None:
+    """DICEPOST_PROXY_HOPS=1: the address the proxy saw is counted, not the proxy's own."""
+    app = _full_app(pg_url, redis_env, PROXY_HOPS=1)
+    try:
+        client = app.test_client()
+        table = start(client)
+        assert _guess_via_proxy(client, table.id, 31, "203.0.113.70") == [401] * 30 + [429]
+        assert _guess_via_proxy(client, table.id, 3, "198.51.100.9") == [401] * 3  # another client
+        # Only the last hop is trusted: a guesser cannot pick a new address with the header.
+        assert _guess_via_proxy(client, table.id, 1, "192.0.2.1, 203.0.113.70") == [429]
+    finally:
+        engine_of(app).dispose()
+
+    app = _full_app(pg_url, redis_env)  # no proxy configured: the header is the client's word only
+    try:
+        client = app.test_client()
+        table = start(client)
+        codes = [_guess_via_proxy(client, table.id, 1, f"198.51.100.{i}")[0] for i in range(31)]
+        assert codes == [401] * 30 + [429]
+    finally:
+        engine_of(app).dispose()
