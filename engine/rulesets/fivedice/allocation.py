@@ -15,7 +15,10 @@ from itertools import combinations
 AREAS = ("attack", "initiative", "defence")
 Counts = tuple[int, int, int]  # dice on (attack, initiative, defence)
 
-# Each level adds to the one below it (our reading: a higher skill is never worse).
+# Levels 1 to 4 each add to the one below (our reading: "allowed" widens the choice).
+# Level 5 is its own set: "all dice can be freely arranged, but at least one dice has to
+# be assigned to each attack initiative and defense value", so the lower levels' shifts
+# that empty the initiative are not kept.
 _LEVEL_ADDS: dict[int, tuple[Counts, ...]] = {
     # "SKILL LEVEL 0/1: no dice are shifted"
     0: ((2, 1, 2),),
@@ -33,6 +36,8 @@ _LEVEL_ADDS: dict[int, tuple[Counts, ...]] = {
 
 def legal_counts(skill: int) -> tuple[Counts, ...]:
     """Every (attack, initiative, defence) dice count a skill level may use, in a fixed order."""
+    if skill >= 5:
+        return _LEVEL_ADDS[5]
     out: list[Counts] = []
     for level in range(skill + 1):
         out.extend(c for c in _LEVEL_ADDS[level] if c not in out)

@@ -56,19 +56,40 @@ def move(ctx: RoundContext, unit: Unit, dest_name: str, lose: str | None) -> Non
     if path is None:
         raise Skip(f"{dest.name} cannot be reached within 3 x {mp} squares without crossing "
                    f"an enemy or a wall")
-    losses = movement_losses(path.cost, mp)
-    lost: list[str] = []
-    if losses == 1:
-        lost = [lose or DEFAULT_LOSS]
-    elif losses == 2:
-        lost = ["attack", "defence"]
+    lost, note = move_costs(turn.attack, turn.defence, movement_losses(path.cost, mp) or 0,
+                            lose or DEFAULT_LOSS, path.cost, mp)
     for action in lost:
         turn.spend(action)
     turn.spend("move")
     start = unit.square
     unit.square = dest
-    cost = f" (costs its {' and '.join(lost)})" if lost else ""
+    cost = f" (costs its {' and '.join(lost)}{note})" if lost else ""
     ctx.log("move", f"{unit.id} moves {start.name} to {dest.name}: {path.cost} squares of "
                     f"movement {mp}{cost}.",
             unit=unit.id, path=[start.name, *(s.name for s in path.squares)], lost=lost)
     ctx.mark("move", [start, *path.squares], unit)
+
+
+def move_costs(attack: bool, defence: bool, losses: int, preferred: str, cost: int,
+               mp: int) -> tuple[list[str], str]:
+    """The actions a move of `losses` (0, 1 or 2) pays with, and a note when the preferred
+    one could not be used. The cost must not depend on the order of the unit's actions
+    (RULES.md): a spent action cannot pay, so after a shot (attack spent) a move beyond MP
+    costs the defence, and one that finds nothing left to pay with is skipped, just as a
+    shot after such a move would be."""
+    unspent = {"attack": attack, "defence": defence}
+    if losses == 0:
+        return [], ""
+    if losses == 2:
+        spent = [a for a, left in unspent.items() if not left]
+        if spent:
+            raise Skip(f"a move of {cost} squares (over 2 x {mp}) costs its attack and defence, "
+                       f"and its {' and '.join(spent)} is already spent this round")
+        return ["attack", "defence"], ""
+    if unspent[preferred]:
+        return [preferred], ""
+    other = "defence" if preferred == "attack" else "attack"
+    if not unspent[other]:
+        raise Skip(f"a move of {cost} squares (over {mp}) costs its attack or defence, and "
+                   f"both are already spent this round")
+    return [other], f", its {preferred} being already spent"

@@ -70,13 +70,25 @@ def test_skill_5_arranges_freely_with_one_die_in_each_area() -> None:
     assert (1, 3, 1) not in legal_counts(4)
 
 
-def test_higher_skill_keeps_the_lower_levels_placements() -> None:
-    """Our reading: each level adds to the one below, so skill 5 may still put four dice
-    on attack as skill 3 does."""
-    for skill in range(5):
-        assert set(legal_counts(skill)) <= set(legal_counts(skill + 1))
+def test_skill_5_never_leaves_an_area_without_a_die() -> None:
+    """'SKILL LEVEL 5: all dice can be freely arranged, but at least one dice has to be
+    assigned to each attack initiative and defense value.'
+
+    So skill 5 does not keep the shifts of levels 2 and 3 that empty the initiative
+    (4/0/1, 3/0/2 ...). 6 5 4 3 2, aggressive: at most three dice on attack, 6+5+4 = 15,
+    the next best die on initiative (3) and the last on defence (2)."""
+    assert all(min(counts) >= 1 for counts in legal_counts(5))
+    assert {(4, 0, 1), (3, 0, 2), (2, 0, 3), (1, 0, 4)}.isdisjoint(legal_counts(5))
+    assert len(legal_counts(5)) == 6  # 3/1/1, 1/3/1, 1/1/3, 2/2/1, 2/1/2, 1/2/2
     p = allocate(ROLL, 5, ("aggressive",))
-    assert (p.attack, p.initiative, p.defence) == ((6, 5, 4, 3), (), (2,))
+    assert (p.attack, p.initiative, p.defence) == ((6, 5, 4), (3,), (2,))
+
+
+def test_skills_1_to_4_keep_the_lower_levels_placements() -> None:
+    """Our reading of levels 1 to 4 ("dice shifted are the initiative dice and one
+    additional dice ..., while also allowing ..."): each adds to the one below."""
+    for skill in range(4):
+        assert set(legal_counts(skill)) <= set(legal_counts(skill + 1))
 
 
 def test_balanced_keeps_the_initiative_die_when_shifting_does_not_help() -> None:

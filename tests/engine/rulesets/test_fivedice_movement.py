@@ -53,6 +53,36 @@ def test_move_up_to_triple_loses_attack_and_defence() -> None:
     assert len(texts(res, "skip")) == 1
 
 
+def test_a_shot_first_does_not_make_a_long_move_free() -> None:
+    """'Up to double Movement Points: loose either Attack or Defence'; RULES.md: "The cost of
+    a long move (losing attack or defence) does not depend on the order of the unit's
+    actions: an attack already spent does not pay for it."
+
+    Archer A1 (MP 3) shoots B1, then moves 5 squares. Moving first would have cost its
+    attack (no shot) or its defence; shooting first, the attack is spent, so the move costs
+    the defence. Then B1 (initiative 1) attacks A1: 1+1 + 3 + sword 3 = 8 against A1's
+    defence 3 alone (its dice lost) → 5 damage; A1's attack is spent, no strike back."""
+    s = state(unit("A1", "c1", weapons=("shortbow",)), unit("B1", "c7", life=20))
+    res = play(s, {"alice": "A1 shoot B1\nA1 move c6", "bob": "B1 attack A1"},
+               [*FIRST, *QUIET])
+    assert texts(res, "move") == [
+        "A1 moves c1 to c6: 5 squares of movement 3 (costs its defence, its attack being "
+        "already spent)."]
+    assert life(res, "A1") == 10 - 5
+
+
+def test_after_a_shot_a_triple_move_is_skipped() -> None:
+    """'Up to three-times Movement Points: loose Attack and Defence': after a shot the
+    attack cannot pay, so the 7-square move of A1 (MP 3) is skipped, as a shot after it
+    would be."""
+    s = state(unit("A1", "c1", weapons=("shortbow",)), unit("B1", "c7", life=20))
+    res = play(s, {"alice": "A1 shoot B1\nA1 move j8"}, [*FIRST, *QUIET])
+    assert where(res, "A1") == "c1"
+    assert texts(res, "skip") == [
+        "'A1 move j8' skipped: a move of 7 squares (over 2 x 3) costs its attack and defence, "
+        "and its attack is already spent this round."]
+
+
 def test_beyond_triple_movement_is_refused() -> None:
     """A move of more than 3 × MP is not an order the unit can be given."""
     s = state(unit("A1", "c1", movement=2), unit("B1", "l12"))
