@@ -81,8 +81,10 @@ def celery_config(redis_url: str | None, prefix: str, key_prefix: str,
                                      "unacked_restore_throttle": 1}
         if key_prefix:
             transport["global_keyprefix"] = key_prefix
-        conf.update(broker_url=redis_url, broker_transport_options=transport,
-                    task_always_eager=False)
+        # service.broker: a late acknowledgement on a connection lost to Redis is a
+        # connection error there, not an error that ends the worker.
+        conf.update(broker_url=redis_url, broker_transport="service.broker:Transport",
+                    broker_transport_options=transport, task_always_eager=False)
     else:
         # Embedded: the same task functions run in-process, right after the commit.
         conf.update(broker_url="memory://localhost/", task_always_eager=True,

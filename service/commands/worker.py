@@ -23,7 +23,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     queues = args.queues or ",".join(app.config["QUEUES"].values())
     celery = app.extensions["celery"]
-    celery.worker_main(["worker", "-Q", queues, "-c", str(args.concurrency), "--loglevel",
-                        args.loglevel, "--without-gossip", "--without-mingle", "-n",
-                        f"dicepost-{os.getpid()}@%h"])
-    return 0
+    # Celery's start() returns the worker's exit status (worker_main drops it, so a worker
+    # that stopped on an unrecoverable error would exit 0 and look to a supervisor as if it
+    # had been asked to stop).
+    status = celery.start(["worker", "-Q", queues, "-c", str(args.concurrency), "--loglevel",
+                           args.loglevel, "--without-gossip", "--without-mingle", "-n",
+                           f"dicepost-{os.getpid()}@%h"])
+    return int(status or 0)

@@ -107,6 +107,15 @@ class FaultWorld:
         proc.wait_ready()
         return proc
 
+    def start_workers(self, count: int, concurrency: int = 2) -> list[WorkerProcess]:
+        """Several workers started together, so that they share the queued work."""
+        procs = [_worker_with(self.env, self.logs / f"worker{len(self.workers) + i}.log", concurrency)
+                 for i in range(count)]
+        self.workers.extend(procs)
+        for proc in procs:
+            proc.wait_ready()
+        return procs
+
     def kill(self, proc: WorkerProcess) -> None:
         """SIGKILL the worker's whole process group (main process and pool), as a dead host would."""
         with contextlib.suppress(ProcessLookupError):
@@ -225,6 +234,15 @@ class PrivateRedis:
                 return False
 
         wait_for(up, f"redis on port {self.port}", 20)
+
+    def shutdown(self) -> None:
+        """SHUTDOWN NOSAVE, as an operator or a crashing host would stop it."""
+        import redis
+
+        with contextlib.suppress(redis.ConnectionError):
+            redis.Redis.from_url(self.url, socket_timeout=5).shutdown(nosave=True)
+        if self.proc is not None:
+            self.proc.wait(10)
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
