@@ -1,5 +1,8 @@
 """Configuration from the environment: the embedded default unless DATABASE_URL/REDIS_URL are set.
 
+The environment is read here once, when the app is made (`from_env`); everything else reads
+the app's config, so a setting means the same to every part (mail included).
+
 Embedded: an SQLite file in the instance folder, Celery tasks run in-process (eager),
 mail kept in the database for the web app's mailbox page, a sweeper thread.
 Full: PostgreSQL (psycopg 3) + Redis broker + separate `dicepost worker`/`beat` processes.
@@ -43,6 +46,16 @@ def database_url(raw: str | None, instance_path: str) -> str:
 # opened again for the next one (the bench saw 100+ new connections a minute at 8 threads
 # with SQLAlchemy's default of 5, and 12 to 25% fewer requests served).
 DEFAULT_DB_POOL_SIZE = 10
+
+
+# The mail part's settings (service.mail.settings gives their defaults and meaning); each
+# may also be spelled with the DICEPOST_ prefix.
+MAIL_KEYS = ("SMTP_URL", "IMAP_URL", "INBOUND_SECRET", "MAIL_FROM", "MAIL_REPLY_TO", "MAIL_DOMAIN")
+
+
+def mail_from_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The mail settings as config keys, "" for each one unset."""
+    return {key: (env.get(key) or env.get("DICEPOST_" + key) or "").strip() for key in MAIL_KEYS}
 
 
 def queue_names(prefix: str) -> dict[str, str]:
@@ -123,6 +136,7 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
         "SESSION_COOKIE_SAMESITE": "Lax",
         "SESSION_COOKIE_HTTPONLY": True,
         "PERMANENT_SESSION_LIFETIME": SESSION_LIFETIME,
+        **mail_from_env(env),
     }
 
 

@@ -13,6 +13,7 @@ from flask import current_app, has_app_context
 from sqlalchemy.orm import Session
 
 from service.doorbell import Doorbells
+from service.mail.settings import DEFAULT_DOMAIN, message_domain
 from service.models import Game, Outbox, Seat
 
 KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help",
@@ -23,9 +24,7 @@ WANTS = {"all": set(KINDS), "results": {"invitation", "results", "game_over", "r
 
 
 def mail_domain() -> str:
-    if has_app_context():
-        return str(current_app.config.get("MAIL_DOMAIN", "dicepost.localhost"))
-    return "dicepost.localhost"
+    return message_domain(current_app.config) if has_app_context() else DEFAULT_DOMAIN
 
 
 def queue_mail(session: Session, bells: Doorbells, game: Game, seat: Seat | None, kind: str,

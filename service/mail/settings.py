@@ -1,4 +1,5 @@
-"""The mail part's settings: the app's config first, then the environment.
+"""The mail part's settings, read from the app's config (filled from the environment once,
+at app start, by service.config).
 
     SMTP_URL        smtp://host:port[?starttls=1], smtps://user:pass@host; unset: mail is
                     kept in the database (stored_mail) and shown on the mailbox page
@@ -12,14 +13,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from service.mail.headers import split_address
 
-KEYS = ("SMTP_URL", "IMAP_URL", "INBOUND_SECRET", "MAIL_FROM", "MAIL_REPLY_TO", "MAIL_DOMAIN")
+DEFAULT_DOMAIN = "dicepost.localhost"
 
 
 @dataclass(frozen=True)
@@ -33,16 +33,20 @@ class MailSettings:
     secret_key: str
 
 
-def mail_settings(config: Mapping[str, Any], env: Mapping[str, str] | None = None) -> MailSettings:
-    env = os.environ if env is None else env
+def _get(config: Mapping[str, Any], key: str) -> str:
+    return str(config.get(key) or "").strip()
 
+
+def message_domain(config: Mapping[str, Any]) -> str:
+    """The right-hand side of every Message-ID dicepost writes."""
+    return _get(config, "MAIL_DOMAIN") or DEFAULT_DOMAIN
+
+
+def mail_settings(config: Mapping[str, Any]) -> MailSettings:
     def get(key: str) -> str:
-        value = config.get(key)
-        if value is None:
-            value = env.get(key) or env.get("DICEPOST_" + key) or ""
-        return str(value).strip()
+        return _get(config, key)
 
-    domain = get("MAIL_DOMAIN") or "dicepost.localhost"
+    domain = message_domain(config)
     sender = get("MAIL_FROM") or f"dicepost@{domain}"
     split_address(sender)  # refuse a bad configuration before any mail is composed
     reply = get("MAIL_REPLY_TO") or sender

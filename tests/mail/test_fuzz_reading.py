@@ -31,7 +31,7 @@ def test_any_message_reads_without_raising(pieces):
     reply = read_reply(body_text(msg), str(msg.get("Subject") or ""))
     assert reply.command in ("orders", "status", "clear", "help", "join", "unsubscribe", "empty")
     assert message_key(msg, raw)
-    settings = mail_settings({"SECRET_KEY": "k"}, env={})
+    settings = mail_settings({"SECRET_KEY": "k"})
     _robot(msg, settings)
     sender_address(msg)
     assert isinstance(candidate_tokens(msg, reply.tokens, settings), list)

@@ -109,3 +109,27 @@ def test_bad_addresses(addr):
 
 def test_mailbox_is_an_address():
     assert isinstance(mailbox("A", "a@b.example"), Address)
+
+
+def test_mail_domain_in_the_environment_is_the_domain_of_game_mail(tmp_path, monkeypatch):
+    """MAIL_DOMAIN=games.example.org in the environment: a composed game mail's Message-ID,
+    its thread and its sender all carry that domain, never the default."""
+    from sqlalchemy import select
+
+    from service.db import session_scope
+    from service.models import Outbox
+    from tests.conftest import sqlite_app_with
+    from tests.mail.conftest import start_game
+
+    for key in ("MAIL_FROM", "MAIL_REPLY_TO", "DICEPOST_MAIL_FROM", "DICEPOST_MAIL_REPLY_TO"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("MAIL_DOMAIN", "games.example.org")
+    for app in sqlite_app_with(tmp_path):
+        game = start_game(app)
+        start = game.start_mail("alice")
+        assert start["Message-ID"].endswith("@games.example.org>")
+        assert start["From"].addresses[0].domain == "games.example.org"
+        with session_scope(app) as s:
+            ids = s.scalars(select(Outbox.message_id)).all()
+        assert ids and all(i.endswith("@games.example.org>") for i in ids)
+        assert "dicepost.localhost" not in start.as_string()
