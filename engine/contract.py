@@ -36,6 +36,11 @@ class OptionError(RulesError):
         super().__init__(f"option {name}: {message}")
 
 
+class StateError(RulesError, ValueError):
+    """A dumped state that a ruleset refuses to load: inconsistent, so playing on from it
+    would go wrong later (a ValueError too, for callers that treat bad data as such)."""
+
+
 class ForceError(RulesError):
     """A force (army, roster, hero pick) that the ruleset refuses, with every reason."""
 

@@ -1,7 +1,9 @@
 """A bot that plays the race: save the nearest civvie, then beat and capture its Nemesis.
 
-Good enough to finish games in self-play and benchmarks; it walks the streets (no
-climbing), faces where it is going, and spends leftover General A.P. on searching. A
+Good enough to finish games in self-play and benchmarks; it walks the streets (over the
+rooftops only when the streets do not lead to its goal), faces where it is going, first
+goes for a foe that holds it in combat out of its own reach, and spends leftover
+General A.P. on searching. A
 villain-player bot sends no orders, so the game's own henchman behaviour plays.
 """
 
@@ -9,7 +11,9 @@ from __future__ import annotations
 
 from engine.grid import Square, direction_between, distance, square_name
 from engine.rulesets.heroes import paths, star_actions
-from engine.rulesets.heroes.engagement import resting
+from engine.rulesets.heroes.combat import is_ranged
+from engine.rulesets.heroes.engagement import foes_of, reaches, resting
+from engine.rulesets.heroes.facing import facing_towards, reach
 from engine.rulesets.heroes.state import Figure, HeroesState
 
 COMBAT_EFFECTS = ("extra_attack", "extra_damage", "reroll")
@@ -21,7 +25,10 @@ def bot_orders(state: HeroesState, player: str) -> str:
         return ""
     nemesis = state.nemesis_of(player)
     lines: list[str] = []
-    if nemesis is not None and nemesis.vitality == 0:
+    pinned = _pinned_by(state, hero)
+    if pinned is not None:
+        lines += _go_fight(state, hero, pinned)
+    elif nemesis is not None and nemesis.vitality == 0:
         dest = _approach(state, hero, nemesis.square)
         lines.append(_move(hero, dest))
         lines += [f"{hero.id} capture {nemesis.id}"] * hero.spec.general_ap
@@ -70,10 +77,41 @@ def _combat_actions(state: HeroesState, hero: Figure, nemesis: Figure) -> list[s
 
 
 def _approach(state: HeroesState, hero: Figure, goal: Square) -> Square:
-    """The street square nearest the goal (in contact if possible), fewest steps first."""
-    options = paths.steps(paths.search(state, hero.square, paths.budget(hero.spec.move_ap),
-                                       streets_only=True))
-    return min(options, key=lambda s: (max(distance(s, goal), 1), options[s], s.row, s.col))
+    """Where to move this round to get into contact with the goal: a street square in
+    contact now if one is within Movement A.P. (fewest steps first); else the farthest
+    square this round along the cheapest whole route to a square in contact, by the
+    streets, or over the rooftops when the streets do not lead there. Never a local
+    nearest square: one behind a rooftop block would keep the hero there for good."""
+    ap = hero.spec.move_ap
+    options = paths.steps(paths.search(state, hero.square, paths.budget(ap), streets_only=True))
+    contact = [sq for sq in options if distance(sq, goal) <= 1]
+    if contact:
+        return min(contact, key=lambda sq: (options[sq], sq.row, sq.col))
+    whole_city = paths.budget(state.width * state.height)
+    for streets_only in (True, False):
+        found = paths.search(state, hero.square, whole_city, streets_only=streets_only)
+        ends = [Square(*cell) for cell in found if distance(Square(*cell), goal) <= 1]
+        if ends:
+            end = min(ends, key=lambda sq: (found[sq.col, sq.row][0], sq.row, sq.col))
+            route = paths.route(found, end)
+            return route[min(ap, len(route)) - 1] if route else hero.square
+    return min(options, key=lambda sq: (distance(sq, goal), options[sq], sq.row, sq.col))
+
+
+def _pinned_by(state: HeroesState, hero: Figure) -> Figure | None:
+    """A foe whose reach the hero is in but which the hero cannot strike back from where it
+    stands, even turned (a gunman two squares ahead): the hero is "in combat", so it can
+    make no general action there, and combat will not free it. The nearest such foe."""
+    ranged = is_ranged(hero)
+    pinning = [g for g in foes_of(state, hero) if reaches(g, hero)
+               and g.square not in reach(hero.square, facing_towards(hero.square, g.square,
+                                                                     hero.facing), ranged)]
+    return min(pinning, key=lambda g: (distance(g.square, hero.square), g.id), default=None)
+
+
+def _go_fight(state: HeroesState, hero: Figure, foe: Figure) -> list[str]:
+    dest = _approach(state, hero, foe.square)
+    return [_move(hero, dest), _face(hero, dest, foe.square), f"{hero.id} attack {foe.id}"]
 
 
 def _move(hero: Figure, dest: Square) -> str:

@@ -9,12 +9,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.contract import StateError
 from engine.grid import Square, parse_square, square_name
 from engine.rulesets.heroes.cards import STATS, Card, card
 from engine.rulesets.heroes.decks import items
 
 STATE_FORMAT = "heroes/1"
 KINDS = ("hero", "henchman", "civvie", "nemesis")
+COUNTED = ("henchman", "civvie")  # the kinds whose ids new_id() hands out
 
 
 @dataclass(slots=True)
@@ -208,6 +210,8 @@ class HeroesState:
         if d.get("format") != STATE_FORMAT:
             raise ValueError(f"not a {STATE_FORMAT} state (format is {d.get('format')!r})")
         figures = [Figure.from_json(f) for f in d["figures"]]
+        counters = {str(k): int(v) for k, v in d["counters"].items()}
+        _check_counters(figures, counters)
         return cls(
             options=dict(d["options"]), seats=[str(s) for s in d["seats"]],
             heroes={str(k): str(v) for k, v in d["heroes"].items()},
@@ -215,7 +219,7 @@ class HeroesState:
             order=[str(p) for p in d["order"]], round=int(d["round"]),
             roofs=frozenset(parse_square(str(s)) for s in d["roofs"]),
             figures={f.id: f for f in figures},
-            counters={str(k): int(v) for k, v in d["counters"].items()},
+            counters=counters,
             henchmen_deck=[int(i) for i in d["henchmen_deck"]],
             henchmen_discard=[int(i) for i in d["henchmen_discard"]],
             items_deck=[str(i) for i in d["items_deck"]],
@@ -224,3 +228,17 @@ class HeroesState:
             end_reason=str(d.get("end_reason", "")),
             marks=[dict(m) for m in d.get("marks", [])],
         )
+
+
+def _check_counters(figures: list[Figure], counters: Mapping[str, int]) -> None:
+    """new_id() numbers the game's figures from these counters: one behind a figure's id
+    would hand that id out again, and the new henchman or civvie would replace the old
+    one on the board without a word."""
+    for f in figures:
+        letter, number = f.id[:1], f.id[1:]
+        if f.kind not in COUNTED or not number.isdigit():
+            continue
+        if counters.get(letter, 0) < int(number):
+            raise StateError(f"counters: {letter} is {counters.get(letter, 0)}, behind the id of "
+                             f"{f.kind} {f.id}; it must be at least {int(number)}, or the next "
+                             f"{f.kind} would take that id again")

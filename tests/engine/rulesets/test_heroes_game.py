@@ -13,7 +13,7 @@ from engine.replay import replay
 from engine.rulesets.heroes.citymap import corner_square
 from engine.selfplay import play
 
-from .heroes_fixtures import RULES
+from .heroes_fixtures import RULES, civvie, henchman, hero, nemesis, state
 
 FOUR = ("p1", "p2", "p3", "p4")
 
@@ -28,6 +28,44 @@ def test_four_bots_race_to_a_winner(seed):
     hero = next(f for f in state["figures"] if f["kind"] == "hero" and f["owner"] == winner)
     assert hero["saved"] >= 10 and hero["captured"]
     assert len(json.dumps(state)) <= 64 * 1024
+
+
+def test_the_bot_walks_around_a_rooftop_block_to_its_downed_nemesis():
+    """"After a Nemesis has been brought to 0 Vitality, move into base to base contact and
+    use a General Action Point." Rooftops b5 to h5 stand between Zenith on e4 and Nadir,
+    down on e7. Every street square within his 2 Movement A.P. is 3 from e7, so "the
+    nearest square" is where he stands, and a bot going there never moves. The bot
+    follows the whole street route instead: round the west end (e4 d4 c4 b4 a5 b6 c6 d6,
+    7 steps, of equal length with the east one and first in square order), 2 steps this
+    round: c4."""
+    s = state(roofs=tuple(f"{c}5" for c in "bcdefgh"))
+    hero(s, "alice", "zenith", "e4")
+    nemesis(s, "alice", "nadir", "e7", vitality=0)
+    assert RULES.bot_orders(s, "alice", _dice()).splitlines() == [
+        "Z1 move c4", "Z1 capture N1", "Z1 capture N1"]
+
+
+def test_the_bot_goes_for_a_gunman_that_holds_it_in_combat():
+    """Seed: "4. General Action phase: If you're not in combat, you can use any leftover
+    General A.P." A gunman on e7 facing south holds Zenith on e5 in combat from two squares
+    ahead, out of his melee reach: saving the civvie beside him would be skipped round
+    after round. The bot steps into contact (d6, first in square order of the one-step
+    squares), faces the gunman and attacks it."""
+    s = state()
+    hero(s, "alice", "zenith", "e5")
+    henchman(s, "e7", facing="s", card_id="gunman")
+    civvie(s, "d5")
+    assert RULES.bot_orders(s, "alice", _dice()).splitlines() == [
+        "Z1 move d6", "Z1 face ne", "Z1 attack H1"]
+
+
+@pytest.mark.parametrize("seed", ["s2", "s38"])
+def test_a_solo_bot_game_ends(seed):
+    """Two seeded solo games that once never ended in 200 rounds: s38 with the hero stuck
+    on a square no closer to its Nemesis, s2 with the hero held in combat by a gunman it
+    could not reach. Both now end with the hero's win."""
+    out = play("heroes", seed, players=("alice",), max_rounds=200).final.outcome
+    assert out is not None and out["winners"] == ["alice"], out
 
 
 def test_a_self_played_record_replays():

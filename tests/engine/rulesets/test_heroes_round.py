@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.contract import OptionError
+from engine.contract import OptionError, StateError
 from engine.dice import ScriptedDice
 from engine.grid import parse_square
 from engine.orders import OrderErrors
@@ -256,3 +256,20 @@ def test_dump_and_load_keep_items_effects_and_reductions():
     h.reduced = ["U"]
     assert RULES.dump(RULES.load(RULES.dump(s))) == RULES.dump(s)
     assert RULES.load(RULES.dump(s)).figures["H1"].stat("U") == 1
+
+
+def test_load_refuses_id_counters_behind_the_figures():
+    """The henchmen and civvies the end-of-round roll brings ("one henchman ... and a civvie
+    next to it") get new ids from the state's counters. A state whose H counter (1) is
+    behind henchman H2 would give the next henchman the id H2 and silently replace the
+    one on the board: load refuses it, naming the counter and the figure."""
+    s = state()
+    hero(s, "alice", "zenith", "e4")
+    henchman(s, "e5")
+    henchman(s, "e6")
+    data = RULES.dump(s)
+    data["counters"]["H"] = 1
+    with pytest.raises(StateError, match="counters: H is 1, behind the id of henchman H2"):
+        RULES.load(data)
+    data["counters"]["H"] = 2
+    assert set(RULES.load(data).figures) == {"Z1", "H1", "H2"}
