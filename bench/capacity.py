@@ -12,7 +12,7 @@ waits in its own queue, as a mail backlog does in production):
    counts) as fast as answers come, for S seconds, spread over the R games, with the
    body the service accepted before. Workers are not running (none are needed).
 2. **Resolution.** The other seats send their orders once: R rounds become ready, and
-   the service rings each round's doorbell after its commit (service.doorbell: a
+   the service rings each round's doorbell after its commit (service.tasks: a
    resolve task in Redis), exactly as in production; with no worker running, the R
    doorbells wait in the resolve queue. The bench sets that queue's Redis list aside
    (RENAME), readies W warm-up rounds the same way and sets them aside too, starts N

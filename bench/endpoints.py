@@ -66,15 +66,19 @@ def play_round(meter: Meter, client: Any, gid: str, tokens: list[str], rng: rand
 def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
     from sqlalchemy import event
 
-    from service import create_app, doorbell, rounds
+    from service import create_app, rounds, tasks
     from service.db import engine_of, session_scope
     from service.mail.outbox import deliver
     from service.migrate import upgrade
 
     ready: list[tuple[str, int]] = []
     mail: list[int] = []
-    doorbell.ring_rounds = ready.extend  # type: ignore[assignment]
-    doorbell.ring_mail = lambda ids, together=False: mail.extend(ids)  # type: ignore[assignment]
+
+    def caught(app: object, work: tasks.Outgoing) -> None:
+        ready.extend(work.rounds)
+        mail.extend(work.mail_ids())
+
+    tasks.send = caught
     meter = Meter()
     with private_database("endpoints") as url:
         app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "SECRET_KEY": "bench",

@@ -18,6 +18,7 @@ from flask_wtf.csrf import CSRFProtect
 from service import config as config_module
 from service import db, logs
 from service.jsonlimits import DepthLimitedJSONProvider
+from service.tasks import celery_init_app
 
 csrf = CSRFProtect()
 log = logging.getLogger(__name__)
@@ -53,10 +54,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service import outage
 
     outage.init_app(app)  # the database unreachable: 503 with Retry-After
-
-    from worker import celery_init_app
-
-    celery_init_app(app)
+    celery_init_app(app)  # after db.init_app: it sends each session's tasks after COMMIT
     return app
 
 

@@ -1,8 +1,8 @@
 """Game lifecycle: create (commitment published at once) and join (entropy, force).
 
 The last join computes the salt G, runs setup (step 1) through engine.steps and opens
-round 1, in the same transaction. Every function here owns its transaction and rings
-the doorbells after COMMIT.
+round 1, in the same transaction. Every function here owns its transaction; its tasks
+are sent after COMMIT (service.tasks).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 from engine import ForceError, OptionError, Ruleset, UnknownRuleset, chain, find_ruleset
 from engine.dice import DEFAULT_CHAIN_LENGTH, game_salt
 from engine.steps import run_setup, setup_inputs
-from service.doorbell import Doorbells
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
 from service.models import Game, Seat, utcnow
 from service.notify import queue_mail
@@ -135,7 +134,6 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
     tip = secrets.token_bytes(32)
     commitment = chain(tip, length)[0].hex()
     gm_token = new_token()
-    bells = Doorbells()
     with session.begin():
         game_id = _free_game_id(session)
         game = Game(id=game_id, ruleset=ruleset.info.id, title=title,
@@ -154,11 +152,10 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
             session.flush()
             invites.append((spec.name, invite))
             url = join_url(game_id, invite) if join_url else None
-            queue_mail(session, bells, game, seat, "invitation",
+            queue_mail(session, game, seat, "invitation",
                        {"join_url": url, "commitment": commitment, "title": title})
         audit(session, game_id, "gm", "created",
               {"ruleset": ruleset.info.id, "seats": [s.name for s in seats], "commitment": commitment})
-    bells.ring()
     return CreatedGame(game_id, commitment, gm_token, invites)
 
 
@@ -205,7 +202,6 @@ def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
          force: Any = None, seat_id: int | None = None) -> Joined:
     """seat_id: a seat proven another way than by its invite (a signed mail token)."""
     given_entropy = parse_entropy(entropy)
-    bells = Doorbells()
     with session.begin():
         if seat_id is None:
             game, seat = seat_by_invite(session, game_id, invite_token)
@@ -229,12 +225,11 @@ def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
         audit(session, game.id, seat.name, "joined", {"entropy_source": seat.entropy_source})
         started = all(s.joined_at is not None for s in game.seats)
         if started:
-            _start(session, bells, game, ruleset, opts)
-    bells.ring()
+            _start(session, game, ruleset, opts)
     return Joined(game_id, seat.name, player_token, started)
 
 
-def _start(session: Session, bells: Doorbells, game: Game, ruleset: Ruleset[Any],
+def _start(session: Session, game: Game, ruleset: Ruleset[Any],
            opts: dict[str, Any]) -> None:
     """Salt from every entropy, then step 1 (setup) and round 1."""
     seats = list(game.seats)
@@ -248,5 +243,5 @@ def _start(session: Session, bells: Doorbells, game: Game, ruleset: Ruleset[Any]
     except ForceError as exc:
         raise Invalid(str(exc), "force") from None
     game.status = "active"
-    record_step(session, bells, game, result, s_1)
+    record_step(session, game, result, s_1)
     audit(session, game.id, "service", "started", {"salt": game.salt})

@@ -12,9 +12,9 @@ from typing import Any
 from flask import current_app, has_app_context
 from sqlalchemy.orm import Session
 
-from service.doorbell import Doorbells
 from service.mail.settings import DEFAULT_DOMAIN, message_domain
 from service.models import Game, Outbox, Seat
+from service.tasks import deliver_after_commit
 
 KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help",
          "login")  # login: a dashboard sign-in link, to an address, no game (service.dashboard.links)
@@ -27,7 +27,7 @@ def mail_domain() -> str:
     return message_domain(current_app.config) if has_app_context() else DEFAULT_DOMAIN
 
 
-def queue_mail(session: Session, bells: Doorbells, game: Game, seat: Seat | None, kind: str,
+def queue_mail(session: Session, game: Game, seat: Seat | None, kind: str,
                payload: dict[str, Any]) -> Outbox | None:
     """Insert one pending message for a seat (None when it has no address or wants none)."""
     assert kind in KINDS, kind
@@ -43,6 +43,6 @@ def queue_mail(session: Session, bells: Doorbells, game: Game, seat: Seat | None
         status="pending",
         attempts=0,
     )
-    session.add(row)  # flushed with the rest of the transaction (Doorbells.mail_rows)
-    bells.mail_rows.append(row)
+    session.add(row)  # flushed with the rest of the transaction (service.tasks.Outgoing.mail_rows)
+    deliver_after_commit(session, row)
     return row

@@ -17,9 +17,9 @@ from sqlalchemy.orm import Session
 
 from engine import Dice, StepResult, chain, step_key
 from engine.dice import inputs_digest
-from service.doorbell import Doorbells
 from service.models import AuditLog, Game, Round, Seat, Step, utcnow
 from service.notify import queue_mail
+from service.tasks import resolve_after_commit
 
 
 def audit(session: Session, game_id: str | None, actor: str, action: str,
@@ -74,7 +74,7 @@ def latest_step(session: Session, game_id: str) -> Step | None:
     ).first()
 
 
-def record_step(session: Session, bells: Doorbells, game: Game, result: StepResult,
+def record_step(session: Session, game: Game, result: StepResult,
                 s_t: bytes) -> Step:
     step = Step(game_id=game.id, t=result.t, inputs=result.inputs,
                 inputs_digest=inputs_digest(result.inputs).hex(), key=s_t.hex(),
@@ -84,27 +84,27 @@ def record_step(session: Session, bells: Doorbells, game: Game, result: StepResu
     seats = list(game.seats)
     # Step 1 too: the start mail shows the first grid, the setup rolls and S_1 (round 0).
     for seat in seats:
-        queue_mail(session, bells, game, seat, "results", {"round": result.t - 1, "step": result.t})
+        queue_mail(session, game, seat, "results", {"round": result.t - 1, "step": result.t})
     if result.outcome is not None:
-        _finish(session, bells, game, result.outcome, seats)
+        _finish(session, game, result.outcome, seats)
     elif result.t + 1 > game.chain_length:
-        _finish(session, bells, game, {"winners": [], "draw": True,
+        _finish(session, game, {"winners": [], "draw": True,
                                        "reason": "the game's dice chain is used up"}, seats)
     else:
-        _open_round(session, bells, game, result.t, result.expected)
+        _open_round(session, game, result.t, result.expected)
     return step
 
 
-def _finish(session: Session, bells: Doorbells, game: Game, outcome: dict[str, Any],
+def _finish(session: Session, game: Game, outcome: dict[str, Any],
             seats: list[Seat]) -> None:
     game.status = "finished"
     game.outcome = outcome
     audit(session, game.id, "service", "finished", outcome)
     for seat in seats:
-        queue_mail(session, bells, game, seat, "game_over", {"outcome": outcome})
+        queue_mail(session, game, seat, "game_over", {"outcome": outcome})
 
 
-def _open_round(session: Session, bells: Doorbells, game: Game, number: int,
+def _open_round(session: Session, game: Game, number: int,
                 expected: list[str]) -> None:
     """Round r follows step r (setup is step 1, round r is resolved by step r+1)."""
     ready = not expected
@@ -113,11 +113,11 @@ def _open_round(session: Session, bells: Doorbells, game: Game, number: int,
     session.add(rnd)
     game.current_round = number
     if ready:
-        bells.rounds.append((game.id, number))
+        resolve_after_commit(session, game.id, number)
     else:
         from service.timekeeping.opening import round_opened  # deadline, bot seats, early close
 
-        round_opened(session, bells, game, rnd)
+        round_opened(session, game, rnd)
 
 
 def steps_count(session: Session, game_id: str) -> int:

@@ -21,7 +21,6 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from engine import OrderErrors, find_ruleset, round_inputs, run_round
 from engine.orders import format_orders
-from service.doorbell import Doorbells
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused, Unauthorized
 from service.faults import pause_point
 from service.integrity import DamagedData, damaged, latest_state, mark_damaged
@@ -96,7 +95,6 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         raise Invalid("round must be the number of the open round", "round")
     if not isinstance(text, str):
         raise Invalid("orders must be text, one order a line", "orders")
-    bells = Doorbells()
     with session.begin():
         seat = seat_by_token(session, game_id, token) if seat_id is None else session.get(Seat, seat_id)
         if seat is None or seat.game_id != game_id:
@@ -126,14 +124,13 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         session.add(mine)
         audit(session, game_id, seat.name, "submitted",
               {"round": rnd.number, "version": version, "source": source})
-        queue_mail(session, bells, game, seat, "confirmation",
+        queue_mail(session, game, seat, "confirmation",
                    {"round": rnd.number, "version": version, "accepted": accepted, "source": source})
         submitted = _latest([*subs, mine])
         names = {s.id: s.name for s in game.seats}
         done = {names[seat_id] for seat_id in submitted}
         ready = (rnd.status == "open" and early_close_allowed(session, game, rnd, done)
-                 and mark_ready(session, bells, game, rnd, done))  # wait flags, pause, bot seats
-    bells.ring()
+                 and mark_ready(session, game, rnd, done))  # wait flags, pause, bot seats
     return Accepted(rnd.number, [o.format() for o in orders], version, ready or rnd.status == "ready")
 
 
@@ -169,7 +166,6 @@ def claim_ready(session: Session, game_id: str, number: int) -> Round | None:
 
 
 def _resolve_round(session: Session, game_id: str, number: int) -> bool:
-    bells = Doorbells()
     with session.begin():
         rnd = claim_ready(session, game_id, number)
         if rnd is None:
@@ -192,9 +188,8 @@ def _resolve_round(session: Session, game_id: str, number: int) -> bool:
             log.exception("game %s: resolving round %d failed", game_id, number)
             raise damaged(game_id, f"resolving round {number} failed ({type(exc).__name__}: "
                                    f"{str(exc)[:200]})") from exc
-        record_step(session, bells, game, result, s_t)
+        record_step(session, game, result, s_t)
         audit(session, game_id, "service", "resolved", {"round": number, "step": t})
         pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)
-    bells.ring()
     log.info("resolved %s round %d", game_id, number)
     return True

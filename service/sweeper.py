@@ -11,12 +11,12 @@ import logging
 import threading
 from datetime import timedelta
 
-from flask import Flask
+from flask import Flask, current_app
 from sqlalchemy import or_, select
 
 from service.db import session_scope
-from service.doorbell import ring_mail, ring_rounds
 from service.models import Outbox, Round, utcnow
+from service.tasks import send_mail, send_rounds
 
 log = logging.getLogger(__name__)
 READY_GRACE = timedelta(seconds=5)  # a fresh doorbell is probably still on its way
@@ -42,8 +42,9 @@ def sweep_and_ring() -> dict[str, int]:
 
     schedule = sweep_schedule()
     rounds, mail = lost_work()
-    ring_rounds(rounds)
-    ring_mail(mail)
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    send_rounds(app, rounds)
+    send_mail(app, mail)
     poll_mail()  # new mail from IMAP_URL, and inbound mail a crash left unprocessed
     if rounds or mail:
         log.info("sweeper rang %d rounds and %d mails", len(rounds), len(mail))

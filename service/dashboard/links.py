@@ -22,9 +22,9 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from service import urls
-from service.doorbell import Doorbells
 from service.models import LoginLink, Outbox, Seat, utcnow
 from service.notify import mail_domain
+from service.tasks import deliver_after_commit
 from service.tokens import token_hash
 
 LIFETIME = timedelta(minutes=20)
@@ -58,10 +58,10 @@ def plays_here(session: Session, email: str) -> bool:
     return session.scalar(select(func.count(Seat.id)).where(func.lower(Seat.email) == email)) != 0
 
 
-def issue(session: Session, bells: Doorbells, email_text: str, now: datetime | None = None) -> Issued:
+def issue(session: Session, email_text: str, now: datetime | None = None) -> Issued:
     """Queue a sign-in mail if the address has a seat and not too many open links.
 
-    The caller owns the transaction and rings `bells` after COMMIT.
+    The caller owns the transaction; the mail is sent after its COMMIT.
     """
     now = now or utcnow()
     email = normal_email(email_text)
@@ -85,7 +85,7 @@ def issue(session: Session, bells: Doorbells, email_text: str, now: datetime | N
                  to_address=email, status="pending", attempts=0)
     session.add(row)
     session.flush()
-    bells.mail.append(row.id)
+    deliver_after_commit(session, row)
     return Issued(True, expires)
 
 

@@ -22,7 +22,6 @@ from werkzeug.wrappers import Response
 from service.dashboard import bp, links
 from service.dashboard.overview import seats_of
 from service.db import get_session
-from service.doorbell import Doorbells
 from service.errors import NotFound
 from service.mail.prefs import PREFS, mail_pref_choice, set_mail_pref
 from service.models import Seat
@@ -50,11 +49,9 @@ def signin() -> str:
     issued = None
     email = request.form.get("email", "")
     if request.method == "POST":
-        bells = Doorbells()
         db = get_session()
         with db.begin():
-            issued = links.issue(db, bells, email)
-        bells.ring()
+            issued = links.issue(db, email)
     return render_template("dashboard/signin.html", issued=issued, email=email,
                            minutes=int(links.LIFETIME.total_seconds() // 60))
 

@@ -21,7 +21,6 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from service.doorbell import Doorbells
 from service.errors import Conflict, Invalid, NotFound
 from service.games import EMAIL_RE
 from service.gm.auth import gm_game
@@ -48,15 +47,13 @@ class Done:
 
 
 @contextmanager
-def _acting(session: Session, game_id: str, token: str | None) -> Iterator[tuple[Game, Doorbells]]:
-    """One GM action: authenticate and lock the active game, commit, then ring the doorbells."""
-    bells = Doorbells()
+def _acting(session: Session, game_id: str, token: str | None) -> Iterator[Game]:
+    """One GM action: authenticate and lock the active game, then commit."""
     with session.begin():
         game = gm_game(session, game_id, token)
         _active(game)
         open_round(session, game, lock=True)  # lock order: game, round, seats (as submit: round, seats)
-        yield game, bells
-    bells.ring()
+        yield game
 
 
 def _active(game: Game) -> None:
@@ -85,7 +82,7 @@ def _stamp(value: datetime | None) -> str | None:
 
 
 def pause(session: Session, game_id: str, token: str | None) -> Done:
-    with _acting(session, game_id, token) as (game, _bells):
+    with _acting(session, game_id, token) as game:
         if game.paused_at is not None:
             raise Conflict(f"the game is already paused (since {game.paused_at.isoformat()})", "game")
         game.paused_at = now()
@@ -96,7 +93,7 @@ def pause(session: Session, game_id: str, token: str | None) -> Done:
 
 
 def resume(session: Session, game_id: str, token: str | None) -> Done:
-    with _acting(session, game_id, token) as (game, bells):
+    with _acting(session, game_id, token) as game:
         if game.paused_at is None:
             raise Conflict("the game is not paused", "game")
         at = now()
@@ -112,7 +109,7 @@ def resume(session: Session, game_id: str, token: str | None) -> Done:
                   "deadline": _stamp(rnd.closes_at if rnd else None)}
         log_action(session, game.id, "gm", "gm_resume", detail)
         if rnd is not None:
-            close_early_if_done(session, bells, game, rnd)
+            close_early_if_done(session, game, rnd)
     return Done("gm_resume", detail)
 
 
@@ -120,7 +117,7 @@ def extend(session: Session, game_id: str, token: str | None, by: Any = None, un
     """Move the open round's deadline: `by` an ISO 8601 duration, or `until` an ISO 8601 time."""
     if (by is None) == (until is None):
         raise Invalid("give either 'by' (a duration like 'PT24H') or 'until' (a time)", "by")
-    with _acting(session, game_id, token) as (game, _bells):
+    with _acting(session, game_id, token) as game:
         rnd = _round(session, game)
         at = now()
         base = rnd.closes_at or at
@@ -157,20 +154,20 @@ def _parse_until(value: Any) -> datetime:
 
 
 def resolve_now(session: Session, game_id: str, token: str | None) -> Done:
-    with _acting(session, game_id, token) as (game, bells):
+    with _acting(session, game_id, token) as game:
         rnd = _round(session, game)
         detail = {"round": rnd.number, "deadline": _stamp(rnd.closes_at)}
         log_action(session, game.id, "gm", "gm_resolve_now", detail)
-        mark_ready(session, bells, game, rnd)
+        mark_ready(session, game, rnd)
     return Done("gm_resolve_now", detail)
 
 
 def replace(session: Session, game_id: str, token: str | None, seat_name: Any, email: Any = None) -> Done:
     if email is not None and (not isinstance(email, str) or not EMAIL_RE.match(email)):
         raise Invalid(f"email: {email!r} is not an e-mail address", "email")
-    with _acting(session, game_id, token) as (game, bells):
+    with _acting(session, game_id, token) as game:
         seat = _seat(game, seat_name)
-        invite = open_for_replacement(session, bells, game, seat, actor="gm", email=email)
+        invite = open_for_replacement(session, game, seat, actor="gm", email=email)
         detail = {"seat": seat.name, "email": email}
         log_action(session, game.id, "gm", "gm_replace", detail)
     return Done("gm_replace", {**detail, "invite_token": invite, "invite_url": takeover_url(game_id, invite)})
@@ -179,7 +176,7 @@ def replace(session: Session, game_id: str, token: str | None, seat_name: Any, e
 def remove(session: Session, game_id: str, token: str | None, seat_name: Any, units: Any = "hold") -> Done:
     if units not in ("hold", "bot"):
         raise Invalid(f"units: 'hold' or 'bot', got {units!r}", "units")
-    with _acting(session, game_id, token) as (game, bells):
+    with _acting(session, game_id, token) as game:
         seat = _seat(game, seat_name)
         revoke_player(seat)
         seat.email = None  # no more game mail, whose tokens would let them act again
@@ -191,12 +188,12 @@ def remove(session: Session, game_id: str, token: str | None, seat_name: Any, un
         detail = {"seat": seat.name, "units": units}
         log_action(session, game.id, "gm", "gm_remove", detail)
         if rnd is not None:
-            close_early_if_done(session, bells, game, rnd)
+            close_early_if_done(session, game, rnd)
     return Done("gm_remove", detail)
 
 
 def end_draw(session: Session, game_id: str, token: str | None) -> Done:
-    with _acting(session, game_id, token) as (game, bells):
+    with _acting(session, game_id, token) as game:
         outcome = {"winners": [], "draw": True, "reason": "ended as a draw by the game master",
                    "ended_by": "gm"}
         game.status = "finished"
@@ -204,7 +201,7 @@ def end_draw(session: Session, game_id: str, token: str | None) -> Done:
         detail = {"round": game.current_round, "outcome": outcome}
         log_action(session, game.id, "gm", "gm_end_draw", detail)
         for seat in game.seats:
-            queue_mail(session, bells, game, seat, "game_over", {"outcome": outcome})
+            queue_mail(session, game, seat, "game_over", {"outcome": outcome})
     return Done("gm_end_draw", detail)
 
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from service.doorbell import Doorbells
 from service.errors import BadRequest, Conflict, Invalid, NotFound
 from service.games import seat_by_invite
 from service.mail.prefs import mail_pref_choice, set_mail_pref
@@ -98,7 +97,6 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
         pref = mail_pref_choice(data["mail_pref"]) if "mail_pref" in data else None
     except BadRequest as exc:  # 422 like every other refused setting
         raise Invalid(exc.message, "mail_pref") from None
-    bells = Doorbells()
     with session.begin():
         seat = find_seat()
         game = seat.game
@@ -115,9 +113,8 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
         if rnd is not None and absences and seat.name in rnd.expected and row.controller == "human":
             _restretch(session, game, rnd)
         if rnd is not None and data.get("wait") is False:
-            close_early_if_done(session, bells, game, rnd)
+            close_early_if_done(session, game, rnd)
         out = {"seat": seat.name, **settings_json(row), "mail_pref": seat.mail_pref}
-    bells.ring()
     return out
 
 

@@ -15,33 +15,33 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from service.doorbell import Doorbells
 from service.mail.headers import clean_header_text
 from service.models import Game, Outbox, Seat, utcnow
+from service.tasks import deliver_after_commit
 
 REFUSALS_PER_HOUR = 3
 
 
-def _insert(session: Session, bells: Doorbells, game_id: str | None, seat_id: int | None, kind: str,
+def _insert(session: Session, game_id: str | None, seat_id: int | None, kind: str,
             to: str, payload: dict[str, Any], domain: str) -> Outbox:
     row = Outbox(game_id=game_id, seat_id=seat_id, kind=kind, payload=payload, to_address=to,
                  message_id=f"<{game_id or 'mail'}.{kind}.{secrets.token_hex(8)}@{domain}>",
                  status="pending", attempts=0, created_at=utcnow())
     session.add(row)
     session.flush()
-    bells.mail.append(row.id)
+    deliver_after_commit(session, row)
     return row
 
 
-def queue_answer(session: Session, bells: Doorbells, game: Game, seat: Seat, kind: str,
+def queue_answer(session: Session, game: Game, seat: Seat, kind: str,
                  payload: dict[str, Any], domain: str) -> Outbox | None:
     """An answer to the seat's own mail (None if the seat has no address)."""
     if not seat.email:
         return None
-    return _insert(session, bells, game.id, seat.id, kind, seat.email, {**payload, "answer": True}, domain)
+    return _insert(session, game.id, seat.id, kind, seat.email, {**payload, "answer": True}, domain)
 
 
-def queue_refusal(session: Session, bells: Doorbells, to: str, reason: str, subject: str,
+def queue_refusal(session: Session, to: str, reason: str, subject: str,
                   domain: str) -> Outbox | None:
     """A polite refusal to whoever sent an unusable mail; None when the limit is reached."""
     since = utcnow() - timedelta(hours=1)
@@ -49,5 +49,5 @@ def queue_refusal(session: Session, bells: Doorbells, to: str, reason: str, subj
         Outbox.kind == "refusal", Outbox.to_address == to, Outbox.created_at >= since)) or 0
     if recent >= REFUSALS_PER_HOUR:
         return None
-    return _insert(session, bells, None, None, "refusal", to,
+    return _insert(session, None, None, "refusal", to,
                    {"reason": reason, "subject": clean_header_text(subject, 120)}, domain)

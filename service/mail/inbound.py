@@ -29,7 +29,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from service.db import session_scope
-from service.doorbell import Doorbells
 from service.mail.answers import queue_answer, queue_refusal
 from service.mail.body import body_text, parse_message
 from service.mail.commands import perform
@@ -102,13 +101,11 @@ def process(inbound_id: int) -> Outcome:
 
 
 def _process(session: Session, settings: MailSettings, inbound_id: int) -> Outcome:
-    bells = Doorbells()
     with session.begin():
         row = session.get(InboundMail, inbound_id)
         assert row is not None
-        seat, reply, unanswered = _triage(session, bells, settings, row)
+        seat, reply, unanswered = _triage(session, settings, row)
     if seat is None:
-        bells.ring()
         return _logged(inbound_id, *unanswered)
     done = perform(session, seat, reply)
     with session.begin():
@@ -116,13 +113,12 @@ def _process(session: Session, settings: MailSettings, inbound_id: int) -> Outco
         row = session.get(InboundMail, inbound_id)
         assert seat is not None and row is not None
         for kind, payload in done.answers:
-            queue_answer(session, bells, seat.game, seat, kind, payload, settings.domain)
+            queue_answer(session, seat.game, seat, kind, payload, settings.domain)
         _record(row, "processed", f"{seat.name}: {done.detail}", seat.game_id)
-    bells.ring()
     return _logged(inbound_id, "processed", done.detail)
 
 
-def _triage(session: Session, bells: Doorbells, settings: MailSettings,
+def _triage(session: Session, settings: MailSettings,
             row: InboundMail) -> tuple[Seat | None, Reply, tuple[str, str]]:
     """The seat that wrote and what it wrote; without a seat, the row is recorded here as
     ignored (a robot) or refused (no valid token, a refusal queued) and the pair says so."""
@@ -135,17 +131,17 @@ def _triage(session: Session, bells: Doorbells, settings: MailSettings,
         return None, reply, ("ignored", robot)
     who = identify(session, settings, candidate_tokens(msg, reply.tokens, settings, reply.quoted_tokens))
     if who.seat is None:
-        detail = _refuse(session, bells, settings, msg, subject, who.reason)
+        detail = _refuse(session, settings, msg, subject, who.reason)
         _record(row, "refused", detail, None)
         return None, reply, ("refused", detail)
     return who.seat, reply, ("", "")
 
 
-def _refuse(session: Session, bells: Doorbells, settings: MailSettings, msg: EmailMessage, subject: str,
+def _refuse(session: Session, settings: MailSettings, msg: EmailMessage, subject: str,
             reason: str) -> str:
     to = sender_address(msg)
     queued = to is not None and queue_refusal(
-        session, bells, to, f"dicepost could not tell which player sent it: {reason}.", subject,
+        session, to, f"dicepost could not tell which player sent it: {reason}.", subject,
         settings.domain) is not None
     return reason + ("" if queued else " (no refusal sent: too many to this address)")
 

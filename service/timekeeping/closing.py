@@ -12,10 +12,10 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from service.doorbell import Doorbells
 from service.models import Game, Round
 from service.schedule.deadlines import in_quiet_hours
 from service.schedule.nmr import next_misses
+from service.tasks import resolve_after_commit
 from service.timekeeping.clock import now
 from service.timekeeping.state import controller, expected_humans, policy_of, seat_schedule, submitted_names
 
@@ -39,7 +39,7 @@ def early_close_allowed(session: Session, game: Game, rnd: Round, done: set[str]
     return not any(seat_schedule(session, s, create=False).wait for s in humans)
 
 
-def mark_ready(session: Session, bells: Doorbells, game: Game, rnd: Round,
+def mark_ready(session: Session, game: Game, rnd: Round,
                done: set[str] | None = None) -> bool:
     """Claim the round for resolution (False if another closer got there first).
 
@@ -58,11 +58,11 @@ def mark_ready(session: Session, bells: Doorbells, game: Game, rnd: Round,
                          {n for n in rows if n in done}, {n for n in rows if n not in done})
     for name, row in rows.items():
         row.misses = counts[name]
-    bells.rounds.append((game.id, rnd.number))
+    resolve_after_commit(session, game.id, rnd.number)
     return True
 
 
-def close_early_if_done(session: Session, bells: Doorbells, game: Game, rnd: Round) -> bool:
+def close_early_if_done(session: Session, game: Game, rnd: Round) -> bool:
     if rnd.status == "open" and early_close_allowed(session, game, rnd, submitted_names(session, game, rnd)):
-        return mark_ready(session, bells, game, rnd)
+        return mark_ready(session, game, rnd)
     return False

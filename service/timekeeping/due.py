@@ -14,7 +14,6 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service.doorbell import Doorbells
 from service.models import Game, Round, Seat
 from service.notify import queue_mail
 from service.rounds import lock_round
@@ -64,32 +63,28 @@ def _may_close(session: Session, game: Game, rnd: Round) -> bool:
 
 
 def close_if_complete(session: Session, game_id: str, number: int) -> bool:
-    bells = Doorbells()
     with session.begin():
         rnd = lock_round(session, game_id, number)
         game = session.get(Game, game_id)
         if rnd is None or game is None:
             return False
-        closed = close_early_if_done(session, bells, game, rnd)
-    bells.ring()
+        closed = close_early_if_done(session, game, rnd)
     return closed
 
 
 def close_due_round(session: Session, game_id: str, number: int, at: datetime) -> str:
     """'closed', 'extended' or 'skipped' (already handled, paused, or no longer due)."""
-    bells = Doorbells()
     with session.begin():
         rnd = lock_round(session, game_id, number)
         game = session.get(Game, game_id)
         if (rnd is None or game is None or rnd.status != "open" or game.status != "active"
                 or game.paused_at is not None or rnd.closes_at is None or rnd.closes_at > at):
             return "skipped"
-        result = _apply_deadline(session, bells, game, rnd, at)
-    bells.ring()
+        result = _apply_deadline(session, game, rnd, at)
     return result
 
 
-def _apply_deadline(session: Session, bells: Doorbells, game: Game, rnd: Round, at: datetime) -> str:
+def _apply_deadline(session: Session, game: Game, rnd: Round, at: datetime) -> str:
     assert rnd.closes_at is not None
     policy = policy_of(game)
     done = submitted_names(session, game, rnd)
@@ -114,11 +109,11 @@ def _apply_deadline(session: Session, bells: Doorbells, game: Game, rnd: Round, 
         if action == "bot":
             hand_to_bot(session, game, rnd, seat, actor="service")
         elif action == "replace":
-            open_for_replacement(session, bells, game, seat, actor="service")
+            open_for_replacement(session, game, seat, actor="service")
     log_action(session, game.id, "service", "deadline_closed",
                {"round": rnd.number, "deadline": rnd.closes_at.isoformat(), "at": at.isoformat(),
                 "holding": sorted(s.name for s in missing if plan.actions.get(s.name) != "bot")})
-    mark_ready(session, bells, game, rnd)
+    mark_ready(session, game, rnd)
     return "closed"
 
 
@@ -131,7 +126,7 @@ def hand_to_bot(session: Session, game: Game, rnd: Round | None, seat: Seat, act
         submit_for_bot(session, game, rnd, seat)
 
 
-def open_for_replacement(session: Session, bells: Doorbells, game: Game, seat: Seat, actor: str,
+def open_for_replacement(session: Session, game: Game, seat: Seat, actor: str,
                          email: str | None = None) -> str:
     """Open the seat (units hold until someone takes it) and mint a fresh invitation for it.
 
@@ -147,11 +142,11 @@ def open_for_replacement(session: Session, bells: Doorbells, game: Game, seat: S
     log_action(session, game.id, actor, "seat_opened", {"seat": seat.name, "invited": email is not None})
     url = takeover_url(game.id, invite)
     if email is not None:
-        queue_mail(session, bells, game, seat, "invitation",
+        queue_mail(session, game, seat, "invitation",
                    {"join_url": url, "commitment": game.commitment, "title": game.title, "replacement": True})
     for other in game.seats:
         if other.id != seat.id:
-            queue_mail(session, bells, game, other, "status",
+            queue_mail(session, game, other, "status",
                        {"message": f"Seat {seat.name} is open for a replacement player; "
                                    "its units hold until someone takes it."})
     return invite

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from service.doorbell import Doorbells
 from service.models import Game, Round
 from service.schedule.deadlines import round_deadline
 from service.timekeeping.bots import submit_for_bot
@@ -16,7 +15,7 @@ from service.timekeeping.closing import close_early_if_done
 from service.timekeeping.state import absences_of, controller, expected_seats, policy_of, seat_schedule
 
 
-def round_opened(session: Session, bells: Doorbells, game: Game, rnd: Round) -> None:
+def round_opened(session: Session, game: Game, rnd: Round) -> None:
     rnd.opened_at = now()
     seats = expected_seats(game, rnd)
     humans = [s for s in seats if controller(session, s) == "human"]
@@ -29,4 +28,4 @@ def round_opened(session: Session, bells: Doorbells, game: Game, rnd: Round) -> 
     for seat in bots:
         submit_for_bot(session, game, rnd, seat)
     if rnd.status == "open":
-        close_early_if_done(session, bells, game, rnd)
+        close_early_if_done(session, game, rnd)

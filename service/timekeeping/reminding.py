@@ -13,17 +13,17 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from service.doorbell import Doorbells
 from service.models import Game, Outbox, Round, Seat
 from service.notify import WANTS, mail_domain
 from service.schedule.durations import describe_duration, format_duration
 from service.schedule.reminders import reminder_due, reminder_key
+from service.tasks import deliver_after_commit
 from service.timekeeping.state import expected_humans, reminder_lead, seat_schedule, submitted_names
 
 
 def send_due_reminders(session: Session, at: datetime) -> int:
     """Queue every reminder due at `at`; the number queued by this call."""
-    bells = Doorbells()
+    queued = 0
     with session.begin():
         rounds = session.execute(
             select(Round, Game).join(Game, Game.id == Round.game_id).where(
@@ -36,18 +36,17 @@ def send_due_reminders(session: Session, at: datetime) -> int:
                     continue
                 lead = reminder_lead(seat_schedule(session, seat))
                 if reminder_due(at, rnd.opened_at, rnd.closes_at, lead):
-                    _queue(session, bells, game, rnd, seat, lead)
-    bells.ring()
-    return len(bells.mail_ids())
+                    queued += _queue(session, game, rnd, seat, lead)
+    return queued
 
 
-def _queue(session: Session, bells: Doorbells, game: Game, rnd: Round, seat: Seat, lead: timedelta) -> None:
+def _queue(session: Session, game: Game, rnd: Round, seat: Seat, lead: timedelta) -> bool:
     assert rnd.closes_at is not None
     if not seat.email or "reminder" not in WANTS.get(seat.mail_pref, set()):
-        return
+        return False
     message_id = f"<{reminder_key(game.id, seat.name, rnd.number, rnd.closes_at)}@{mail_domain()}>"
     if session.scalar(select(Outbox.id).where(Outbox.message_id == message_id)) is not None:
-        return
+        return False
     row = Outbox(game_id=game.id, seat_id=seat.id, kind="reminder", message_id=message_id,
                  to_address=seat.email, status="pending", attempts=0,
                  payload={"round": rnd.number, "deadline": rnd.closes_at.isoformat(),
@@ -57,5 +56,6 @@ def _queue(session: Session, bells: Doorbells, game: Game, rnd: Round, seat: Sea
         with session.begin_nested():
             session.add(row)
     except IntegrityError:  # another sweeper queued it between our check and insert
-        return
-    bells.mail.append(row.id)
+        return False
+    deliver_after_commit(session, row)
+    return True

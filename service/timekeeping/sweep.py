@@ -1,6 +1,6 @@
 """The schedule's part of a sweep: close due rounds (missed-turn policies applied) and
 complete rounds whose early close was held back, then queue due reminders. The
-lifecycle's sweeper calls `sweep_schedule()` each interval, then rings the doorbells of
+lifecycle's sweeper calls `sweep_schedule()` each interval, then sends again the tasks of
 whatever is still ready or pending.
 """
 

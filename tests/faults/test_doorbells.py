@@ -31,9 +31,9 @@ pytestmark = pytest.mark.slow
 
 DIE_AFTER_COMMIT = """
 import os, signal, sys
-from service import create_app, doorbell
+from service import create_app, tasks
 # The process dies where the doorbell would ring: after COMMIT, before the task is sent.
-doorbell.Doorbells.ring = lambda self: os.kill(os.getpid(), signal.SIGKILL)
+tasks.send = lambda app, work: os.kill(os.getpid(), signal.SIGKILL)
 app = create_app()
 r = app.test_client().put(f"/api/games/{sys.argv[1]}/orders", headers={"Authorization": "Bearer " + sys.argv[2]},
                           json={"round": 1, "orders": "pass"})

@@ -222,14 +222,14 @@ def test_one_message_delivers_each_row_of_a_transaction_in_turn(game, smtp, monk
 
 
 def test_the_mail_of_one_transaction_rings_one_message_and_the_sweeper_one_per_row(sqlite_app, monkeypatch):
-    from service import doorbell
-    from worker import tasks
+    from service import tasks
 
     sent: list[tuple[str, object]] = []
-    monkeypatch.setattr(tasks.deliver_mails, "apply_async", lambda args, queue: sent.append(("many", args)))
-    monkeypatch.setattr(tasks.deliver_mail, "apply_async", lambda args, queue: sent.append(("one", args)))
-    with sqlite_app.app_context():
-        doorbell.Doorbells(mail=[4, 5]).ring()
-        doorbell.Doorbells(mail=[6]).ring()
-        doorbell.ring_mail([7, 8])
+    names = {tasks.DELIVER_MAILS: "many", tasks.DELIVER_MAIL: "one"}
+    monkeypatch.setitem(sqlite_app.config, "EMBEDDED", False)  # sent to the broker, not run here
+    monkeypatch.setattr(sqlite_app.extensions["celery"], "send_task",
+                        lambda name, args, queue: sent.append((names[name], args)))
+    tasks.send(sqlite_app, tasks.Outgoing(mail=[4, 5]))
+    tasks.send(sqlite_app, tasks.Outgoing(mail=[6]))
+    tasks.send_mail(sqlite_app, [7, 8])
     assert sent == [("many", ([4, 5],)), ("one", (6,)), ("one", (7,)), ("one", (8,))]

@@ -1,0 +1,144 @@
+"""The Celery app, and the tasks the service sends to it by name after COMMIT.
+
+The service never imports the tasks (they live above it, in `worker.tasks`): Celery
+imports them by name (`include`) and the service sends them by name. Work is recorded
+on the session (`resolve_after_commit`, `deliver_after_commit`) inside the transaction
+that makes it; one `after_commit` listener sends it. A send that is lost (broker down,
+process killed between COMMIT and send) is harmless: the work is in the database and the
+sweeper (service.sweeper) sends again. In the embedded default (no REDIS_URL) the same
+task functions run in-process, right after the commit.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from celery import Celery, Task
+from celery.signals import setup_logging
+from flask import Flask
+from sqlalchemy import event
+from sqlalchemy.orm import Session, SessionTransaction
+
+from service.logs import setup_worker_logging
+
+if TYPE_CHECKING:
+    from service.models import Outbox
+
+log = logging.getLogger(__name__)
+
+TASK_MODULES = ["worker.tasks"]
+RESOLVE_ROUND = "worker.tasks.resolve_round"
+DELIVER_MAIL = "worker.tasks.deliver_mail"
+DELIVER_MAILS = "worker.tasks.deliver_mails"
+_OUTGOING = "dicepost.outgoing"
+
+
+@dataclass
+class Outgoing:
+    """Tasks one transaction recorded, to send once it has committed."""
+
+    rounds: list[tuple[str, int]] = field(default_factory=list)
+    mail: list[int] = field(default_factory=list)
+    # Outbox rows added but not flushed: their ids exist once the transaction committed
+    # (sessions keep attributes after commit), so a transaction inserting several flushes
+    # them together instead of once per row.
+    mail_rows: list[Outbox] = field(default_factory=list)
+
+    def mail_ids(self) -> list[int]:
+        return [*self.mail, *(row.id for row in self.mail_rows)]
+
+
+def outgoing(session: Session) -> Outgoing:
+    """The tasks the session's current transaction will send after COMMIT."""
+    work: Outgoing = session.info.setdefault(_OUTGOING, Outgoing())
+    return work
+
+
+def resolve_after_commit(session: Session, game_id: str, number: int) -> None:
+    outgoing(session).rounds.append((game_id, number))
+
+
+def deliver_after_commit(session: Session, row: Outbox) -> None:
+    """Deliver an outbox row once the transaction inserting it has committed."""
+    if row.id is None:
+        outgoing(session).mail_rows.append(row)
+    else:
+        outgoing(session).mail.append(row.id)
+
+
+def celery_init_app(app: Flask) -> Celery:
+    """Flask's Celery pattern: tasks run inside the app's context."""
+
+    class FlaskTask(Task):
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            with app.app_context():
+                return self.run(*args, **kwargs)
+
+    # The worker and beat log through the service's handler (level and format from the
+    # environment, task ids on every line) instead of Celery's own setup.
+    setup_logging.connect(setup_worker_logging, weak=False, dispatch_uid="dicepost.logs")
+    celery_app = Celery(app.name, task_cls=FlaskTask, include=TASK_MODULES)
+    celery_app.config_from_object(app.config["CELERY"])
+    celery_app.set_default()
+    app.extensions["celery"] = celery_app
+    sessions = app.extensions["dicepost.sessions"]
+    event.listen(sessions, "after_commit", lambda session: _after_commit(app, session))
+    event.listen(sessions, "after_transaction_end", _after_transaction_end)
+    return celery_app
+
+
+def _after_commit(app: Flask, session: Session) -> None:
+    if session.in_nested_transaction():
+        return  # a savepoint released (the event fires for those too): the outer one is still open
+    work = session.info.pop(_OUTGOING, None)
+    if work is not None:
+        send(app, work)
+
+
+def _after_transaction_end(session: Session, transaction: SessionTransaction) -> None:
+    # The outermost transaction ended without COMMIT (a rollback, or closed unfinished):
+    # nothing it recorded exists, so nothing is announced. A savepoint ending keeps the
+    # outer transaction's work.
+    if transaction.parent is None:
+        session.info.pop(_OUTGOING, None)
+
+
+def send(app: Flask, work: Outgoing) -> None:
+    """Send one committed transaction's tasks: its mail in one message."""
+    send_rounds(app, work.rounds)
+    send_mail(app, work.mail_ids(), together=True)
+
+
+def send_rounds(app: Flask, rounds: Iterable[tuple[str, int]]) -> None:
+    queue = app.config["QUEUES"]["resolve"]
+    for game_id, number in rounds:
+        _send(app, RESOLVE_ROUND, (game_id, number), queue, f"resolve {game_id} round {number}")
+
+
+def send_mail(app: Flask, outbox_ids: Iterable[int], together: bool = False) -> None:
+    """One message per row; with `together`, one message for all of them (the mail one
+    transaction queued: fewer messages to publish and take, and one task delivers each
+    in turn). The sweeper sends rows apart, so a backlog spreads over the mail workers."""
+    queue = app.config["QUEUES"]["mail"]
+    ids = list(outbox_ids)
+    if together and len(ids) > 1:
+        _send(app, DELIVER_MAILS, (ids,), queue, f"deliver mail {', '.join(map(str, ids))}")
+        return
+    for outbox_id in ids:
+        _send(app, DELIVER_MAIL, (outbox_id,), queue, f"deliver mail {outbox_id}")
+
+
+def _send(app: Flask, name: str, args: tuple[Any, ...], queue: str, what: str) -> None:
+    celery_app: Celery = app.extensions["celery"]
+    try:
+        if app.config["EMBEDDED"]:
+            # No broker: run the task here, as a worker would (errors logged, not raised).
+            celery_app.loader.import_default_modules()
+            celery_app.tasks[name].apply(args)
+        else:
+            celery_app.send_task(name, args, queue=queue)
+    except Exception:  # the sweeper will send again; the work is safe in the database
+        log.exception("could not send the task to %s; the sweeper will", what)
