@@ -7,7 +7,7 @@
 3. for every step t: the revealed S_t against the previous link (H(S_t) = S_{t-1},
    from the commitment S_0), the inputs' digest D_t, the step key K_t, and every roll
    (its step, its number j, its sides n, and its face recomputed by rejection sampling);
-4. the same step re-run through the engine (`engine.replay`): the rolls the rules ask
+4. the same step re-run through the engine (`engine.stepcheck`): the rolls the rules ask
    for, with their labels, every event and the state hash;
 5. each step's checksum, the outcome and the record's checksum.
 
@@ -42,7 +42,7 @@ from engine.dice import (
 )
 from engine.orders import OrderErrors
 from engine.record import CHECKSUM, RECORD_FORMAT, checksum
-from engine.replay import (
+from engine.stepcheck import (
     Difference,
     RecordError,
     compare_step,

@@ -3,7 +3,9 @@ thing a tampered record gets wrong is named (step and where)."""
 
 from __future__ import annotations
 
+import ast
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -101,3 +103,24 @@ def test_a_record_that_cannot_be_read_is_a_difference_of_the_whole_record(mutate
     mutate(rec)
     diff = replay(rec).difference
     assert diff is not None and (diff.step, diff.where) == (0, where)
+
+
+def _engine_imports(module: str) -> set[str]:
+    """The engine modules a module of the engine imports, at any depth in its code."""
+    path = Path(__file__).resolve().parents[2] / "engine" / f"{module}.py"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("engine."):
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("engine.")}
+    return found
+
+
+def test_replay_and_verify_do_not_import_each_other_both_ways():
+    """One module (engine.stepcheck) owns what both use; replay imports verify, and
+    neither verify nor stepcheck imports replay."""
+    assert "engine.verify" in _engine_imports("replay")
+    assert "engine.replay" not in _engine_imports("verify")
+    assert "engine.replay" not in _engine_imports("stepcheck")
+    assert "engine.verify" not in _engine_imports("stepcheck")

@@ -147,3 +147,13 @@ def test_of_equal_paths_the_straightest_is_taken() -> None:
     res = play(s, {"alice": "A1 move c3"}, [*QUIET, *FIRST])
     path = res.events[-1].data["path"]
     assert len(path) == 5 and "b2" in path
+
+
+def test_a_diagonal_step_between_two_enemies_is_allowed() -> None:
+    """'Diagonal movement is allowed but not over an the enemy occupied the field.' Only
+    entering an enemy's square is "over" it: A1 steps diagonally from c3 to d4 between
+    B1 on c4 and B2 on d3, one square of movement."""
+    s = state(unit("A1", "c3"), unit("B1", "c4"), unit("B2", "d3"))
+    res = play(s, {"alice": "A1 move d4"}, [*FIRST, *QUIET, 2, 2, 2, 2, 2])
+    assert where(res, "A1") == "d4"
+    assert texts(res, "move") == ["A1 moves c3 to d4: 1 squares of movement 3."]
