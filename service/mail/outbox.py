@@ -5,7 +5,9 @@ and from two workers at once:
 
 1. claim: one conditional UPDATE moves the row to `sending`, sets a lease and counts
    the attempt, only if the row is pending (or its lease ran out) and due. Of two
-   workers exactly one gets a row count of 1; the other returns.
+   workers exactly one gets a row count of 1; the other returns. The lease is short and
+   renewed by a thread for as long as the worker is still on the row, so a row whose
+   worker died is free again one lease later, while a slow SMTP server keeps its row.
 2. compose, outside the claim's transaction. The player's mail preference is checked
    again here (it may have changed since the row was queued); a row the player turned
    off ends as `skipped`. Answers to a player's own mail (payload "answer": true) and
@@ -22,6 +24,9 @@ and from two workers at once:
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email import policy
@@ -42,7 +47,11 @@ from service.notify import WANTS
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(minutes=5)
+# A dead worker's row waits up to LEASE (plus a sweep) before it is sent again; a live
+# worker renews every RENEW_EVERY, so a renewal may fail twice (a database blip) before
+# the lease runs out under it.
+LEASE = timedelta(seconds=30)
+RENEW_EVERY = LEASE / 3
 FIRST_RETRY = timedelta(minutes=1)
 MAX_RETRY = timedelta(hours=2)
 MAX_ATTEMPTS = 10
@@ -66,6 +75,40 @@ def claim(session: Session, outbox_id: int, now: datetime) -> int | None:
             .returning(Outbox.attempts)
             .execution_options(synchronize_session=False))
         return None if attempts is None else int(attempts)
+
+
+def renew(session: Session, outbox_id: int, attempt: int, now: datetime) -> bool:
+    """Extend this attempt's lease; False once the row is no longer this attempt's."""
+    with session.begin():
+        result = session.execute(
+            update(Outbox)
+            .where(Outbox.id == outbox_id, Outbox.attempts == attempt, Outbox.status == "sending")
+            .values(lease_until=now + LEASE).execution_options(synchronize_session=False))
+        return result.rowcount == 1  # type: ignore[attr-defined]
+
+
+@contextmanager
+def lease_kept(outbox_id: int, attempt: int) -> Iterator[None]:
+    """Renew the claim's lease in a thread (its own session) until the block ends."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    done = threading.Event()
+
+    def keep() -> None:
+        while not done.wait(RENEW_EVERY.total_seconds()):
+            try:
+                with session_scope(app) as session:
+                    if not renew(session, outbox_id, attempt, utcnow()):
+                        return
+            except Exception:  # the next renewal may get through; the lease covers two misses
+                log.warning("outbox %s: renewing the lease failed", outbox_id, exc_info=True)
+
+    thread = threading.Thread(target=keep, name=f"outbox-lease-{outbox_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(RENEW_EVERY.total_seconds())
 
 
 def _finish(session: Session, outbox_id: int, attempt: int, **values: object) -> bool:
@@ -119,22 +162,28 @@ def deliver(outbox_id: int, transport: Transport | None = None) -> str:
         attempt = claim(session, outbox_id, now)
         if attempt is None:
             return "busy"
-        with session.begin():
-            prepared = _prepare(session, outbox_id, attempt, settings)
-            if prepared is None:
-                return "skipped"
-            msg, recipient = prepared
-            if transport is None and not settings.smtp_url:  # stored in this same transaction
-                return _store(session, outbox_id, attempt, msg, recipient)
-        try:
-            (transport or _smtp(settings.smtp_url)).send(msg, settings.sender, recipient)
-        except DeliveryError as exc:
-            return _failed(session, outbox_id, attempt, exc)
-        pause_point("mail-sent")  # tests only: kill a worker right after the server's 250
-        with session.begin():
-            _finish(session, outbox_id, attempt, status="sent", sent_at=utcnow(), last_error=None,
-                    next_attempt_at=None)
-        return "sent"
+        with lease_kept(outbox_id, attempt):
+            return _deliver_claimed(session, outbox_id, attempt, settings, transport)
+
+
+def _deliver_claimed(session: Session, outbox_id: int, attempt: int, settings: MailSettings,
+                     transport: Transport | None) -> str:
+    with session.begin():
+        prepared = _prepare(session, outbox_id, attempt, settings)
+        if prepared is None:
+            return "skipped"
+        msg, recipient = prepared
+        if transport is None and not settings.smtp_url:  # stored in this same transaction
+            return _store(session, outbox_id, attempt, msg, recipient)
+    try:
+        (transport or _smtp(settings.smtp_url)).send(msg, settings.sender, recipient)
+    except DeliveryError as exc:
+        return _failed(session, outbox_id, attempt, exc)
+    pause_point("mail-sent")  # tests only: kill a worker right after the server's 250
+    with session.begin():
+        _finish(session, outbox_id, attempt, status="sent", sent_at=utcnow(), last_error=None,
+                next_attempt_at=None)
+    return "sent"
 
 
 def deliver_each(outbox_ids: list[int]) -> dict[int, str]:
