@@ -5,6 +5,12 @@
     A1 attack B2
     pass                # an explicit empty order set
 
+What players naturally type is read too: commas and "and" between list items
+(`A1 move c2, d2`), the small words "to" and "at" (`A1 move to c3`, `cast firebolt at B2`),
+a verb's aliases and fillers, an argument's long names (`face north`) and a verb's
+multi-word phrases (`action blinding glare H1`). Two orders joined on one line
+(`A1 move c2 and attack B1`) are refused with "one order a line".
+
 Rulesets declare their verbs (`Verb`) with typed arguments; this module turns text
 into `Order`s or an `OrderErrors` listing every bad line with its number, its text and
 a message a player understands. `Order.format()` gives text that parses back to the
@@ -37,6 +43,7 @@ class Arg:
     choices: tuple[str, ...] = ()
     optional: bool = False
     repeat: bool = False
+    aliases: tuple[tuple[str, str], ...] = ()  # (what a player may write, the choice it means)
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,10 @@ class Verb:
     args: tuple[Arg, ...] = ()
     help: str = ""
     unitless: bool = False  # `pass`, `clear` ...: no unit id before the verb
+    aliases: tuple[str, ...] = ()  # other words for the verb: `stay` for `hold`
+    fillers: tuple[str, ...] = ()  # words dropped after this verb: `away` in `run away`
+    # several words a player may write for one argument word: ("blinding glare", "glare")
+    phrases: tuple[tuple[str, str], ...] = ()
 
     def usage(self) -> str:
         parts = [] if self.unitless else ["UNIT"]
@@ -95,6 +106,8 @@ class OrderErrors(ValueError):
 
 
 PASS = Verb("pass", help="submit no orders this round: every unit holds", unitless=True)
+FILLERS = frozenset({"to", "at"})  # `move to c3`, `switch to shortbow`, `cast firebolt at B2`
+JOINERS = frozenset({"and", "then"})  # list items (`with berserk and aim`), or two orders
 
 
 def normalize_unit(text: str) -> str | None:
@@ -118,6 +131,7 @@ def _parse_arg(arg: Arg, word: str) -> str:
             raise ValueError(f"{word!r} is not a whole number")
         return str(int(word))
     low = word.lower()
+    low = dict(arg.aliases).get(low, low)
     if arg.choices and low not in arg.choices:
         raise ValueError(f"{word!r} is not one of {', '.join(arg.choices)}")
     if not _WORD_RE.match(low):
@@ -162,7 +176,10 @@ def parse_order_text(
     """
     if len(text) > MAX_ORDER_TEXT:
         raise OrderErrors([OrderError(0, "", f"orders are limited to {MAX_ORDER_TEXT} characters")])
-    by_name: Mapping[str, Verb] = {v.name: v for v in [*verbs, PASS]}
+    by_name: dict[str, Verb] = {}
+    for v in [*verbs, PASS]:
+        by_name.update({alias: v for alias in v.aliases})
+    by_name.update({v.name: v for v in [*verbs, PASS]})
     orders: list[Order] = []
     errors: list[OrderError] = []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -192,7 +209,7 @@ def parse_order_text(
 
 
 def _parse_line(body: str, verbs: Mapping[str, Verb], number: int) -> Order:
-    words = body.split()
+    words = body.replace(",", " ").split()
     first = words[0].lower()
     if first in verbs and verbs[first].unitless:
         verb = verbs[first]
@@ -207,7 +224,37 @@ def _parse_line(body: str, verbs: Mapping[str, Verb], number: int) -> Order:
     if found is None or found.unitless:
         unit_verbs = ", ".join(sorted(v.name for v in verbs.values() if not v.unitless))
         raise ValueError(f"'{words[1]}' is not an order here; unit orders are: {unit_verbs}")
-    return Order(unit, found.name, _match_args(found, words[2:]), number)
+    rest = _plain_words(unit, found, words[2:], verbs)
+    return Order(unit, found.name, _match_args(found, rest), number)
+
+
+def _plain_words(unit: str, verb: Verb, words: list[str], verbs: Mapping[str, Verb]) -> list[str]:
+    """The verb's argument words as a player may write them, reduced to the plain ones:
+    joiners between list items and filler words dropped, phrases made one word. Raises
+    ValueError for a second order joined on the same line."""
+    out: list[str] = []
+    keep = {c for a in verb.args for c in a.choices}  # a choice is never a filler
+    for i, word in enumerate(words):
+        low = word.lower()
+        if low in JOINERS and low not in keep:
+            after = words[i + 1:]
+            second = after[1:] if after and normalize_unit(after[0]) else after
+            if second and second[0].lower() in verbs:
+                then = " ".join(after if after is not second else [unit, *after])
+                first = " ".join([unit, verb.name, *words[:i]])
+                raise ValueError(f"one order a line: write '{first}' on this line and "
+                                 f"'{then}' on the next")
+            continue
+        if (low in FILLERS or low in verb.fillers) and low not in keep:
+            continue
+        out.append(word)
+    for phrase, one in verb.phrases:
+        n = len(phrase.split())
+        for i in range(len(out) - n + 1):
+            if " ".join(out[i:i + n]).lower() == phrase:
+                out[i:i + n] = [one]
+                break
+    return out
 
 
 def format_orders(orders: Sequence[Order]) -> str:

@@ -24,23 +24,50 @@ from collections.abc import Sequence
 from engine.grid import Square, distance, parse_square, square_name
 from engine.orders import Arg, Order, Verb
 from engine.rulesets.heroes import paths, star_actions
+from engine.rulesets.heroes.cards import heroes
 from engine.rulesets.heroes.engagement import engaged, resting
 from engine.rulesets.heroes.facing import CLOCKWISE
 from engine.rulesets.heroes.rolloff import POLICIES
 from engine.rulesets.heroes.state import Figure, HeroesState
+
+_LONG_DIRECTIONS: tuple[tuple[str, str], ...] = tuple(
+    (long, short) for short, names in (("n", ("north",)), ("ne", ("northeast", "north-east")),
+                                       ("e", ("east",)), ("se", ("southeast", "south-east")),
+                                       ("s", ("south",)), ("sw", ("southwest", "south-west")),
+                                       ("w", ("west",)), ("nw", ("northwest", "north-west")))
+    for long in names)
+_TWO_WORD_DIRECTIONS = (("north east", "ne"), ("north west", "nw"), ("south east", "se"),
+                        ("south west", "sw"))
+
+
+def _action_phrases() -> tuple[tuple[str, str], ...]:
+    """Every card's (*) action as players write it, "blinding glare" for `glare`: the name,
+    lower case (an apostrophe optional), and the id with spaces for underscores."""
+    out: dict[str, str] = {}
+    for c in heroes().values():
+        for a in c.actions:
+            for said in (a.name.lower(), a.name.lower().replace("'", ""), a.id.replace("_", " ")):
+                if " " in said or said != a.id:
+                    out.setdefault(said, a.id)
+    # longest first, so "siren's lullaby" is matched before a shorter phrase inside it
+    return tuple(sorted(out.items(), key=lambda kv: (-len(kv[0].split()), kv[0])))
+
 
 VERBS: tuple[Verb, ...] = (
     Verb("reroll", (Arg("policy", "word", choices=POLICIES),),
          "re-roll policy for stats of 5 or more: auto (when the lowest die is taken or a 1), "
          "lowest (always), never"),
     Verb("action", (Arg("name", "word"), Arg("target", "unit", optional=True)),
-         "use a (*) action of your card (not in round 1)"),
+         "use a (*) action of your card (not in round 1)", phrases=_action_phrases()),
     Verb("move", (Arg("square", "square", repeat=True),),
          "move up to your Movement A.P., through the squares given; stepping onto a rooftop "
          "is a climb"),
-    Verb("face", (Arg("direction", "word", choices=CLOCKWISE),), "turn to face a direction"),
+    Verb("face", (Arg("direction", "word", choices=CLOCKWISE, aliases=_LONG_DIRECTIONS),),
+         "turn to face a direction (n, ne ... or north, north-east ...)",
+         phrases=_TWO_WORD_DIRECTIONS),
     Verb("run", (Arg("square", "square", optional=True),),
-         "before combat, try to run away (roll-off + E against the enemy's roll-off + P)"),
+         "before combat, try to run away (roll-off + E against the enemy's roll-off + P)",
+         fillers=("away",)),
     Verb("attack", (Arg("target", "unit", repeat=True),), "whom to strike first in combat"),
     Verb("save", (Arg("civvie", "unit"),), "save a civvie in base contact (1 General A.P.)"),
     Verb("capture", (Arg("nemesis", "unit"),),

@@ -113,9 +113,33 @@ def _check_move(state: JepState, unit: Unit, order: Order) -> str | None:
     if path is not None and not path.squares:
         return f"{unit.id} is already on {unit.at.name}"
     if path is None:
-        return (f"{unit.id} cannot reach {' then '.join(order.args)} from {unit.at.name} in {MOVE} squares "
-                "without passing through other units")
+        return _unreachable(state, unit, order.args, squares)
     return None
+
+
+def _unreachable(state: JepState, unit: Unit, names: Sequence[str], squares: list[Square]) -> str:
+    """Why no move through these squares fits, saying what is true: the end square is
+    taken, or it is out of reach even on an empty board, or only other units are in the
+    way."""
+    grid, diagonals = state.grid(), bool(state.options["diagonals"])
+    where = f"{' then '.join(names)} from {unit.at.name}"
+    taken = {u.at: u for u in state.units if u.alive and u.id != unit.id}
+    if squares[-1] in taken:
+        return f"{unit.id} cannot move to {names[-1]}: {taken[squares[-1]].id} stands there"
+    if not grid.passable(squares[-1]):
+        return f"{unit.id} cannot move to {names[-1]}: it is a wall"
+    steps, here = 0, unit.at
+    for sq in squares:
+        dc, dr = abs(sq.col - here.col), abs(sq.row - here.row)
+        steps += max(dc, dr) if diagonals else dc + dr
+        here = sq
+    if steps > MOVE:
+        return (f"{unit.id} cannot reach {where}: that is {steps} squares, and a move is at "
+                f"most {MOVE}")
+    if move_path(grid, unit.at, squares, MOVE, set(), diagonals) is None:
+        return f"{unit.id} cannot reach {where} in {MOVE} squares: the walls are in the way"
+    return (f"{unit.id} cannot reach {where} in {MOVE} squares without passing through "
+            "other units")
 
 
 def _check_action(state: JepState, unit: Unit, order: Order) -> str | None:

@@ -3,6 +3,7 @@
     A1 move c3        # the cheapest legal path to c3
     A1 move b2 c3     # through b2, then on to c3, within one movement
     A1 attack B2      # the side's one attack this round
+    A1 hold           # (or: A1 stay) this unit stays where it is
     pass              # no orders: every unit holds
 
 Orders are checked against the state they were written for; what changes before an
@@ -24,7 +25,9 @@ MOVE = Verb("move", (Arg("squares", "square", repeat=True),),
             help="move through the given squares in turn (the last is where it stops)")
 ATTACK = Verb("attack", (Arg("target", "unit"),),
               help="attack an adjacent enemy (a Mortar: one 4 or more squares away)")
-VERBS = (MOVE, ATTACK)
+HOLD = Verb("hold", help="stay where it is this round (a unit without orders holds too)",
+            aliases=("stay",))
+VERBS = (MOVE, ATTACK, HOLD)
 
 
 def owners(state: State) -> dict[Square, str]:
@@ -97,6 +100,7 @@ class OrderPlan:
         self.board = state.scratch()  # a unit is copied before it moves on it (_move)
         self.player = player
         self.moved: set[str] = set()
+        self.holding: dict[str, int] = {}  # unit → the line of its hold order
         self.destinations: dict[Square, str] = {}
         self.attack_line: int | None = None  # the line of the side's attack, once given
 
@@ -111,11 +115,20 @@ class OrderPlan:
             return self._move(unit, order)
         if order.verb == "attack":
             return self._attack(unit, order)
+        if order.verb == "hold":
+            if unit.id in self.moved:
+                return f"{unit.id} already has a move order: it cannot also hold"
+            if unit.id in self.holding:
+                return f"{unit.id} already holds (line {self.holding[unit.id]})"
+            self.holding[unit.id] = order.line
+            return None
         return f"'{order.verb}' is not an order in this game"
 
     def _move(self, unit: Unit, order: Order) -> str | None:
         if unit.id in self.moved:
             return f"{unit.id} already has a move order"
+        if unit.id in self.holding:
+            return f"{unit.id} holds (line {self.holding[unit.id]}): it cannot also move"
         end = parse_square(order.args[-1])
         if end in self.destinations:
             return f"{self.destinations[end]} already moves to {end.name}"

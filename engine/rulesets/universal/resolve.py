@@ -61,6 +61,9 @@ def resolve_round(state: State, orders: Mapping[str, Sequence[Order]],
                 done, evs = _attack(new, side, order, dice)
                 attacked = attacked or done
                 events += evs
+            elif order.verb == "hold" and order.unit in new.units:
+                events.append(Event("hold", f"{order.unit} holds on {new.units[order.unit].square.name}",
+                                    {"side": side, "unit": order.unit}))
             if len(new.alive_sides) <= 1:
                 break
         if not attacked:

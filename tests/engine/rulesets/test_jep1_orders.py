@@ -24,9 +24,17 @@ def test_move_up_to_four_squares():
 
 
 def test_move_of_five_squares_is_refused_with_its_line():
+    """'Attacker may move 4 squares': c1 to c6 is 5 squares on an empty board, so the
+    refusal says it is out of reach (not that units are in the way: there are none)."""
     s = state(unit("A1", "c1"), unit("B1", "l12"))
     assert errors(s, "alice", "\nA1 move c6") == [
-        (2, "A1 cannot reach c6 from c1 in 4 squares without passing through other units")]
+        (2, "A1 cannot reach c6 from c1: that is 5 squares, and a move is at most 4")]
+
+
+def test_a_move_onto_a_unit_says_who_stands_there():
+    """One unit per square (RULES.md): the refusal names the unit on the square."""
+    s = state(unit("A1", "c1"), unit("B1", "c3"))
+    assert errors(s, "alice", "A1 move c3") == [(1, "A1 cannot move to c3: B1 stands there")]
 
 
 def test_without_diagonals_a_diagonal_route_costs_each_orthogonal_step():
@@ -40,7 +48,8 @@ def test_units_block_movement():
     """One unit per square (RULES.md): a wall of units across a narrow board cannot be passed."""
     s = state(unit("A1", "a1"), unit("B1", "a3"), unit("B2", "b3"), unit("B3", "c3"), unit("B4", "d3"),
               width=4)
-    assert errors(s, "alice", "A1 move a4")[0][1].startswith("A1 cannot reach a4")
+    assert errors(s, "alice", "A1 move a4") == [
+        (1, "A1 cannot reach a4 from a1 in 4 squares without passing through other units")]
 
 
 def test_move_happens_before_the_attack_whatever_the_line_order():
