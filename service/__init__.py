@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,7 +30,7 @@ OPTIONAL_BLUEPRINTS = [("service.mail.web", "bp"), ("service.gm.api", "bp"), ("s
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    app = Flask(__name__, instance_relative_config=True,
+    app = Flask(__name__, instance_path=_instance_path(), instance_relative_config=True,
                 template_folder=str(_templates_dir()))
     app.json = DepthLimitedJSONProvider(app)  # deeply nested request JSON: 400, not RecursionError
     app.config.from_mapping(config_module.from_env(app.instance_path))
@@ -56,6 +57,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     outage.init_app(app)  # the database unreachable: 503 with Retry-After
     celery_init_app(app)  # after db.init_app: it sends each session's tasks after COMMIT
     return app
+
+
+def _instance_path() -> str | None:
+    """DICEPOST_INSTANCE_PATH (the tests point it at a temporary folder), else Flask's
+    default: instance/ beside the package."""
+    raw = os.environ.get("DICEPOST_INSTANCE_PATH")
+    return os.path.abspath(raw) if raw else None
 
 
 def _register_optional(app: Flask, module_name: str, attr: str) -> None:

@@ -48,6 +48,9 @@ class Client:
                 if status == 429:  # too many refused requests: wait as told, then again
                     time.sleep(min(60.0, float(exc.headers.get("Retry-After") or 1)))
                     continue
+            except (urllib.error.URLError, OSError) as exc:  # refused, unknown host, timed out
+                reason = getattr(exc, "reason", None) or exc
+                raise DemoError(f"cannot reach {self.base}: {reason}") from None
             break
         if status not in expect:
             raise DemoError(f"{method} {path} → {status}: {raw[:500].decode('utf-8', 'replace')}")

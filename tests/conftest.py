@@ -8,6 +8,11 @@
 - `redis_env`: REDIS_URL plus a key prefix and queue names unique to this session.
 - `worker`: a real `dicepost worker` subprocess on the session's PostgreSQL and Redis.
 - `live_server`: an app served over real HTTP on a random free port.
+
+No test writes the checkout's own instance/ (the embedded default's SQLite file, secret
+key and demo links, which `make run` uses): DICEPOST_INSTANCE_PATH points every app and
+every subprocess at a temporary folder, and `checkout_instance_untouched` fails the
+session if instance/ changed anyway.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -38,6 +44,40 @@ PG_ADMIN = os.environ.get("DICEPOST_TEST_PG", "postgresql://postgres@127.0.0.1:5
 REDIS_URL = os.environ.get("DICEPOST_TEST_REDIS", "redis://127.0.0.1:6379/0")
 ROOT = Path(__file__).resolve().parent.parent
 SESSION_TAG = f"{os.getpid()}_{secrets.token_hex(3)}"
+CHECKOUT_INSTANCE = ROOT / "instance"
+# Set before any app is made (create_app reads it), inherited by every subprocess.
+os.environ["DICEPOST_INSTANCE_PATH"] = tempfile.mkdtemp(prefix=f"dicepost-instance-{SESSION_TAG}-")
+
+
+def _instance_snapshot() -> dict[str, tuple[int, int]]:
+    if not CHECKOUT_INSTANCE.is_dir():
+        return {}
+    return {str(p.relative_to(CHECKOUT_INSTANCE)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in CHECKOUT_INSTANCE.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def checkout_instance_untouched() -> Iterator[None]:
+    """The checkout's instance/ is the developer's: `make run` after `make test` must print
+    links that answer. Fails the session when a test wrote there."""
+    before = _instance_snapshot()
+    yield
+    after = _instance_snapshot()
+    if after != before:
+        changed = sorted(name for name in before.keys() | after.keys()
+                         if before.get(name) != after.get(name))
+        pytest.fail(f"tests wrote the checkout's instance/: {', '.join(changed)}", pytrace=False)
+    shutil.rmtree(os.environ["DICEPOST_INSTANCE_PATH"], ignore_errors=True)
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process's environment without the service's settings, except the session's
+    instance folder, plus `extra`: what a subprocess under test starts from."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY") and not k.startswith("DICEPOST_")}
+    env["DICEPOST_INSTANCE_PATH"] = os.environ["DICEPOST_INSTANCE_PATH"]
+    env.update(extra)
+    return env
 
 
 def free_port() -> int:
@@ -192,9 +232,7 @@ class WorkerProcess:
 
 
 def full_env(pg_url: str, redis_env: dict[str, str]) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DICEPOST_")}
-    env.update(redis_env, DATABASE_URL=pg_url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1")
-    return env
+    return clean_env(**redis_env, DATABASE_URL=pg_url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1")
 
 
 @pytest.fixture(scope="session")

@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
-import argparse
+import click
 
 from service import create_app
 from service.db import engine_of
 from service.migrate import current, upgrade
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("db", help="database migrations")
-    dbsub = parser.add_subparsers(dest="db_command", metavar="ACTION", required=True)
-    up = dbsub.add_parser("upgrade", help="apply every migration (idempotent)")
-    up.add_argument("revision", nargs="?", default="head")
-    up.set_defaults(func=run_upgrade)
-    cur = dbsub.add_parser("current", help="print the applied revision")
-    cur.set_defaults(func=run_current)
+@click.group("db", help="Database migrations.")
+def command() -> None:
+    pass
 
 
-def run_upgrade(args: argparse.Namespace) -> int:
+@command.command("upgrade", help="Apply every migration up to REVISION (default head; idempotent).")
+@click.argument("revision", default="head")
+def run_upgrade(revision: str) -> int:
     app = create_app()
-    upgrade(engine_of(app), args.revision)
-    print(f"database at {current(engine_of(app))}: {engine_of(app).url.render_as_string()}")
+    upgrade(engine_of(app), revision)
+    click.echo(f"database at {current(engine_of(app))}: {engine_of(app).url.render_as_string()}")
     return 0
 
 
-def run_current(args: argparse.Namespace) -> int:
-    print(current(engine_of(create_app())) or "empty")
+@command.command("current", help="Print the applied revision.")
+def run_current() -> int:
+    click.echo(current(engine_of(create_app())) or "empty")
     return 0

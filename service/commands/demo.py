@@ -3,40 +3,32 @@
 Starts the web app on a free local port (or uses --url), plays through the HTTP API;
 rounds are resolved by the in-process tasks (embedded) or by `dicepost worker` (full
 mode). Prints the final grid and the winner and writes the game record.
+
+The game goes into the configured database, so the link printed at the end is the one
+`dicepost serve` (or DICEPOST_BASE_URL) answers, not the throw-away port played on.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import threading
 from pathlib import Path
 
-from engine import find_ruleset, replay
+import click
+
+from engine import UnknownRuleset, find_ruleset, replay
 from service import create_app
 from service.db import engine_of
-from service.demo import DemoError, play
+from service.demo import NAMES, DemoError, play
 from service.migrate import upgrade
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("demo", help="play a whole game with bots through the real stack")
-    parser.add_argument("--ruleset", default="universal")
-    parser.add_argument("--seed", default="demo")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--record", default="", metavar="FILE", help="write the game record here")
-    parser.add_argument("--max-rounds", type=int, default=100,
-                        help="the game's max_rounds option: a draw after this many rounds")
-    parser.add_argument("--url", default="", help="play against a running server instead")
-    parser.add_argument("--wait", type=float, default=120.0,
-                        help="seconds to wait for a round to be resolved")
-    parser.set_defaults(func=run)
 
 
 def start_server(base_config: dict[str, object] | None = None) -> str:
     from werkzeug.serving import make_server
 
+    # The request log would break the progress bar up into dozens of lines.
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     server = make_server("127.0.0.1", 0, None, threaded=True)  # type: ignore[arg-type]
     port = server.server_port
     app = create_app({**(base_config or {}), "BASE_URL": f"http://127.0.0.1:{port}"})
@@ -46,27 +38,70 @@ def start_server(base_config: dict[str, object] | None = None) -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def run(args: argparse.Namespace) -> int:
-    logging.getLogger().setLevel(logging.WARNING)
-    base = args.url.rstrip("/") if args.url else start_server()
+def game_link(url: str, game_id: str) -> str:
+    """Where the finished game can be seen after the demo's own server has stopped."""
+    if url:
+        return f"{url}/games/{game_id}"
+    from service.urls import game_url
+
+    with create_app().app_context():
+        return f"{game_url(game_id)} (served by `dicepost serve`)"
+
+
+def check_ruleset(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
     try:
-        result = play(base, args.ruleset, args.seed, args.players, args.max_rounds, args.wait)
+        find_ruleset(value)
+    except UnknownRuleset as exc:
+        raise click.BadParameter(str(exc)) from None
+    return value
+
+
+@click.command("demo", help="Play a whole game with bots through the real stack.")
+@click.option("--ruleset", default="universal", show_default=True, callback=check_ruleset)
+@click.option("--seed", default="demo", show_default=True)
+@click.option("--players", type=click.IntRange(min=1), default=2, show_default=True,
+              help="how many bots play (within the ruleset's range)")
+@click.option("--record", default="", metavar="FILE", help="write the game record here")
+@click.option("--max-rounds", type=click.IntRange(min=1), default=100, show_default=True,
+              help="the game's max_rounds option: a draw after this many rounds")
+@click.option("--url", default="", help="play against a running server instead")
+@click.option("--wait", type=click.FloatRange(min=0, min_open=True), default=120.0,
+              show_default=True, help="seconds to wait for a round to be resolved")
+def command(ruleset: str, seed: str, players: int, record: str, max_rounds: int, url: str,
+            wait: float) -> int:
+    info = find_ruleset(ruleset).info
+    if not info.min_players <= players <= info.max_players:
+        allowed = (f"{info.min_players}" if info.min_players == info.max_players
+                   else f"{info.min_players} to {info.max_players}")
+        raise click.BadParameter(f"{ruleset} is played by {allowed} players, not {players}",
+                                 param_hint="'--players'")
+    if players > len(NAMES):
+        raise click.BadParameter(f"the demo has bots for at most {len(NAMES)} players, not {players}",
+                                 param_hint="'--players'")
+    logging.getLogger().setLevel(logging.WARNING)
+    url = url.rstrip("/")
+    try:
+        result = play(url or start_server(), ruleset, seed, players, max_rounds, wait)
     except DemoError as exc:
-        print(f"demo failed: {exc}")
-        return 1
-    ruleset = find_ruleset(args.ruleset)
-    board = ruleset.board(ruleset.load(result.final_state))
+        raise click.ClickException(f"demo failed: {exc}") from None
+    rules = find_ruleset(ruleset)
+    board = rules.board(rules.load(result.final_state))
     from service.render.ascii_grid import ascii_board
 
-    print(ascii_board(board))
+    click.echo(ascii_board(board))
     outcome = result.outcome or {}
     winners = outcome.get("winners") or []
     verdict = f"winner: {', '.join(winners)}" if winners else "no winner: a draw"
-    print(f"game {result.game_id} ({base}/games/{result.game_id}) finished after round "
-          f"{result.rounds}; {verdict} ({outcome.get('reason', '')})")
+    click.echo(f"game {result.game_id} finished after round {result.rounds}; {verdict} "
+               f"({outcome.get('reason', '')})")
+    click.echo(f"see it at {game_link(url, result.game_id)}")
     report = replay(result.record)
-    print(f"record replayed: {'every roll, event and state hash checks' if report.ok else report.difference}")
-    if args.record:
-        Path(args.record).write_text(json.dumps(result.record, indent=1))
-        print(f"record written to {args.record}")
+    click.echo("record replayed: "
+               + ("every roll, event and state hash checks" if report.ok else str(report.difference)))
+    if record:
+        try:
+            Path(record).write_text(json.dumps(result.record, indent=1))
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {record}: {exc.strerror or exc}") from None
+        click.echo(f"record written to {record}")
     return 0 if report.ok else 1

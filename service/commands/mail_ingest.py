@@ -13,25 +13,16 @@ unprocessed; `dicepost mail-poll` fetches new mail from IMAP_URL once.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from typing import BinaryIO
 
+import click
 from sqlalchemy.exc import OperationalError
 
 from service import create_app
 
 EX_OK, EX_DATAERR, EX_TEMPFAIL = 0, 65, 75
-
-
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("mail-ingest", help="take one mail message from standard input (MTA pipe)")
-    parser.add_argument("--pending", action="store_true",
-                        help="instead, finish messages that were stored but never processed")
-    parser.set_defaults(func=run)
-    poll = sub.add_parser("mail-poll", help="fetch new mail from IMAP_URL once")
-    poll.set_defaults(func=run_poll)
 
 
 def ingest(stream: BinaryIO) -> tuple[int, dict[str, object]]:
@@ -49,26 +40,34 @@ def ingest(stream: BinaryIO) -> tuple[int, dict[str, object]]:
     return code, {"status": outcome.status, "detail": outcome.detail, "inbound_id": outcome.inbound_id}
 
 
-def run(args: argparse.Namespace) -> int:
+@click.command("mail-ingest", help="Take one mail message from standard input (MTA pipe).")
+@click.option("--pending", is_flag=True,
+              help="instead, finish messages that were stored but never processed")
+def command(pending: bool) -> int:
     app = create_app()
-    with app.app_context():
-        if args.pending:
-            from service.mail.inbound import process_pending
+    try:
+        with app.app_context():
+            if pending:
+                from service.mail.inbound import process_pending
 
-            done = process_pending()
-            print(json.dumps([{"inbound_id": o.inbound_id, "status": o.status} for o in done]))
-            return EX_OK
-        code, report = ingest(sys.stdin.buffer)
-    print(json.dumps(report), file=sys.stderr if code else sys.stdout)
+                done = process_pending()
+                click.echo(json.dumps([{"inbound_id": o.inbound_id, "status": o.status}
+                                       for o in done]))
+                return EX_OK
+            code, report = ingest(sys.stdin.buffer)
+    except OperationalError as exc:  # the MTA keeps the message and retries on EX_TEMPFAIL
+        code, report = EX_TEMPFAIL, {"status": "tempfail", "detail": f"database unavailable: {exc.orig}"}
+    click.echo(json.dumps(report), err=bool(code))
     return code
 
 
-def run_poll(args: argparse.Namespace) -> int:
+@click.command("mail-poll", help="Fetch new mail from IMAP_URL once.")
+def poll_command() -> int:
     from service.mail.imap import poll_configured
 
     app = create_app()
     with app.app_context():
         report = poll_configured()
-    print(json.dumps({"fetched": report.fetched, "statuses": report.statuses} if report
-                     else {"fetched": 0, "detail": "IMAP_URL is not set"}))
+    click.echo(json.dumps({"fetched": report.fetched, "statuses": report.statuses} if report
+                          else {"fetched": 0, "detail": "IMAP_URL is not set"}))
     return EX_OK

@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-import argparse
 import json
+
+import click
 
 from service.catalog import rulesets_json
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("rulesets", help="list the rulesets and their options")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.set_defaults(func=run)
+def player_count(low: int, high: int) -> str:
+    """'2 players' or '2 to 4 players'."""
+    return f"{low} players" if low == high else f"{low} to {high} players"
 
 
-def run(args: argparse.Namespace) -> int:
+@click.command("rulesets", help="List the rulesets and their options.")
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+def command(as_json: bool) -> int:
     data = rulesets_json()
-    if args.json:
-        print(json.dumps(data, indent=2))
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
         return 0
     for r in data:
-        print(f"{r['id']}: {r['title']} ({r['min_players']}-{r['max_players']} players)")
-        print(f"    {r['summary']}")
+        click.echo(f"{r['id']}: {r['title']} ({player_count(r['min_players'], r['max_players'])})")
+        click.echo(f"    {r['summary']}")
         for o in r["options"]:
-            print(f"    --option {o['name']}={json.dumps(o['default'])}  {o['doc']}")
+            click.echo(f"    --option {o['name']}={json.dumps(o['default'])}  {o['doc']}")
     return 0

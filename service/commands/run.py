@@ -6,27 +6,23 @@ instance/demo-game.txt (mode 600) so a second `make run` can print them again.
 
 from __future__ import annotations
 
-import argparse
+import os
+import re
 from pathlib import Path
 
+import click
+from alembic.util import CommandError
 from flask import Flask
 from sqlalchemy import func, select
 
 from service import create_app, games
-from service.commands.serve import add_address, serve
+from service.commands.serve import address_options, schema_problem, serve
 from service.db import engine_of, session_scope
 from service.migrate import upgrade
 from service.models import Game
 from service.urls import game_url, join_url, player_url
 
 DEMO_FILE = "demo-game.txt"
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("run", help="migrate, create a demo game if there is none, serve")
-    add_address(parser)
-    parser.add_argument("--no-serve", action="store_true", help="stop after printing the links")
-    parser.set_defaults(func=run)
 
 
 def demo_game(app: Flask) -> str:
@@ -43,12 +39,27 @@ def demo_game(app: Flask) -> str:
         return "\n".join(lines) + "\n"
 
 
+def saved_demo(app: Flask, path: Path) -> str | None:
+    """The saved links, if they name a game in this database (the file may come from
+    another DATABASE_URL, whose links would answer 404 here)."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return None
+    match = re.match(r"Demo game (\S+):", text)
+    if not match:
+        return None
+    with session_scope(app) as session, session.begin():
+        return text if session.get(Game, match.group(1)) is not None else None
+
+
 def ensure_demo(app: Flask) -> str:
     path = Path(app.instance_path) / DEMO_FILE
+    saved = saved_demo(app, path)
+    if saved:
+        return saved
     with session_scope(app) as session, session.begin():
         count = session.scalar(select(func.count()).select_from(Game)) or 0
-    if count and path.exists():
-        return path.read_text()
     if count:
         return "Games exist already; see the home page.\n"
     text = demo_game(app)
@@ -58,17 +69,21 @@ def ensure_demo(app: Flask) -> str:
     return text
 
 
-def run(args: argparse.Namespace) -> int:
-    app = create_app({"BASE_URL": f"http://{args.host}:{args.port}"} if not _configured() else None)
-    upgrade(engine_of(app))
-    print(ensure_demo(app), end="")
-    print(f"Serving on http://{args.host}:{args.port}/ (Ctrl-C stops)")
-    if not args.no_serve:
-        serve(app, args.host, args.port)
+@click.command("run", help="Migrate, create a demo game if there is none, serve.")
+@address_options
+@click.option("--no-serve", is_flag=True, help="stop after printing the links")
+def command(host: str, port: int, no_serve: bool) -> int:
+    configured = bool(os.environ.get("DICEPOST_BASE_URL"))
+    app = create_app(None if configured else {"BASE_URL": f"http://{host}:{port}"})
+    try:
+        upgrade(engine_of(app))
+    except CommandError as exc:  # a revision this version does not know, say
+        raise click.ClickException(schema_problem(app) or f"database migration: {exc}") from None
+    click.echo(ensure_demo(app), nl=False)
+    if no_serve:
+        click.echo(f"Not serving (--no-serve); `dicepost serve --host {host} --port {port}` "
+                   "serves these links.")
+        return 0
+    click.echo(f"Serving on http://{host}:{port}/ (Ctrl-C stops)")
+    serve(app, host, port)
     return 0
-
-
-def _configured() -> bool:
-    import os
-
-    return bool(os.environ.get("DICEPOST_BASE_URL"))

@@ -1,38 +1,72 @@
 """`dicepost serve`: the web app on Werkzeug's threaded server (gunicorn in production).
 
-In embedded mode it also starts the sweeper thread (every DICEPOST_SWEEP_SECONDS).
+In embedded mode it also starts the sweeper thread (every DICEPOST_SWEEP_SECONDS). It
+refuses to start on a database whose schema is not at the packaged migrations' head:
+every request would fail, so it says which command brings the schema up to date.
 """
 
 from __future__ import annotations
 
-import argparse
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+import click
+from alembic.script import ScriptDirectory
 from flask import Flask
 
 from service import create_app
+from service.db import engine_of
+from service.migrate import MIGRATIONS, current
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("serve", help="serve the web app and API")
-    add_address(parser)
-    parser.set_defaults(func=run)
+def address_options(func: F) -> F:
+    func = click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True,
+                        help="TCP port to listen on")(func)
+    return click.option("--host", default="127.0.0.1", show_default=True,
+                        help="address to listen on")(func)
 
 
-def add_address(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=5000)
+def schema_problem(app: Flask) -> str | None:
+    """Why the database's schema is not at head and what to do, or None when it is."""
+    scripts = ScriptDirectory(str(MIGRATIONS))
+    head = scripts.get_current_head()
+    revision = current(engine_of(app))
+    if revision == head:
+        return None
+    where = engine_of(app).url.render_as_string(hide_password=True)
+    if revision is None:
+        return f"the database {where} has no tables yet: run `dicepost db upgrade` first"
+    if revision not in {script.revision for script in scripts.walk_revisions()}:
+        return (f"the database {where} is at revision {revision}, which this version of "
+                "dicepost does not know: run the version that migrated it")
+    return (f"the database {where} is at revision {revision}, not the latest ({head}): "
+            "run `dicepost db upgrade` first")
+
+
+def require_schema(app: Flask) -> None:
+    problem = schema_problem(app)
+    if problem:
+        raise click.ClickException(problem)
 
 
 def serve(app: Flask, host: str, port: int) -> None:
     from werkzeug.serving import run_simple
 
+    require_schema(app)
     if app.config["EMBEDDED"]:
         from service.sweeper import start_thread
 
         start_thread(app)
-    run_simple(host, port, app, threaded=True, use_reloader=False)
+    try:
+        run_simple(host, port, app, threaded=True, use_reloader=False)
+    except OSError as exc:  # the address is taken or not this machine's
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
-def run(args: argparse.Namespace) -> int:
-    serve(create_app(), args.host, args.port)
+@click.command("serve", help="Serve the web app and API.")
+@address_options
+def command(host: str, port: int) -> int:
+    serve(create_app(), host, port)
     return 0

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import json
+
+import click
 
 from service import create_app
 from service.sweeper import sweep_and_ring
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("sweep", help="re-send lost work once: ready rounds, pending mail")
-    parser.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
+@click.command("sweep", help="Re-send lost work once: ready rounds, pending mail.")
+def command() -> int:
     app = create_app()
     with app.app_context():
-        print(json.dumps(sweep_and_ring()))
+        click.echo(json.dumps(sweep_and_ring()))
     return 0

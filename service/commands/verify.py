@@ -6,12 +6,12 @@ only reads the record and prints a short table per step, or `--json` for machine
 
 Exit status: 0 only when everything holds (chain, salt, keys, faces, replayed events and
 state hashes, checksums); 1 when something differs (the first difference is named, with
-what was expected and what was found); 2 when the record cannot be read at all.
+what was expected and what was found); 2 when the record cannot be read at all (one line
+on stderr; with --json, also the report on stdout).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import urllib.error
@@ -20,26 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+import click
+
 from engine.verify import RecordError, Verification, parse_record, verify
 
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 EXIT_OK, EXIT_DIFFERENT, EXIT_UNREADABLE = 0, 1, 2
-
-
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser(
-        "verify", help="check every die and rule of a game record (file, '-' or URL)",
-        description="Check a dicepost game record: the hash chain from the commitment, the "
-                    "salt, every step key and roll, then replay every step through the engine. "
-                    "Exit 0 only when everything holds.")
-    _arguments(parser)
-    parser.set_defaults(func=run)
-
-
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("record", help="a record file, '-' for standard input, or an http(s) URL")
-    parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a URL")
 
 
 def read_source(source: str, timeout: float = 30.0) -> bytes:
@@ -109,15 +95,14 @@ def report(v: Verification, out: TextIO) -> int:
 
 
 def check(source: str, as_json: bool = False, timeout: float = 30.0,
-          out: TextIO | None = None) -> int:
+          out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
         record = parse_record(read_source(source, timeout))
     except RecordError as exc:
         if as_json:
             print(json.dumps({"ok": False, "error": str(exc)}), file=out)
-        else:
-            print(f"FAILED: {exc}", file=out)
+        print(f"FAILED: {exc}", file=err or sys.stderr)
         return EXIT_UNREADABLE
     v = verify(record)
     if as_json:
@@ -126,15 +111,26 @@ def check(source: str, as_json: bool = False, timeout: float = 30.0,
     return report(v, out)
 
 
-def run(args: argparse.Namespace) -> int:
-    return check(args.record, args.json, args.timeout)
+@click.command("verify", help=(
+    "Check a dicepost game record (a file, '-' for standard input, or an http(s) URL): the "
+    "hash chain from the commitment, the salt, every step key and roll, then replay every "
+    "step through the engine. Exit 0 only when everything holds."))
+@click.argument("record")
+@click.option("--json", "as_json", is_flag=True, help="print the whole report as JSON")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0,
+              show_default=True, help="seconds to wait for a URL")
+def command(record: str, as_json: bool, timeout: float) -> int:
+    return check(record, as_json, timeout)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="dicepost verify")
-    _arguments(parser)
-    args = parser.parse_args(argv)
-    return run(args)
+    """`python -m service.commands.verify`: the same command without the rest of the CLI."""
+    try:
+        return int(command.main(args=list(argv) if argv is not None else None,
+                                prog_name="dicepost verify", standalone_mode=False))
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
 
 
 if __name__ == "__main__":

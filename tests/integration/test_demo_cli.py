@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine import replay
-from tests.conftest import ROOT, dicepost_command, empty_tables, full_config, full_env
+from tests.conftest import ROOT, clean_env, dicepost_command, empty_tables, full_config, full_env
 
 pytestmark = pytest.mark.slow
 
@@ -22,22 +22,31 @@ def _demo(env: dict[str, str], record: Path, seed: str) -> subprocess.CompletedP
                           env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
-def _check(done: subprocess.CompletedProcess[str], record: Path) -> None:
+def _check(done: subprocess.CompletedProcess[str], record: Path, database_url: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "winner: " in done.stdout
     assert "record replayed: every roll, event and state hash checks" in done.stdout
     assert "      a   b   c" in done.stdout  # the final grid
     assert "] finished" in done.stderr  # the progress bar
+    # Nothing but the bar on stderr: no web-server request lines breaking it up.
+    pieces = [p for p in re.split(r"[\r\n]", done.stderr) if p.strip()]
+    assert all(p.startswith("[") for p in pieces), [p for p in pieces if not p.startswith("[")][:5]
     data = json.loads(record.read_text())
     assert data["format"] == "dicepost-record/1" and replay(data).ok
+    # The printed link is where `dicepost serve` shows the game, on the same database.
+    link = re.search(r"see it at http://127\.0\.0\.1:5000(/games/(\w+)) \(served by `dicepost serve`\)",
+                     done.stdout)
+    assert link and link.group(2) == data["game_id"], done.stdout
+    from service import create_app
+
+    app = create_app({"DATABASE_URL": database_url, "REDIS_URL": None, "SECRET_KEY": "t"})
+    assert app.test_client().get(link.group(1)).status_code == 200
 
 
 def test_demo_embedded(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DATABASE_URL", "REDIS_URL") and not k.startswith("DICEPOST_")}
-    env["DATABASE_URL"] = f"sqlite:///{tmp_path}/demo.sqlite3"
+    env = clean_env(DATABASE_URL=f"sqlite:///{tmp_path}/demo.sqlite3")
     record = tmp_path / "record.json"
-    _check(_demo(env, record, "embedded"), record)
+    _check(_demo(env, record, "embedded"), record, env["DATABASE_URL"])
 
 
 def test_demo_full_mode(tmp_path: Path, pg_url: str, redis_env: dict[str, str], worker: Any) -> None:
@@ -45,4 +54,4 @@ def test_demo_full_mode(tmp_path: Path, pg_url: str, redis_env: dict[str, str], 
 
     empty_tables(create_app(full_config(pg_url, redis_env)))
     record = tmp_path / "record.json"
-    _check(_demo(full_env(pg_url, redis_env), record, "full"), record)
+    _check(_demo(full_env(pg_url, redis_env), record, "full"), record, pg_url)

@@ -12,10 +12,12 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import click
+import pytest
 import yaml
 
 from service import cli
-from tests.conftest import ROOT, free_port
+from tests.conftest import ROOT, clean_env, free_port
 
 COMPOSE = ROOT / "docker-compose.yml"
 
@@ -36,13 +38,28 @@ def test_services_and_durability() -> None:
     assert services["web"]["command"][0] == "gunicorn" and services["web"]["command"][-1] == "service:create_app()"
 
 
+def _parsed_command(args: list[str]) -> click.Command:
+    """The sub-command `dicepost ARGS` would run, its options parsed (click raises if not)."""
+    command: click.Command | None = cli.cli
+    ctx = click.Context(cli.cli, info_name="dicepost")
+    rest = list(args)
+    while isinstance(command, click.Group):
+        name, *rest = rest
+        command = command.get_command(ctx, name)
+        assert command is not None, name
+        ctx = command.make_context(name, rest, parent=ctx) if not isinstance(command, click.Group) \
+            else click.Context(command, info_name=name, parent=ctx)
+    assert command is not None
+    return command
+
+
 def test_dicepost_commands_of_compose_parse() -> None:
-    parser = cli.build_parser()
     for name in ("migrate", "worker", "beat"):
         command = _compose()["services"][name]["command"]
         assert command[0] == "dicepost"
-        args = parser.parse_args(command[1:])
-        assert callable(args.func)
+        assert callable(_parsed_command(command[1:]).callback)
+    with pytest.raises(click.BadParameter):
+        _parsed_command(["worker", "--concurrency", "none"])
 
 
 def test_gunicorn_serves_the_app_factory(tmp_path: Path) -> None:
@@ -51,8 +68,7 @@ def test_gunicorn_serves_the_app_factory(tmp_path: Path) -> None:
     port = free_port()
     argv = [a.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for a in command]
     argv[0] = str(Path(sys.executable).parent / "gunicorn")
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL",) and not k.startswith("DICEPOST_")}
-    env.update(DATABASE_URL=f"sqlite:///{tmp_path}/g.sqlite3", SECRET_KEY="deploy-test")
+    env = clean_env(DATABASE_URL=f"sqlite:///{tmp_path}/g.sqlite3", SECRET_KEY="deploy-test")
     subprocess.run([*shlex.split(f"{sys.executable} -m service.cli"), "db", "upgrade"], env=env, cwd=ROOT,
                    check=True, capture_output=True)
     proc = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -37,6 +37,13 @@ def test_home_lists_public_games_and_escapes(app: Flask, client: Any) -> None:
     assert all(f'value="{r}"' in page for r in ("universal", "jep1", "fivedice", "heroes"))
 
 
+def test_home_says_how_many_play_each_ruleset(sqlite_app: Flask) -> None:
+    """jep1 is for exactly two: '2 players', not '2–2 players'; universal: '2–4 players'."""
+    page = _html(sqlite_app.test_client().get("/"))
+    assert "(jep1, 2 players)" in page and "2–2" not in page
+    assert "(universal, 2–4 players)" in page
+
+
 def test_create_game_from_the_form(app: Flask, client: Any) -> None:
     r = client.post("/games", data={"ruleset": "universal", "title": "Form game",
                                     "seats": "alice alice@example.org\nbob", "options": "width = 10",

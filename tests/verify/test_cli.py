@@ -106,7 +106,7 @@ def test_urls(server: str, capsys) -> None:
     assert main([f"{server}/bad.json"]) == EXIT_DIFFERENT
     assert "FAILED at step 2, roll 0 face" in capsys.readouterr().out
     assert main([f"{server}/missing.json"]) == EXIT_UNREADABLE
-    assert "cannot fetch" in capsys.readouterr().out
+    assert "cannot fetch" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("content, message", [
@@ -118,12 +118,15 @@ def test_unreadable_records_exit_two(tmp_path: Path, content: bytes | None, mess
     path = tmp_path / "r.json"
     if content is not None:
         path.write_bytes(content)
-    out = io.StringIO()
-    assert check(str(path), out=out) == EXIT_UNREADABLE
-    assert out.getvalue().startswith("FAILED: ") and message in out.getvalue()
-    out = io.StringIO()
-    assert check(str(path), as_json=True, out=out) == EXIT_UNREADABLE
+    out, err = io.StringIO(), io.StringIO()
+    assert check(str(path), out=out, err=err) == EXIT_UNREADABLE
+    assert out.getvalue() == ""
+    assert err.getvalue().startswith("FAILED: ") and message in err.getvalue()
+    assert err.getvalue().count("\n") == 1
+    out, err = io.StringIO(), io.StringIO()
+    assert check(str(path), as_json=True, out=out, err=err) == EXIT_UNREADABLE
     assert json.loads(out.getvalue())["ok"] is False
+    assert message in err.getvalue()
 
 
 def test_standard_input_through_a_real_process(finished) -> None:
@@ -136,5 +139,33 @@ def test_standard_input_through_a_real_process(finished) -> None:
 def test_the_dicepost_command_has_verify(record_file: Path) -> None:
     from service import cli
 
-    assert "service.commands.verify" in cli.COMMANDS
+    assert "verify" in cli.cli.commands
     assert cli.main(["verify", str(record_file)]) == EXIT_OK
+
+
+@pytest.mark.parametrize("content", [None, b"not json", b"\xff\xfe garbled"])
+def test_a_missing_or_garbled_file_is_one_line_on_stderr(tmp_path: Path, content: bytes | None) -> None:
+    """Through the real `dicepost` process: one line, status 2, no traceback."""
+    from tests.conftest import dicepost_command
+
+    path = tmp_path / "r.json"
+    if content is not None:
+        path.write_bytes(content)
+    proc = subprocess.run([*dicepost_command(), "verify", str(path)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, check=False)
+    assert proc.returncode == EXIT_UNREADABLE
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("FAILED: ") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_json_into_a_pipe_closed_early_is_no_traceback(record_file: Path) -> None:
+    """`dicepost verify --json FILE | head -1`: the reader goes away; no BrokenPipeError."""
+    from tests.conftest import dicepost_command
+
+    proc = subprocess.Popen([*dicepost_command(), "verify", "--json", str(record_file)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # what `head` does once it has its lines, here before the first
+    err = proc.stderr.read().decode()
+    assert proc.wait(120) != 0
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
