@@ -78,7 +78,8 @@ def command(ruleset: str, seed: str, players: int, record: str, max_rounds: int,
     if players > len(NAMES):
         raise click.BadParameter(f"the demo has bots for at most {len(NAMES)} players, not {players}",
                                  param_hint="'--players'")
-    logging.getLogger().setLevel(logging.WARNING)
+    # Only the bar on stderr while playing: the in-process tasks log every round at INFO.
+    logging.disable(logging.INFO)
     url = url.rstrip("/")
     try:
         result = play(url or start_server(), ruleset, seed, players, max_rounds, wait)
