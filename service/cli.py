@@ -94,7 +94,9 @@ class DicepostGroup(click.Group):
              help="Play-by-email and web host for skirmish games with verifiable dice. Embedded "
                   "default (SQLite, in-process tasks) unless DATABASE_URL and REDIS_URL are set.")
 def cli() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from service.logs import configure
+
+    configure()  # the same handler and settings the app and the workers use
     logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
