@@ -79,6 +79,7 @@ def celery_config(redis_url: str | None, prefix: str, key_prefix: str,
             "worker.tasks.sweep": {"queue": queues["resolve"]},
             "worker.tasks.deliver_mail": {"queue": queues["mail"]},
             "worker.tasks.deliver_mails": {"queue": queues["mail"]},
+            "worker.tasks.issue_signin_link": {"queue": queues["mail"]},
         },
         "beat_schedule": {
             "sweep": {"task": "worker.tasks.sweep", "schedule": float(sweep_seconds)},

@@ -33,6 +33,7 @@ TASK_MODULES = ["worker.tasks"]
 RESOLVE_ROUND = "worker.tasks.resolve_round"
 DELIVER_MAIL = "worker.tasks.deliver_mail"
 DELIVER_MAILS = "worker.tasks.deliver_mails"
+ISSUE_SIGNIN_LINK = "worker.tasks.issue_signin_link"
 _OUTGOING = "dicepost.outgoing"
 
 
@@ -129,6 +130,12 @@ def send_mail(app: Flask, outbox_ids: Iterable[int], together: bool = False) -> 
         return
     for outbox_id in ids:
         _send(app, DELIVER_MAIL, (outbox_id,), queue, f"deliver mail {outbox_id}")
+
+
+def send_signin_link(app: Flask, email: str) -> None:
+    """The sign-in form's one task, the same for every address (service.dashboard.links).
+    Nothing records it: if it cannot be sent, the player asks for a link again."""
+    _send(app, ISSUE_SIGNIN_LINK, (email,), app.config["QUEUES"]["mail"], "a sign-in link")
 
 
 def _send(app: Flask, name: str, args: tuple[Any, ...], queue: str, what: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from service import rounds, sweeper
+from service.dashboard import links
 from service.db import session_scope
 from service.mail import outbox
 
@@ -27,6 +28,12 @@ def deliver_mails(outbox_ids: list[int]) -> None:
     """The outbox rows one transaction queued (a round's results, say), in one message:
     each delivered as deliver_mail would, one after the other."""
     outbox.deliver_each(outbox_ids)
+
+
+@shared_task(name="worker.tasks.issue_signin_link", ignore_result=True)
+def issue_signin_link(email: str) -> bool:
+    """Queue a sign-in mail if the address plays here (the form answered already)."""
+    return links.issue_now(email)
 
 
 @shared_task(name="worker.tasks.sweep", ignore_result=True)

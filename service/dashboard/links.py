@@ -22,9 +22,10 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from service import urls
+from service.db import session_scope
 from service.models import LoginLink, Outbox, Seat, utcnow
 from service.notify import mail_domain
-from service.tasks import deliver_after_commit
+from service.tasks import deliver_after_commit, send_signin_link
 from service.tokens import token_hash
 
 LIFETIME = timedelta(minutes=20)
@@ -87,6 +88,19 @@ def issue(session: Session, email_text: str, now: datetime | None = None) -> Iss
     session.flush()
     deliver_after_commit(session, row)
     return Issued(True, expires)
+
+
+def issue_now(email_text: str) -> bool:
+    """issue() in a transaction of its own (its mail is sent after the COMMIT): the work the
+    sign-in form hands off, run after the answer (in the worker, or in-process embedded)."""
+    with session_scope() as session, session.begin():
+        return issue(session, email_text).sent
+
+
+def hand_off(email_text: str) -> None:
+    """Send the sign-in work on an address, whoever it is: the same one task for every
+    address, so the form's answer cannot tell a player from a stranger."""
+    send_signin_link(current_app._get_current_object(), email_text)  # type: ignore[attr-defined]
 
 
 def spend(session: Session, token: str, now: datetime | None = None) -> str | None:

@@ -13,10 +13,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
+from functools import partial, wraps
 from typing import Any
 
-from flask import redirect, render_template, request, session, url_for
+from flask import (
+    copy_current_request_context,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from werkzeug.wrappers import Response
 
 from service.dashboard import bp, links
@@ -24,7 +32,7 @@ from service.dashboard.overview import seats_of
 from service.db import get_session
 from service.errors import NotFound
 from service.mail.prefs import PREFS, mail_pref_choice, set_mail_pref
-from service.models import Seat
+from service.models import Seat, utcnow
 from service.web.play import Sent, player_context, take_orders
 
 SESSION_KEY = "dashboard_email"
@@ -45,15 +53,17 @@ def _email() -> str:
 
 
 @bp.route("/signin", methods=["GET", "POST"])
-def signin() -> str:
-    issued = None
+def signin() -> Response:
+    """The answer is the same for every address and is sent before any work on it: whether
+    the address plays here is looked up afterwards (links.hand_off), so neither the page
+    nor its timing says (issuing and mailing a link takes several times a lookup's time)."""
     email = request.form.get("email", "")
-    if request.method == "POST":
-        db = get_session()
-        with db.begin():
-            issued = links.issue(db, email)
-    return render_template("dashboard/signin.html", issued=issued, email=email,
-                           minutes=int(links.LIFETIME.total_seconds() // 60))
+    issued = links.Issued(True, utcnow() + links.LIFETIME) if request.method == "POST" else None
+    response = make_response(render_template("dashboard/signin.html", issued=issued, email=email,
+                                             minutes=int(links.LIFETIME.total_seconds() // 60)))
+    if issued is not None:
+        response.call_on_close(copy_current_request_context(partial(links.hand_off, email)))
+    return response
 
 
 @bp.route("/signin/<token>", methods=["GET", "POST"])

@@ -6,13 +6,16 @@ import re
 from datetime import timedelta
 from typing import Any
 
+from celery.signals import before_task_publish, task_prerun
 from flask import Flask
-from sqlalchemy import select
+from sqlalchemy import event, select
 
+from service import create_app
 from service.dashboard.links import LIFETIME, MAX_OPEN_LINKS
-from service.db import session_scope
+from service.db import engine_of, session_scope
 from service.models import LoginLink, Outbox, StoredMail, utcnow
 from service.tokens import token_hash
+from tests.conftest import WorkerProcess, empty_tables, full_config, wait_for
 
 LINK = re.compile(r"http://dicepost\.test/signin/([0-9]+\.[a-z2-7]+)")
 
@@ -35,8 +38,16 @@ def mailed_links(app: Flask, to: str) -> list[str]:
     return [m.group(1) for raw in raws for m in [LINK.search(raw)] if m]
 
 
-def sign_in(app: Flask, client: Any, email: str) -> str:
+def ask_for_link(client: Any, email: str) -> Any:
+    """POST the sign-in form. The work on the address runs once the answer has been sent
+    (when the server closes it), as a real server does after writing it."""
     page = client.post("/signin", data={"email": email})
+    page.close()
+    return page
+
+
+def sign_in(app: Flask, client: Any, email: str) -> str:
+    page = ask_for_link(client, email)
     assert page.status_code == 200 and b"a sign-in link is on its way" in page.data
     token = mailed_links(app, email.lower())[-1]
     assert b"Sign in" in client.get(f"/signin/{token}").data  # a GET only shows the button
@@ -94,12 +105,12 @@ def test_mail_preferences_from_the_dashboard_only_for_ones_own_seats(app: Flask)
 def test_no_mail_for_strangers_expired_links_refused_and_open_links_capped(app: Flask) -> None:
     client = app.test_client()
     new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue"}])
-    page = client.post("/signin", data={"email": "nobody@example.org"})
+    page = ask_for_link(client, "nobody@example.org")
     assert b"a sign-in link is on its way" in page.data  # the same answer: no address probing
     assert mailed_links(app, "nobody@example.org") == []
 
     for _ in range(MAX_OPEN_LINKS + 2):
-        client.post("/signin", data={"email": "red@example.org"})
+        ask_for_link(client, "red@example.org")
     tokens = mailed_links(app, "red@example.org")
     assert len(tokens) == MAX_OPEN_LINKS
 
@@ -110,16 +121,90 @@ def test_no_mail_for_strangers_expired_links_refused_and_open_links_capped(app: 
     assert client.post(f"/signin/{tokens[0]}").status_code == 410
     assert client.get("/me").status_code == 302
     assert client.post("/signin/1.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").status_code == 404  # a guess
-    client.post("/signin", data={"email": "red@example.org"})  # expired links no longer count
+    ask_for_link(client, "red@example.org")  # expired links no longer count
     assert len(mailed_links(app, "red@example.org")) == MAX_OPEN_LINKS + 1
 
 
 def test_links_expired_a_day_ago_are_deleted_when_a_link_is_asked_for(app: Flask) -> None:
     client = app.test_client()
     new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "b@example.org"}])
-    client.post("/signin", data={"email": "red@example.org"})
+    ask_for_link(client, "red@example.org")
     with app.app_context(), session_scope() as db, db.begin():
         db.scalars(select(LoginLink)).one().expires_at = utcnow() - timedelta(days=2)
-    client.post("/signin", data={"email": "b@example.org"})
+    ask_for_link(client, "b@example.org")
     with app.app_context(), session_scope() as db, db.begin():
         assert [link.email for link in db.scalars(select(LoginLink))] == ["b@example.org"]
+
+
+class Work:
+    """SQL statements run and Celery tasks started or published while it listens."""
+
+    def __init__(self, app: Flask) -> None:
+        self.engine = engine_of(app)
+        self.statements: list[str] = []
+        self.tasks: list[str] = []
+
+    def _statement(self, _conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        self.statements.append(statement.split()[0].upper())
+
+    def _ran(self, sender: Any = None, **_: Any) -> None:
+        self.tasks.append(f"ran {sender.name}")
+
+    def _published(self, sender: Any = None, **_: Any) -> None:
+        self.tasks.append(f"published {sender}")
+
+    def __enter__(self) -> Work:
+        event.listen(self.engine, "before_cursor_execute", self._statement)
+        task_prerun.connect(self._ran)
+        before_task_publish.connect(self._published)
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._statement)
+        task_prerun.disconnect(self._ran)
+        before_task_publish.disconnect(self._published)
+
+
+def test_the_answer_does_the_same_work_for_players_and_strangers(app: Flask) -> None:
+    """Before its answer the form does the same for every address (nothing that depends on
+    it), so its timing cannot say whether an address plays here; the lookup and the mail
+    come after the answer is sent."""
+    client = app.test_client()
+    new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue"}])
+    before_answer, after_answer = {}, {}
+    for who, email in (("player", "red@example.org"), ("stranger", "nobody@example.org")):
+        with Work(app) as work:
+            page = client.post("/signin", data={"email": email})
+            before_answer[who] = (list(work.statements), list(work.tasks))
+            page.close()  # the server has sent the answer
+        after_answer[who] = work.tasks[len(before_answer[who][1]):]
+        assert b"a sign-in link is on its way" in page.data
+    assert before_answer["player"] == before_answer["stranger"] == ([], [])
+    assert after_answer["player"][0] == after_answer["stranger"][0] == "ran worker.tasks.issue_signin_link"
+    assert len(mailed_links(app, "red@example.org")) == 1 and mailed_links(app, "nobody@example.org") == []
+
+
+def test_in_full_mode_both_answers_queue_one_identical_task(pg_url: str, redis_env: dict[str, str],
+                                                            worker: WorkerProcess) -> None:
+    """PostgreSQL, Redis and a real worker: the web process runs no SQL for either
+    address and publishes the same one task; the worker then queues the player's mail."""
+    app = create_app(full_config(pg_url, redis_env))
+    empty_tables(app)
+    try:
+        client = app.test_client()
+        new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue"}])
+        done = {}
+        for email in ("red@example.org", "nobody@example.org"):
+            with Work(app) as work:
+                client.post("/signin", data={"email": email}).close()
+            done[email] = (work.statements, work.tasks)
+        assert done["red@example.org"] == done["nobody@example.org"] == (
+            [], ["published worker.tasks.issue_signin_link"])
+
+        def login_rows() -> list[str]:
+            with app.app_context(), session_scope() as db, db.begin():
+                return list(db.scalars(select(Outbox.to_address).where(Outbox.kind == "login")))
+
+        assert wait_for(login_rows, "the worker to queue the sign-in mail", 30) == ["red@example.org"]
+    finally:
+        engine_of(app).dispose()

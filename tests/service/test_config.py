@@ -70,7 +70,7 @@ def test_the_sign_in_cookie_is_lax_http_only_secure_and_expires(tmp_path: Path) 
     upgrade(engine_of(app))
     client = app.test_client()
     create(client)  # a game with a seat for alice@example.org
-    client.post("/signin", data={"email": "alice@example.org"})
+    client.post("/signin", data={"email": "alice@example.org"}).close()  # the link is made once the answer is sent
     with app.app_context(), session_scope() as db, db.begin():
         raw = db.scalars(select(StoredMail.raw).where(StoredMail.to == "alice@example.org",
                                                   StoredMail.subject.contains("sign-in"))).one()
