@@ -1,6 +1,7 @@
 """jep1's own greedy bot: good enough to finish games, simple enough to read.
 
-Each unit stands guard with its defence skills, then: a shooter (R above M) shoots the
+Each unit stands guard with its defence skills and stands ready to strike back with its
+attack skills (at most two a phase each), then: a shooter (R above M) shoots the
 weakest enemy in reach, stepping up first if none is; a fighter attacks the weakest
 enemy it can close in on, else marches on the nearest (counting steps around walls). Skills with uses left are
 spent at once. Squares other units of the bot plan to take are kept free. Choices
@@ -39,6 +40,9 @@ def bot_orders(state: JepState, player: PlayerId, dice: Dice) -> str:
         guard = _per_phase(usable(unit, DEFENCE))
         if guard and sorted(guard) != sorted(unit.guard):
             lines.append(f"{uid} guard {' '.join(guard)}")
+        strike = _per_phase(usable(unit, ATTACK))
+        if strike and sorted(strike) != sorted(unit.strike):
+            lines.append(f"{uid} strikeback {' '.join(strike)}")
         with_skills = _with(_per_phase(usable(unit, ATTACK)))
         weakest = sorted(enemies, key=lambda e: (e.H + e.A, distance(unit.at, e.at), e.id))
         if unit.R > unit.M:

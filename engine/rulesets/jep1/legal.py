@@ -6,11 +6,13 @@ this round; shots for enemies within reach and sight from where it stands.
 
 from __future__ import annotations
 
+from itertools import combinations
+
 from engine.contract import PlayerId
 from engine.rulesets.jep1.movement import MOVE, approach, reachable
 from engine.rulesets.jep1.progress import expected
 from engine.rulesets.jep1.ranged import shot_problem
-from engine.rulesets.jep1.skills import ATTACK, DEFENCE, SKILLS
+from engine.rulesets.jep1.skills import ATTACK, DEFENCE, MAX_PER_PHASE, SKILLS, skill_problem
 from engine.rulesets.jep1.state import JepState
 from engine.rulesets.jep1.units import Unit
 
@@ -18,6 +20,15 @@ from engine.rulesets.jep1.units import Unit
 def usable(unit: Unit, side: str) -> list[str]:
     """The unit's skills of this side that have uses left, in the unit's own order."""
     return [n for n in unit.skills if SKILLS[n].side == side and unit.uses.get(n, 0) > 0]
+
+
+def skill_sets(unit: Unit, side: str) -> list[tuple[str, ...]]:
+    """Every set of usable skills of this side the rules allow together: up to
+    MAX_PER_PHASE of each of the two phases, so two of a phase where the unit knows two."""
+    names = usable(unit, side)
+    return [group for size in range(1, min(len(names), 2 * MAX_PER_PHASE) + 1)
+            for group in combinations(names, size)
+            if skill_problem(group, side, unit.skills, unit.uses) is None]
 
 
 def legal_orders(state: JepState, player: PlayerId) -> dict[str, list[str]]:
@@ -33,7 +44,7 @@ def legal_orders(state: JepState, player: PlayerId) -> dict[str, list[str]]:
         spots = reachable(grid, unit.at, MOVE, occupied, diagonals)
         lines = [f"{unit.id} move {sq.name}" for sq in sorted(spots, key=lambda s: (s.row, s.col))
                  if sq != unit.at]
-        attack_skills = usable(unit, ATTACK)
+        attack_sets = skill_sets(unit, ATTACK)
         for enemy in enemies:
             verbs = []
             if approach(grid, unit.at, enemy.at, MOVE, occupied, diagonals) is not None:
@@ -42,9 +53,14 @@ def legal_orders(state: JepState, player: PlayerId) -> dict[str, list[str]]:
                 verbs.append("shoot")
             for verb in verbs:
                 lines.append(f"{unit.id} {verb} {enemy.id}")
-                lines.extend(f"{unit.id} {verb} {enemy.id} with {k}" for k in attack_skills)
-        lines.extend(f"{unit.id} guard {k}" for k in usable(unit, DEFENCE))
+                lines.extend(f"{unit.id} {verb} {enemy.id} with {' '.join(k)}" for k in attack_sets)
+        defence_sets = skill_sets(unit, DEFENCE)
+        lines.extend(f"{unit.id} guard {' '.join(k)}" for k in defence_sets)
+        lines.extend(f"{unit.id} guard {' '.join(k)} always" for k in defence_sets)
         if unit.guard:
             lines.append(f"{unit.id} guard none")
+        lines.extend(f"{unit.id} strikeback {' '.join(k)}" for k in attack_sets)
+        if unit.strike:
+            lines.append(f"{unit.id} strikeback none")
         out[unit.id] = lines
     return out

@@ -3,8 +3,9 @@
 "A melee attack can only be initiated if the attacker is adjacent to the defender."
 "If defender is alive, the priority is passed & the current defender is the new
 attacker ... Once the new defender & attacker reached the next Count Wounds phase, a
-round is done." The strike back names no attack skills (it was never ordered); the
-original attacker defends with its standing skills.
+round is done." The strike back runs "through the same steps": the unit striking back
+uses the attack skills of its standing strike back order, and the original attacker
+defends with its standing defence skills.
 """
 
 from __future__ import annotations
@@ -29,5 +30,6 @@ def melee(att: Unit, dfn: Unit, skills: Sequence[str], ties_block: bool, dice: D
     if dfn.alive:
         events.append(Event("strike back", f"{dfn.id} strikes back at {att.id}.",
                             {"attacker": dfn.id, "defender": att.id}))
-        done.append(exchange(dfn, att, False, (), ties_block, dice, events))
+        done.append(exchange(dfn, att, False, list(dfn.strike), ties_block, dice, events,
+                             standing_attack=True))
     return done

@@ -4,10 +4,14 @@
     A1 attack B2                 # melee; closes in with what is left of the 4 squares
     A1 attack B2 with berserk    # attack skills are named with the attack (at most 2 a phase)
     A3 shoot B3 with aim         # ranged: R dice against the target's I dice
-    A1 guard parry shield        # standing defence skills, kept until changed
+    A1 guard parry shield        # standing defence skills, kept until changed, spent only
+                                 # when they can change the outcome
+    A1 guard parry shield always # ... spent in every exchange
     A1 guard none                # stop using standing defence skills
+    A1 strike back with berserk  # standing attack skills for its strike backs
+    A1 strike back none          # (also: A1 strikeback berserk)
 
-A unit takes at most one move, one attack or shoot, and one guard a round. The move
+A unit takes at most one move, one attack or shoot, one guard and one strike back a round. The move
 happens before the attack whatever the line order ("move 4 squares before his melee
 attack").
 """
@@ -36,8 +40,15 @@ VERBS: tuple[Verb, ...] = (
     Verb("shoot", (Arg("target", "unit"), _SKILL_WORDS),
          help="shoot an enemy within reach and sight: A3 shoot B2 [with aim]"),
     Verb("guard", (Arg("skills", "word", repeat=True),),
-         help="standing defence skills, kept until changed: A1 guard parry (or: A1 guard none)"),
+         help="standing defence skills, kept until changed and spent only when they can change "
+              "the outcome: A1 guard parry (A1 guard parry always: in every exchange; "
+              "A1 guard none)"),
+    Verb("strikeback", (Arg("skills", "word", repeat=True),),
+         help="standing attack skills for the unit's strike backs, kept until changed: "
+              "A1 strike back with berserk (or: A1 strike back none)",
+         aliases=("strike", "counter"), fillers=("back", "with")),
 )
+GUARD_POLICIES = ("useful", "always")  # when a standing defence skill is spent
 ACTIONS = ("attack", "shoot")
 
 
@@ -48,6 +59,7 @@ class Plan:
     move: Order | None = None
     action: Order | None = None
     guard: Order | None = None
+    strike: Order | None = None
 
 
 def plans(orders: Sequence[Order]) -> dict[str, Plan]:
@@ -61,6 +73,8 @@ def plans(orders: Sequence[Order]) -> dict[str, Plan]:
             plan.action = o
         elif o.verb == "guard":
             plan.guard = o
+        elif o.verb == "strikeback":
+            plan.strike = o
     return out
 
 
@@ -70,7 +84,13 @@ def named_skills(order: Order) -> list[str]:
 
 
 def guard_skills(order: Order) -> list[str]:
-    return [] if order.args == ("none",) else list(order.args)
+    """The skills of a guard or strike back order (none, and the policy word, left out)."""
+    return [a for a in order.args if a != "none" and a not in GUARD_POLICIES]
+
+
+def guard_policy(order: Order) -> str:
+    """When the guard's skills are spent: the policy word it names, else "useful"."""
+    return next((a for a in order.args if a in GUARD_POLICIES), "useful")
 
 
 def _squares(grid: Grid, words: Sequence[str]) -> list[Square] | str:
@@ -101,6 +121,8 @@ def check_order(state: JepState, player: PlayerId, order: Order, expecting: bool
         return _check_move(state, unit, order)
     if order.verb in ACTIONS:
         return _check_action(state, unit, order)
+    if order.verb == "strikeback":
+        return _check_strike(unit, order)
     return _check_guard(unit, order)
 
 
@@ -161,9 +183,21 @@ def _check_action(state: JepState, unit: Unit, order: Order) -> str | None:
 
 
 def _check_guard(unit: Unit, order: Order) -> str | None:
+    policies = [a for a in order.args if a in GUARD_POLICIES]
+    if len(policies) > 1:
+        return f"name one of {' or '.join(GUARD_POLICIES)}, not both"
+    skills = guard_skills(order)
     if "none" in order.args:
         return None if order.args == ("none",) else "'guard none' stands alone"
-    return skill_problem(order.args, DEFENCE, unit.skills, unit.uses)
+    if not skills:
+        return f"name the skills to guard with, like '{unit.id} guard SKILL {policies[0]}'"
+    return skill_problem(skills, DEFENCE, unit.skills, unit.uses)
+
+
+def _check_strike(unit: Unit, order: Order) -> str | None:
+    if "none" in order.args:
+        return None if order.args == ("none",) else "'strike back none' stands alone"
+    return skill_problem(order.args, ATTACK, unit.skills, unit.uses)
 
 
 def check_order_set(state: JepState, player: PlayerId, orders: Sequence[Order]) -> list[tuple[int, str]]:

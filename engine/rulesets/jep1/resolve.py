@@ -17,7 +17,7 @@ from engine.orders import Order
 from engine.rulesets.jep1.initiative import acting_order
 from engine.rulesets.jep1.melee import melee
 from engine.rulesets.jep1.movement import MOVE, approach, move_path
-from engine.rulesets.jep1.orders import Plan, guard_skills, named_skills, plans
+from engine.rulesets.jep1.orders import Plan, guard_policy, guard_skills, named_skills, plans
 from engine.rulesets.jep1.progress import expected
 from engine.rulesets.jep1.ranged import shoot, shot_problem
 from engine.rulesets.jep1.state import JepState
@@ -45,8 +45,16 @@ def resolve_round(state: JepState, orders: Mapping[PlayerId, Sequence[Order]],
         unit = s.unit(uid)
         if plan and plan.guard and unit:
             unit.guard = guard_skills(plan.guard)
-            events.append(Event("guard", f"{uid} stands guard with {', '.join(unit.guard) or 'no skills'}.",
-                                {"unit": uid, "skills": list(unit.guard)}))
+            unit.guard_when = guard_policy(plan.guard)
+            when = " (in every exchange)" if unit.guard_when == "always" and unit.guard else ""
+            events.append(Event("guard", f"{uid} stands guard with {', '.join(unit.guard) or 'no skills'}"
+                                f"{when}.", {"unit": uid, "skills": list(unit.guard),
+                                             **({"when": "always"} if when else {})}))
+        if plan and plan.strike and unit:
+            unit.strike = guard_skills(plan.strike)
+            events.append(Event("strike skills", f"{uid} will strike back with "
+                                f"{', '.join(unit.strike) or 'no skills'}.",
+                                {"unit": uid, "skills": list(unit.strike)}))
     for uid in order:
         plan = by_unit.get(uid)
         unit = s.unit(uid)

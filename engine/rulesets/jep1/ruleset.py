@@ -114,6 +114,8 @@ class Jep1Ruleset(Ruleset[JepState]):
                   note=f"{u.kind} {u.stat_line()}; skills: "
                        + (", ".join(f"{k} {u.uses[k]}" for k in u.skills) or "none")
                        + (f"; guard: {', '.join(u.guard)}" if u.guard else "")
+                       + (" (always)" if u.guard and u.guard_when == "always" else "")
+                       + (f"; strikes back with: {', '.join(u.strike)}" if u.strike else "")
                        + f"; acts #{place[u.id]} in round {state.round}")
             for u in state.living()
         ]

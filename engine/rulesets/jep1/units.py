@@ -6,7 +6,7 @@ Health H, the weapon's reach (default 8) and skills with uses per game.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.grid import Square, parse_square, square_name
@@ -34,6 +34,11 @@ class Unit:
     guard: list[str]  # standing defence skills
     at: Square
     tie: int = 0  # kept roll-off place among units of the same base I (0 acts first)
+    # standing attack skills for its strike backs ("through the same steps")
+    strike: list[str] = field(default_factory=list)
+    # when a standing defence skill is spent: "useful" (only when it can change the
+    # outcome, the default) or "always"
+    guard_when: str = "useful"
 
     @property
     def alive(self) -> bool:
@@ -44,7 +49,7 @@ class Unit:
         # Positional, not dataclasses.replace: a resolve clones every unit.
         return Unit(self.id, self.side, self.kind, self.I, self.M, self.R, self.S, self.T, self.A,
                     self.H, self.max_h, self.reach, self.skills, dict(self.uses), list(self.guard),
-                    self.at, self.tie)
+                    self.at, self.tie, list(self.strike), self.guard_when)
 
     def stat_line(self) -> str:
         return (f"I{self.I} M{self.M} R{self.R} S{self.S} T{self.T} A{self.A} "
@@ -57,6 +62,9 @@ class Unit:
             "H": self.H, "maxH": self.max_h, "reach": self.reach,
             "skills": list(self.skills), "uses": dict(self.uses), "guard": list(self.guard),
             "at": square_name(self.at), "tie": self.tie,
+            # only when set, so the states of games that never use them stay as they were
+            **({"strike": list(self.strike)} if self.strike else {}),
+            **({"guard_when": self.guard_when} if self.guard_when != "useful" else {}),
         }
 
     @classmethod
@@ -68,4 +76,6 @@ class Unit:
             skills=tuple(str(s) for s in d["skills"]),
             uses={str(k): int(v) for k, v in dict(d["uses"]).items()},
             guard=[str(s) for s in d["guard"]], at=parse_square(str(d["at"])), tie=int(d["tie"]),
+            strike=[str(s) for s in d.get("strike", [])],
+            guard_when=str(d.get("guard_when", "useful")),
         )

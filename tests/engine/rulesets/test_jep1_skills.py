@@ -13,7 +13,7 @@ from engine.orders import OrderErrors
 from engine.rulesets.jep1.exchange import exchange
 from engine.rulesets.jep1.skills import SKILLS, SkillDataError, parse_skills
 
-from .jep1_fixtures import play, state, unit
+from .jep1_fixtures import RULES, play, state, unit
 
 
 def run(att, dfn, faces, named=()):
@@ -175,3 +175,80 @@ def test_skills_file_entry_with_an_effect_that_does_nothing_in_its_phase_is_reje
                        "amount": 1, "uses": 1, "cost": 1}]}
     with pytest.raises(SkillDataError, match="skill 1 \\(x\\): effect 'dice' does nothing"):
         parse_skills(bad)
+
+
+# -- The strike back "through the same steps", and when standing defence skills are spent
+
+def test_the_strike_back_uses_the_standing_strike_back_skills():
+    """Seed, PASS PRIORITY: "If defender is alive, the priority is passed & the current
+    defender is the new attacker" and RULES.md: the strike back runs "through the same
+    steps": the unit striking back may use its attack skills, named in its standing orders
+    for strike backs.
+
+    B1 stands ready to strike back with berserk. A1 (I 3, acts first) attacks: 1 + M1 = 2
+    against B1's 6 + 1 = 7, blocked. B1 strikes back with berserk: two dice, 3 3 → 4 4,
+    against A1's 1 + 1 = 2: two hits; damage 1 1 + S3 = 4 against T4: 2 damage, no armor,
+    2 wounds: A1 has 1 health left."""
+    s = state(unit("A1", "c2", I=3, M=1), unit("B1", "c3", M=1, skills=("berserk",)))
+    res = play(s, {"alice": "A1 attack B1", "bob": "B1 strike back with berserk"},
+               [1, 6, 3, 3, 1, 1, 1])
+    assert res.state.unit("A1").H == 1
+    assert res.state.unit("B1").uses["berserk"] == SKILLS["berserk"].uses - 1
+    assert res.state.unit("B1").strike == ["berserk"]
+
+
+def test_a_standing_shield_is_kept_when_armour_already_cancels_the_damage():
+    """RULES.md: "A standing defence skill is used by policy (default: only when it can
+    change the outcome, so it is not spent when armour alone already cancels the damage)."
+    Seed, ARMOR BUFFER: "if defender has a armor value of 1 as well then no damage is taken".
+
+    A1 (M1) has one attack die: at most one hit, one damage, which B1's armor 1 cancels.
+    A1 hits (6 + 1 = 7 against 1 + 1 = 2) and rolls damage 6 + S3 = 9 against T4: 1
+    damage, armor 1, no wound. B1's shield (+1 armor) could change nothing: it is kept."""
+    att, dfn = unit("A1", "c3", M=1), guarded("B1", "c4", "shield", M=1, A=1)
+    result, events = run(att, dfn, [6, 1, 6])
+    assert result.wounds == 0 and dfn.uses["shield"] == SKILLS["shield"].uses
+    assert [e.text for e in events if e.kind == "guard kept"] == [
+        "B1 keeps shield: it cannot change the outcome of this exchange."]
+
+
+def test_a_standing_shield_is_spent_when_it_can_stop_a_wound():
+    """The same shield against A1 with M2: two hits can make two damage, one through armor
+    1, so the shield can change the outcome and is spent: 6 6 + 1 = 7 7 against 1 1 + 1 =
+    2 2, two hits; damage 6 6 + S3 = 9 9 against T4: 2 damage, armor 1 + 1 = 2: no wound."""
+    att, dfn = unit("A1", "c3", M=2), guarded("B1", "c4", "shield", M=2, A=1)
+    result, _ = run(att, dfn, [6, 6, 1, 1, 6, 6])
+    assert result.wounds == 0 and dfn.uses["shield"] == SKILLS["shield"].uses - 1
+
+
+def test_a_standing_parry_is_kept_against_an_attack_that_cannot_wound():
+    """Pre-hit: A1's best damage die, 6 + S1 = 7, cannot reach B1's T8, so no roll of the
+    dice can wound and B1's parry (an extra defence die) is kept: one defence die only."""
+    att, dfn = unit("A1", "c3", M=1, S=1), guarded("B1", "c4", "parry", M=1, T=8)
+    result, _ = run(att, dfn, [6, 1, 6])
+    assert result.defences == [2] and dfn.uses["parry"] == SKILLS["parry"].uses
+
+
+def test_guard_always_spends_the_skill_in_every_exchange():
+    """The policy `always` (`B1 guard shield always`): the shield is spent even where it
+    changes nothing (the position of the kept-shield case)."""
+    s = state(unit("A1", "c3", M=1, I=3), unit("B1", "c4", M=1, A=1, skills=("shield",)))
+    res = play(s, {"alice": "A1 attack B1", "bob": "B1 guard shield always"},
+               [6, 1, 6, 1, 6])
+    assert res.state.unit("B1").uses["shield"] == SKILLS["shield"].uses - 1
+    assert RULES.dump(res.state)["units"][1]["guard_when"] == "always"
+
+
+def test_the_form_offers_two_skills_of_a_phase_and_strike_back_orders():
+    """Seed: "A maximum of 2 skills can be used in this phase for both attacker & defender":
+    a unit knowing berserk and aim (both pre-hit attack) is offered the two together, for
+    its attack and for its strike backs; a third pre-hit skill would be one too many."""
+    s = state(unit("A1", "c2", skills=("berserk", "aim", "lucky", "parry", "dodge")),
+              unit("B1", "c3"))
+    lines = RULES.legal_orders(s, "alice")["A1"]
+    assert "A1 attack B1 with berserk aim" in lines
+    assert "A1 strikeback berserk aim" in lines
+    assert "A1 guard parry dodge" in lines and "A1 guard parry dodge always" in lines
+    assert not any(line.endswith("with berserk aim lucky") for line in lines)
+    for line in lines:
+        assert RULES.parse_orders(s, "alice", line)
