@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # Embedded default: SQLite file, tasks in-process, mail kept in the web app's mailbox.
+PORT ?= 5000
 run: venv
-	$(BIN)/dicepost run
+	$(BIN)/dicepost run --port $(PORT)
 
 lint: venv
 	$(BIN)/ruff check .

@@ -7,8 +7,7 @@ import tempfile
 
 import click
 
-from service import create_app
-from service.commands import Refused
+from service.commands import Refused, make_app
 
 
 @click.command("beat", help="Run Celery beat for the periodic sweeper (needs REDIS_URL).")
@@ -16,7 +15,7 @@ from service.commands import Refused
               help="where beat keeps its schedule (default: a temporary file)")
 @click.option("--loglevel", default="INFO", show_default=True)
 def command(schedule_file: str, loglevel: str) -> int:
-    app = create_app()
+    app = make_app()
     if app.config["EMBEDDED"]:
         raise Refused(
             "dicepost beat needs REDIS_URL (embedded mode sweeps in a thread of `serve`)")

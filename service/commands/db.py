@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from service import create_app
+from service.commands import make_app
 from service.db import engine_of
 from service.migrate import current, upgrade
 
@@ -17,7 +17,7 @@ def command() -> None:
 @command.command("upgrade", help="Apply every migration up to REVISION (default head; idempotent).")
 @click.argument("revision", default="head")
 def run_upgrade(revision: str) -> int:
-    app = create_app()
+    app = make_app()
     upgrade(engine_of(app), revision)
     click.echo(f"database at {current(engine_of(app))}: {engine_of(app).url.render_as_string()}")
     return 0
@@ -25,5 +25,5 @@ def run_upgrade(revision: str) -> int:
 
 @command.command("current", help="Print the applied revision.")
 def run_current() -> int:
-    click.echo(current(engine_of(create_app())) or "empty")
+    click.echo(current(engine_of(make_app())) or "empty")
     return 0

@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from engine import UnknownRuleset, find_ruleset, replay
-from service import create_app
+from service.commands import make_app
 from service.db import engine_of
 from service.demo import NAMES, DemoError, play
 from service.migrate import upgrade
@@ -31,7 +31,7 @@ def start_server(base_config: dict[str, object] | None = None) -> str:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     server = make_server("127.0.0.1", 0, None, threaded=True)  # type: ignore[arg-type]
     port = server.server_port
-    app = create_app({**(base_config or {}), "BASE_URL": f"http://127.0.0.1:{port}"})
+    app = make_app({**(base_config or {}), "BASE_URL": f"http://127.0.0.1:{port}"})
     upgrade(engine_of(app))
     server.app = app
     threading.Thread(target=server.serve_forever, name="dicepost-demo-web", daemon=True).start()
@@ -44,7 +44,7 @@ def game_link(url: str, game_id: str) -> str:
         return f"{url}/games/{game_id}"
     from service.urls import game_url
 
-    with create_app().app_context():
+    with make_app().app_context():
         return f"{game_url(game_id)} (served by `dicepost serve`)"
 
 

@@ -20,7 +20,7 @@ from typing import BinaryIO
 import click
 from sqlalchemy.exc import OperationalError
 
-from service import create_app
+from service.commands import make_app
 
 EX_OK, EX_DATAERR, EX_TEMPFAIL = 0, 65, 75
 
@@ -44,7 +44,7 @@ def ingest(stream: BinaryIO) -> tuple[int, dict[str, object]]:
 @click.option("--pending", is_flag=True,
               help="instead, finish messages that were stored but never processed")
 def command(pending: bool) -> int:
-    app = create_app()
+    app = make_app()
     try:
         with app.app_context():
             if pending:
@@ -65,7 +65,7 @@ def command(pending: bool) -> int:
 def poll_command() -> int:
     from service.mail.imap import poll_configured
 
-    app = create_app()
+    app = make_app()
     with app.app_context():
         report = poll_configured()
     click.echo(json.dumps({"fetched": report.fetched, "statuses": report.statuses} if report

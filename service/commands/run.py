@@ -15,7 +15,8 @@ from alembic.util import CommandError
 from flask import Flask
 from sqlalchemy import func, select
 
-from service import create_app, games
+from service import games
+from service.commands import make_app
 from service.commands.serve import address_options, schema_problem, serve
 from service.db import engine_of, session_scope
 from service.migrate import upgrade
@@ -74,7 +75,7 @@ def ensure_demo(app: Flask) -> str:
 @click.option("--no-serve", is_flag=True, help="stop after printing the links")
 def command(host: str, port: int, no_serve: bool) -> int:
     configured = bool(os.environ.get("DICEPOST_BASE_URL"))
-    app = create_app(None if configured else {"BASE_URL": f"http://{host}:{port}"})
+    app = make_app(None if configured else {"BASE_URL": f"http://{host}:{port}"})
     try:
         upgrade(engine_of(app))
     except CommandError as exc:  # a revision this version does not know, say

@@ -14,7 +14,7 @@ import click
 from alembic.script import ScriptDirectory
 from flask import Flask
 
-from service import create_app
+from service.commands import make_app
 from service.db import engine_of
 from service.migrate import MIGRATIONS, current
 
@@ -68,5 +68,5 @@ def serve(app: Flask, host: str, port: int) -> None:
 @click.command("serve", help="Serve the web app and API.")
 @address_options
 def command(host: str, port: int) -> int:
-    serve(create_app(), host, port)
+    serve(make_app(), host, port)
     return 0

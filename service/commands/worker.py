@@ -6,8 +6,7 @@ import os
 
 import click
 
-from service import create_app
-from service.commands import Refused
+from service.commands import Refused, make_app
 
 
 @click.command("worker", help="Run a Celery worker (needs REDIS_URL).")
@@ -15,7 +14,7 @@ from service.commands import Refused
 @click.option("--concurrency", "-c", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--loglevel", default="INFO", show_default=True)
 def command(queues: str, concurrency: int, loglevel: str) -> int:
-    app = create_app()
+    app = make_app()
     if app.config["EMBEDDED"]:
         raise Refused(
             "dicepost worker needs REDIS_URL (embedded mode runs tasks in-process)")

@@ -152,6 +152,11 @@ def test_a_bad_database_url_is_one_line(embedded_env: Path, url: str, says: str)
         assert says in line and "secret" not in line
 
 
+def test_a_setting_that_cannot_be_read_is_one_line(embedded_env: Path) -> None:
+    line = one_line_error(invoke("sweep", env={"DICEPOST_SWEEP_SECONDS": "often"}), code=1)
+    assert "a setting in the environment is not valid" in line and "'often'" in line
+
+
 def _schema_at(path: Path, revision: str | None) -> None:
     """An SQLite file migrated to `revision` (None: no tables), or claiming an unknown one."""
     from service import create_app
@@ -201,3 +206,11 @@ def test_the_real_command_prints_no_traceback(tmp_path: Path, args: tuple[str, .
     assert done.returncode != 0
     assert "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+
+
+def test_make_run_takes_a_port() -> None:
+    """`make run PORT=8123` serves on 8123 (dry run: the command make would run)."""
+    done = subprocess.run(["make", "-n", "run", "PORT=8123"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert done.stdout.strip().splitlines()[-1].endswith("/dicepost run --port 8123")
+    assert "`make run PORT=8080`" in (ROOT / "README.md").read_text()
