@@ -11,7 +11,8 @@
   mailed to players), so any logged path could hand a seat to whoever reads the log.
   `redact()` masks them (and secret-looking query parameters) in every line the root
   handler writes, and `GunicornLogger` does the same for gunicorn's access log
-  (`gunicorn --logger-class service.logs.GunicornLogger`). Pages whose URL holds a token
+  (`gunicorn --logger-class service.logs.GunicornLogger`, which also writes JSON lines
+  when DICEPOST_LOG_FORMAT=json). Pages whose URL holds a token
   answer `Referrer-Policy: no-referrer`, so the token is not sent on to other sites.
 """
 
@@ -226,9 +227,12 @@ class GunicornLogger(GunicornBaseLogger):
         super().setup(cfg)
         if cfg.access_log_format == AccessLogFormat.default:
             cfg.set("access_log_format", AccessLogFormat.default + " rid=%({x-request-id}o)s")
+        as_json = log_format(os.environ.get("DICEPOST_LOG_FORMAT")) == "json"
         for log in (self.error_log, self.access_log):
             for handler in log.handlers:
                 install_filters(handler)
+                if as_json:  # one format for every line of the process
+                    handler.setFormatter(JsonFormatter())
 
     def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
         atoms = super().atoms(resp, req, environ, request_time)

@@ -124,13 +124,14 @@ def _fetch(url: str, headers: dict[str, str] | None = None, data: bytes | None =
 
 
 def test_gunicorns_access_log_carries_no_token(tmp_path: Path) -> None:
+    """A real gunicorn with the logger class, JSON lines asked for: no token in any line."""
     url = f"sqlite:///{tmp_path}/d.sqlite3"
     migrated = create_app(base_config(url))
     upgrade(engine_of(migrated))
     engine_of(migrated).dispose()
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DICEPOST_")}
-    env.update(DATABASE_URL=url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1")
+    env.update(DATABASE_URL=url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1", DICEPOST_LOG_FORMAT="json")
     out = tmp_path / "gunicorn.log"
     with out.open("wb") as handle:
         proc = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "--bind", f"127.0.0.1:{port}",
@@ -155,7 +156,8 @@ def test_gunicorns_access_log_carries_no_token(tmp_path: Path) -> None:
         finally:
             proc.terminate()
             proc.wait(20)
-    text = out.read_text()
+    lines = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]  # JSON, every one
+    text = "\n".join(entry["message"] for entry in lines)
     assert f'"GET /games/{game["id"]}/player/***?token=*** HTTP/1.1" 200' in text
     assert "rid=probe-7" in text  # the request id on the access line
     for secret in (token, invite, game["gm_token"]):
