@@ -6,7 +6,8 @@
   `init_app`, the worker from Celery's `setup_logging` signal (worker.celery_init_app).
 - Every request gets an id: the caller's `X-Request-Id` when it is a short plain token
   (a proxy's or a load balancer's), else a new one. It is on every line logged while the
-  request runs and in the answer's `X-Request-Id` header; a task's lines carry its task id.
+  request runs and in the answer's `X-Request-Id` header; a task's lines carry the id of
+  the request that sent it (a message header), or else the task's own id.
 - Player, GM, invitation, sign-in and mail-settings tokens travel in URL paths (the links
   mailed to players), so any logged path could hand a seat to whoever reads the log.
   `redact()` masks them (and secret-looking query parameters) in every line the root
@@ -28,6 +29,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
+from celery import current_task
+from celery.signals import before_task_publish
 from flask import Flask, Response, g, has_request_context, request
 from gunicorn.glogging import Logger as GunicornBaseLogger
 
@@ -38,6 +41,7 @@ DEFAULT_FORMAT = "text"
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
 REDACTED = "***"
 REQUEST_ID_HEADER = "X-Request-Id"
+TASK_HEADER = "dicepost_request_id"
 # A caller's request id is taken as it is only when it is short and plain: it ends up in
 # every log line, so it must not be able to forge lines or carry markup.
 SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
@@ -88,16 +92,24 @@ def settings_from_env(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def current_request_id() -> str:
+    """The request's id; in a task, the id of the request that sent it, else the task's."""
     if has_request_context():
         rid = g.get("request_id")
         if rid:
             return str(rid)
-    try:
-        from celery import current_task
-    except ImportError:  # pragma: no cover - celery is a dependency of the service
+    task = current_task.request if current_task else None
+    if task is None:
         return "-"
-    task_id = getattr(getattr(current_task, "request", None), "id", None) if current_task else None
-    return str(task_id) if task_id else "-"
+    sent_by = getattr(task, TASK_HEADER, None) or (getattr(task, "headers", None) or {}).get(TASK_HEADER)
+    if sent_by:
+        return str(sent_by)
+    return str(task.id) if task.id else "-"
+
+
+def _tag_task(headers: dict[str, Any] | None = None, **_: Any) -> None:
+    """Celery's before_task_publish: a task sent while serving a request carries its id."""
+    if headers is not None and has_request_context() and g.get("request_id"):
+        headers.setdefault(TASK_HEADER, str(g.request_id))
 
 
 class RequestIdFilter(logging.Filter):
@@ -206,6 +218,7 @@ def init_app(app: Flask) -> None:
     # First among the before_request hooks, so even a refused request has an id.
     app.before_request_funcs.setdefault(None, []).insert(0, _request_id)
     app.after_request(_answer_headers)
+    before_task_publish.connect(_tag_task, weak=False, dispatch_uid="dicepost.logs.tag_task")
 
 
 def setup_worker_logging(loglevel: Any = None, **_: Any) -> None:

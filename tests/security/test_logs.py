@@ -174,7 +174,8 @@ def _fetch_or_none(url: str) -> int | None:
 @pytest.mark.slow
 def test_the_worker_logs_through_the_service_handler(worker: WorkerProcess, pg_url: str,
                                                       redis_env: dict[str, str]) -> None:
-    """The worker's lines are ours (time, level, logger, [task id or -]), INFO included,
+    """The worker's lines are ours (time, level, logger, [the sending request's id, else
+    the task id, else -]), INFO included,
     each once (not again through Celery's or the command line's own handler)."""
     ready = re.findall(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} INFO celery\.\S+ \[-\] .* ready\.$",
                        worker.log.read_text(), re.MULTILINE)
@@ -185,5 +186,10 @@ def test_the_worker_logs_through_the_service_handler(worker: WorkerProcess, pg_u
         done = wait_for(lambda: re.search(rf"^.* \[{sent.id}\] .*{sent.id}.* succeeded.*$",
                                           worker.log.read_text(), re.MULTILINE), "the task's line", 30)
         assert " INFO celery." in done.group(0)
+        with app.test_request_context("/", headers={"X-Request-Id": "rq-77"}):
+            app.preprocess_request()
+            sent = app.extensions["celery"].send_task("worker.tasks.sweep", queue=app.config["QUEUES"]["resolve"])
+        wait_for(lambda: re.search(rf"^.* \[rq-77\] .*{sent.id}.* succeeded", worker.log.read_text(), re.MULTILINE),
+                 "the task's line with the id of the request that sent it", 30)
     finally:
         engine_of(app).dispose()
