@@ -1,6 +1,6 @@
 """dicepost-dice/v1: the only source of randomness in dicepost (see docs/fair-dice.md).
 
-Everything here follows ../shared/DICE.md to the byte: a hash chain committed before
+Everything here follows docs/dice-spec.md to the byte: a hash chain committed before
 anyone joins, a salt from every player's entropy, one HMAC key per step, and
 rejection-sampled faces numbered in the order the rules ask for them.
 """

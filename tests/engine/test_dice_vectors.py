@@ -1,4 +1,4 @@
-"""Every test vector of ../shared/DICE.md, byte for byte."""
+"""Every test vector of docs/dice-spec.md, byte for byte."""
 
 import pytest
 

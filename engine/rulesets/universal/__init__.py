@@ -1,4 +1,4 @@
-"""The `universal` ruleset: seed 000 as ../shared/RULES.md reads it (docs/rulesets/universal.md)."""
+"""The `universal` ruleset: seed 000 as the project reads it (docs/rulesets/universal.md)."""
 
 from engine.rulesets.universal.ruleset import UniversalRuleset
 

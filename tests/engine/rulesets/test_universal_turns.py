@@ -1,4 +1,4 @@
-"""Rulebook cases for `universal` (seed 000, ../shared/seeds/000_de870f564d7742a3.txt):
+"""Rulebook cases for `universal` (seed 000, docs/rulesets/universal.md):
 Order of play, skipped orders, order checks, board and state.
 
 One test per rule case. Each docstring quotes the seed sentence it checks; the dice are

@@ -1,4 +1,4 @@
-"""Rulebook cases for `universal` (seed 000, ../shared/seeds/000_de870f564d7742a3.txt):
+"""Rulebook cases for `universal` (seed 000, docs/rulesets/universal.md):
 Unit types, capture and victory.
 
 One test per rule case. Each docstring quotes the seed sentence it checks; the dice are
