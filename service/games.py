@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session
 from engine import ForceError, OptionError, Ruleset, UnknownRuleset, chain, find_ruleset
 from engine.dice import DEFAULT_CHAIN_LENGTH, game_salt
 from engine.steps import run_setup, setup_inputs
+from service import clock
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
-from service.models import Game, Seat, utcnow
+from service.models import Game, Seat
 from service.notify import queue_mail
 from service.progress import audit, record_step, step_dice
 from service.tokens import new_game_id, new_token, token_hash
@@ -139,7 +140,7 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
         game = Game(id=game_id, ruleset=ruleset.info.id, title=title,
                     options={**opts, "chain_length": length}, public=public, status="waiting",
                     chain_tip=tip.hex(), chain_length=length, commitment=commitment,
-                    current_round=0, gm_token_hash=token_hash(gm_token), created_at=utcnow(),
+                    current_round=0, gm_token_hash=token_hash(gm_token), created_at=clock.now(),
                     deadline_policy=deadline_policy)  # checked by service.gm.actions.checked_policy
         session.add(game)
         invites: list[tuple[str, str]] = []
@@ -221,7 +222,7 @@ def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
         seat.entropy_source = "player" if given_entropy is not None else "server"
         player_token = new_token()
         seat.player_token_hash = token_hash(player_token)
-        seat.joined_at = utcnow()
+        seat.joined_at = clock.now()
         audit(session, game.id, seat.name, "joined", {"entropy_source": seat.entropy_source})
         started = all(s.joined_at is not None for s in game.seats)
         if started:

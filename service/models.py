@@ -29,9 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
+from service import clock
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -44,7 +42,7 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value is None:
             return None
         if value.tzinfo is None:
-            raise ValueError("naive datetimes are not stored; use service.models.utcnow()")
+            raise ValueError("naive datetimes are not stored; use service.clock.now()")
         return value.astimezone(UTC)
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
@@ -85,7 +83,7 @@ class Game(Base):
     current_round: Mapped[int] = mapped_column(Integer, default=0)
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     gm_token_hash: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
     deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     deadline_policy: Mapped[dict[str, Any] | None] = mapped_column(JSON)
@@ -129,7 +127,7 @@ class Round(Base):
     number: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default="open")  # open/ready/resolved
     expected: Mapped[list[Any]] = mapped_column(JSON, default=list)
-    opened_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    opened_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
     closes_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
@@ -151,7 +149,7 @@ class Submission(Base):
     text: Mapped[str] = mapped_column(Text)
     accepted: Mapped[str] = mapped_column(Text)  # normalized order text
     source: Mapped[str] = mapped_column(String(8))  # web/api/mail
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
 
     __table_args__ = (UniqueConstraint("round_id", "seat_id", "version", name="uq_submissions_version"),)
 
@@ -169,7 +167,7 @@ class Step(Base):
     state_hash: Mapped[str] = mapped_column(String(64))
     events: Mapped[list[Any]] = mapped_column(JSON)
     rolls: Mapped[list[Any]] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
 
     __table_args__ = (UniqueConstraint("game_id", "t", name="uq_steps_game_t"),)
 
@@ -191,7 +189,7 @@ class Outbox(Base):
     lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
     next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     last_error: Mapped[str | None] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
     __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
@@ -207,7 +205,7 @@ class StoredMail(Base):
     to: Mapped[str] = mapped_column(String(320))
     subject: Mapped[str] = mapped_column(String(998))
     raw: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
 
 
 class InboundMail(Base):
@@ -216,7 +214,7 @@ class InboundMail(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     message_id: Mapped[str] = mapped_column(String(998), unique=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
-    received_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
     status: Mapped[str] = mapped_column(String(10), default="stored")  # stored/processed/refused
     result: Mapped[str | None] = mapped_column(Text)
     game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"))
@@ -229,7 +227,7 @@ class AuditLog(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"))
-    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
     actor: Mapped[str] = mapped_column(String(64))
     action: Mapped[str] = mapped_column(String(64))
     detail: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
@@ -251,7 +249,7 @@ class LoginLink(Base):
     email: Mapped[str] = mapped_column(String(320))  # lower-cased
     salt: Mapped[str] = mapped_column(String(32))  # hex; with SECRET_KEY gives the token
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
     used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 

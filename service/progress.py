@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session
 
 from engine import Dice, StepResult, chain, step_key
 from engine.dice import inputs_digest
-from service.models import AuditLog, Game, Round, Seat, Step, utcnow
+from service import clock
+from service.models import AuditLog, Game, Round, Seat, Step
 from service.notify import queue_mail
 from service.tasks import resolve_after_commit
 
@@ -109,7 +110,7 @@ def _open_round(session: Session, game: Game, number: int,
     """Round r follows step r (setup is step 1, round r is resolved by step r+1)."""
     ready = not expected
     rnd = Round(game_id=game.id, number=number, status="ready" if ready else "open",
-                expected=list(expected), opened_at=utcnow())
+                expected=list(expected), opened_at=clock.now())
     session.add(rnd)
     game.current_round = number
     if ready:

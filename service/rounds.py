@@ -21,10 +21,11 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from engine import OrderErrors, find_ruleset, round_inputs, run_round
 from engine.orders import format_orders
+from service import clock
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused, Unauthorized
 from service.faults import pause_point
 from service.integrity import DamagedData, damaged, latest_state, mark_damaged
-from service.models import Game, Round, Seat, Submission, utcnow
+from service.models import Game, Round, Seat, Submission
 from service.notify import queue_mail
 from service.progress import audit, record_step, step_dice
 from service.timekeeping.closing import early_close_allowed, mark_ready
@@ -120,7 +121,7 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         version = 1 + max((sub.version for sub in subs if sub.seat_id == seat.id), default=0)
         accepted = format_orders(orders)
         mine = Submission(seat_id=seat.id, round_id=rnd.id, version=version, text=text,
-                          accepted=accepted, source=source, created_at=utcnow())
+                          accepted=accepted, source=source, created_at=clock.now())
         session.add(mine)
         audit(session, game_id, seat.name, "submitted",
               {"round": rnd.number, "version": version, "source": source})
@@ -161,7 +162,7 @@ def claim_ready(session: Session, game_id: str, number: int) -> Round | None:
     second UPDATE waits for the first's row lock, then finds the status changed)."""
     return session.scalars(
         update(Round).where(Round.game_id == game_id, Round.number == number, Round.status == "ready")
-        .values(status="resolved", resolved_at=utcnow()).returning(Round)
+        .values(status="resolved", resolved_at=clock.now()).returning(Round)
         .execution_options(synchronize_session=False)).first()
 
 

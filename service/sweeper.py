@@ -14,8 +14,9 @@ from datetime import timedelta
 from flask import Flask, current_app
 from sqlalchemy import or_, select
 
+from service import clock
 from service.db import session_scope
-from service.models import Outbox, Round, utcnow
+from service.models import Outbox, Round
 from service.tasks import send_mail, send_rounds
 
 log = logging.getLogger(__name__)
@@ -23,7 +24,7 @@ READY_GRACE = timedelta(seconds=5)  # a fresh doorbell is probably still on its 
 
 
 def lost_work(grace: timedelta = READY_GRACE) -> tuple[list[tuple[str, int]], list[int]]:
-    now = utcnow()
+    now = clock.now()
     with session_scope() as session, session.begin():
         rounds = [(r.game_id, r.number) for r in session.scalars(
             select(Round).where(Round.status == "ready").order_by(Round.id))]

@@ -21,9 +21,9 @@ from flask import current_app
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from service import urls
+from service import clock, urls
 from service.db import session_scope
-from service.models import LoginLink, Outbox, Seat, utcnow
+from service.models import LoginLink, Outbox, Seat
 from service.notify import mail_domain
 from service.tasks import deliver_after_commit, send_signin_link
 from service.tokens import token_hash
@@ -64,7 +64,7 @@ def issue(session: Session, email_text: str, now: datetime | None = None) -> Iss
 
     The caller owns the transaction; the mail is sent after its COMMIT.
     """
-    now = now or utcnow()
+    now = now or clock.now()
     email = normal_email(email_text)
     expires = now + LIFETIME
     if "@" not in email or not plays_here(session, email):
@@ -108,7 +108,7 @@ def spend(session: Session, token: str, now: datetime | None = None) -> str | No
 
     The caller owns the transaction.
     """
-    now = now or utcnow()
+    now = now or clock.now()
     digest = token_hash(token.strip())
     result = session.execute(
         update(LoginLink).where(LoginLink.token_hash == digest, LoginLink.used_at.is_(None),

@@ -27,12 +27,13 @@ from flask import (
 )
 from werkzeug.wrappers import Response
 
+from service import clock
 from service.dashboard import bp, links
 from service.dashboard.overview import seats_of
 from service.db import get_session
 from service.errors import NotFound
 from service.mail.prefs import PREFS, mail_pref_choice, set_mail_pref
-from service.models import Seat, utcnow
+from service.models import Seat
 from service.web.play import Sent, player_context, take_orders
 
 SESSION_KEY = "dashboard_email"
@@ -58,7 +59,7 @@ def signin() -> Response:
     the address plays here is looked up afterwards (links.hand_off), so neither the page
     nor its timing says (issuing and mailing a link takes several times a lookup's time)."""
     email = request.form.get("email", "")
-    issued = links.Issued(True, utcnow() + links.LIFETIME) if request.method == "POST" else None
+    issued = links.Issued(True, clock.now() + links.LIFETIME) if request.method == "POST" else None
     response = make_response(render_template("dashboard/signin.html", issued=issued, email=email,
                                              minutes=int(links.LIFETIME.total_seconds() // 60)))
     if issued is not None:

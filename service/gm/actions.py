@@ -21,16 +21,15 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from service.clock import as_utc, now
 from service.errors import Conflict, Invalid, NotFound
 from service.games import EMAIL_RE
 from service.gm.auth import gm_game
 from service.models import Game, Round, Seat
 from service.notify import queue_mail
-from service.schedule.clock import as_utc
 from service.schedule.deadlines import extended_deadline, resumed_deadline
 from service.schedule.durations import DurationError, parse_duration
 from service.schedule.policy import PolicyError, parse_policy, policy_to_json
-from service.timekeeping.clock import now
 from service.timekeeping.closing import close_early_if_done, mark_ready
 from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player
 from service.timekeeping.journal import log_action

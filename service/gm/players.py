@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from service.clock import now
 from service.errors import BadRequest, Conflict, Invalid, NotFound
 from service.games import seat_by_invite
 from service.mail.prefs import mail_pref_choice, set_mail_pref
@@ -26,7 +27,6 @@ from service.schedule.absences import parse_absences, stretch_for_absences
 from service.schedule.deadlines import outside_quiet_hours, rule_deadline
 from service.schedule.durations import format_duration
 from service.schedule.reminders import parse_lead
-from service.timekeeping.clock import now
 from service.timekeeping.closing import close_early_if_done
 from service.timekeeping.journal import log_action
 from service.timekeeping.state import (

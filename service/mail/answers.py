@@ -15,8 +15,9 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from service import clock
 from service.mail.headers import clean_header_text
-from service.models import Game, Outbox, Seat, utcnow
+from service.models import Game, Outbox, Seat
 from service.tasks import deliver_after_commit
 
 REFUSALS_PER_HOUR = 3
@@ -26,7 +27,7 @@ def _insert(session: Session, game_id: str | None, seat_id: int | None, kind: st
             to: str, payload: dict[str, Any], domain: str) -> Outbox:
     row = Outbox(game_id=game_id, seat_id=seat_id, kind=kind, payload=payload, to_address=to,
                  message_id=f"<{game_id or 'mail'}.{kind}.{secrets.token_hex(8)}@{domain}>",
-                 status="pending", attempts=0, created_at=utcnow())
+                 status="pending", attempts=0, created_at=clock.now())
     session.add(row)
     session.flush()
     deliver_after_commit(session, row)
@@ -44,7 +45,7 @@ def queue_answer(session: Session, game: Game, seat: Seat, kind: str,
 def queue_refusal(session: Session, to: str, reason: str, subject: str,
                   domain: str) -> Outbox | None:
     """A polite refusal to whoever sent an unusable mail; None when the limit is reached."""
-    since = utcnow() - timedelta(hours=1)
+    since = clock.now() - timedelta(hours=1)
     recent = session.scalar(select(func.count()).select_from(Outbox).where(
         Outbox.kind == "refusal", Outbox.to_address == to, Outbox.created_at >= since)) or 0
     if recent >= REFUSALS_PER_HOUR:

@@ -28,6 +28,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from service import clock
 from service.db import session_scope
 from service.mail.answers import queue_answer, queue_refusal
 from service.mail.body import body_text, parse_message
@@ -36,7 +37,7 @@ from service.mail.header_values import raw_values, text_value
 from service.mail.identify import candidate_tokens, identify, sender_address
 from service.mail.reply_text import Reply, read_reply
 from service.mail.settings import MailSettings, mail_settings
-from service.models import InboundMail, Seat, utcnow
+from service.models import InboundMail, Seat
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ def receive(raw: bytes) -> Outcome:
                 found = session.scalars(select(InboundMail).where(InboundMail.message_id == key)).first()
                 if found is not None:
                     return Outcome(found.id, "duplicate", f"already received as #{found.id} ({found.status})")
-                row = InboundMail(message_id=key, raw=raw, status="stored", received_at=utcnow())
+                row = InboundMail(message_id=key, raw=raw, status="stored", received_at=clock.now())
                 session.add(row)
                 session.flush()
                 inbound_id = row.id
@@ -176,7 +177,7 @@ def _robot(msg: EmailMessage, settings: MailSettings) -> str | None:
 
 def process_pending() -> list[Outcome]:
     """Process what was stored but never processed: after a crash, or a claim that died."""
-    stuck_before = utcnow() - STUCK_AFTER
+    stuck_before = clock.now() - STUCK_AFTER
     with session_scope() as session, session.begin():
         session.execute(update(InboundMail).where(InboundMail.status == "processing",
                                                   InboundMail.received_at <= stuck_before)

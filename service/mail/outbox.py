@@ -36,13 +36,14 @@ from flask import current_app
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, joinedload
 
+from service import clock
 from service.db import session_scope
 from service.faults import pause_point
 from service.mail.compose import compose
 from service.mail.server_url import ConfigError
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
-from service.models import Game, Outbox, Seat, StoredMail, utcnow
+from service.models import Game, Outbox, Seat, StoredMail
 from service.notify import WANTS
 
 log = logging.getLogger(__name__)
@@ -97,7 +98,7 @@ def lease_kept(outbox_id: int, attempt: int) -> Iterator[None]:
         while not done.wait(RENEW_EVERY.total_seconds()):
             try:
                 with session_scope(app) as session:
-                    if not renew(session, outbox_id, attempt, utcnow()):
+                    if not renew(session, outbox_id, attempt, clock.now()):
                         return
             except Exception:  # the next renewal may get through; the lease covers two misses
                 log.warning("outbox %s: renewing the lease failed", outbox_id, exc_info=True)
@@ -157,7 +158,7 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
 def deliver(outbox_id: int, transport: Transport | None = None) -> str:
     """Send one outbox row; returns what happened: sent, retry, failed, skipped or busy."""
     settings = mail_settings(current_app.config)
-    now = utcnow()
+    now = clock.now()
     with session_scope() as session:
         attempt = claim(session, outbox_id, now)
         if attempt is None:
@@ -181,7 +182,7 @@ def _deliver_claimed(session: Session, outbox_id: int, attempt: int, settings: M
         return _failed(session, outbox_id, attempt, exc)
     pause_point("mail-sent")  # tests only: kill a worker right after the server's 250
     with session.begin():
-        _finish(session, outbox_id, attempt, status="sent", sent_at=utcnow(), last_error=None,
+        _finish(session, outbox_id, attempt, status="sent", sent_at=clock.now(), last_error=None,
                 next_attempt_at=None)
     return "sent"
 
@@ -209,12 +210,12 @@ def _smtp(url: str) -> SmtpTransport:
 def _store(session: Session, outbox_id: int, attempt: int, msg: EmailMessage, recipient: str) -> str:
     """Embedded mode: keep the mail for the mailbox page, atomically with 'sent' (the caller
     owns the transaction: the one that composed the mail)."""
-    if not _finish(session, outbox_id, attempt, status="sent", sent_at=utcnow(), last_error=None,
+    if not _finish(session, outbox_id, attempt, status="sent", sent_at=clock.now(), last_error=None,
                    next_attempt_at=None):
         return "busy"
     session.add(StoredMail(outbox_id=outbox_id, to=recipient, subject=str(msg["Subject"]),
                            raw=msg.as_bytes(policy=policy.SMTP).decode("utf-8", "replace"),
-                           created_at=utcnow()))
+                           created_at=clock.now()))
     return "sent"
 
 
@@ -222,7 +223,7 @@ def _failed(session: Session, outbox_id: int, attempt: int, exc: DeliveryError) 
     with session.begin():
         if exc.temporary and attempt < MAX_ATTEMPTS:
             _finish(session, outbox_id, attempt, status="pending", last_error=str(exc)[:2000],
-                    next_attempt_at=utcnow() + backoff(attempt))
+                    next_attempt_at=clock.now() + backoff(attempt))
             log.warning("outbox %s: attempt %d failed, will retry: %s", outbox_id, attempt, exc)
             return "retry"
         why = str(exc) if not exc.temporary else f"gave up after {attempt} attempts: {exc}"

@@ -12,8 +12,9 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from service import clock
 from service.errors import Conflict, NotFound
-from service.models import Seat, Submission, utcnow
+from service.models import Seat, Submission
 from service.progress import audit
 from service.rounds import latest_submissions, lock_round
 
@@ -35,6 +36,6 @@ def withdraw(session: Session, seat_id: int) -> tuple[int, bool]:
         version = 1 + int(session.scalar(select(func.max(Submission.version)).where(
             Submission.round_id == rnd.id, Submission.seat_id == seat.id)) or 0)
         session.add(Submission(seat_id=seat.id, round_id=rnd.id, version=version, text="", accepted="",
-                               source="mail", created_at=utcnow()))
+                               source="mail", created_at=clock.now()))
         audit(session, game.id, seat.name, "withdrew", {"round": rnd.number, "version": version})
         return rnd.number, True

@@ -1,8 +1,8 @@
-"""Scheduling rules with no Flask and no database: clocks, deadline policies, deadlines,
-absences, reminders and missed turns. The service's sweeper and GM console call these."""
+"""Scheduling rules with no Flask and no database: deadline policies, deadlines, absences,
+reminders and missed turns. The service's sweeper and GM console call these with the time
+from service.clock."""
 
 from service.schedule.absences import Absence, parse_absences, stretch_for_absences
-from service.schedule.clock import Clock, FakeClock, UtcClock, as_utc
 from service.schedule.deadlines import (
     extended_deadline,
     outside_quiet_hours,
@@ -16,8 +16,8 @@ from service.schedule.policy import DEFAULT_POLICY, DeadlinePolicy, PolicyError,
 from service.schedule.reminders import DEFAULT_LEAD, parse_lead, reminder_due, reminder_key
 
 __all__ = [
-    "DEFAULT_LEAD", "DEFAULT_POLICY", "Absence", "Clock", "DeadlinePolicy", "DurationError", "FakeClock",
-    "MissedTurnPlan", "PolicyError", "UtcClock", "as_utc", "extended_deadline", "format_duration",
+    "DEFAULT_LEAD", "DEFAULT_POLICY", "Absence", "DeadlinePolicy", "DurationError",
+    "MissedTurnPlan", "PolicyError", "extended_deadline", "format_duration",
     "next_misses", "outside_quiet_hours", "parse_absences", "parse_duration", "parse_lead", "parse_policy",
     "plan_missed_turns", "policy_to_json", "reminder_due", "reminder_key", "resumed_deadline",
     "round_deadline", "rule_deadline", "seat_action", "stretch_for_absences",

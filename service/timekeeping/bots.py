@@ -8,9 +8,9 @@ from sqlalchemy.orm import Session
 from engine import find_ruleset
 from engine.bots import bot_orders
 from engine.orders import format_orders
+from service.clock import now
 from service.models import Game, Round, Seat, Submission
 from service.progress import latest_step
-from service.timekeeping.clock import now
 from service.timekeeping.journal import log_action
 
 

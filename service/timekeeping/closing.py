@@ -12,11 +12,11 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
+from service.clock import now
 from service.models import Game, Round
 from service.schedule.deadlines import in_quiet_hours
 from service.schedule.nmr import next_misses
 from service.tasks import resolve_after_commit
-from service.timekeeping.clock import now
 from service.timekeeping.state import controller, expected_humans, policy_of, seat_schedule, submitted_names
 
 

@@ -11,8 +11,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from service.clock import now
 from service.models import AuditLog, Game
-from service.timekeeping.clock import now
 
 SCHEDULE_ACTIONS = (
     "gm_pause", "gm_resume", "gm_extend", "gm_resolve_now", "gm_replace", "gm_remove", "gm_end_draw",

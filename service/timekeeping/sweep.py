@@ -9,9 +9,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from service.clock import Clock, app_clock
 from service.db import session_scope
-from service.schedule.clock import Clock
-from service.timekeeping.clock import app_clock
 from service.timekeeping.due import close_due_round, close_if_complete, complete_rounds, due_rounds
 from service.timekeeping.reminding import send_due_reminders
 

@@ -10,10 +10,10 @@ from celery.signals import before_task_publish, task_prerun
 from flask import Flask
 from sqlalchemy import event, select
 
-from service import create_app
+from service import clock, create_app
 from service.dashboard.links import LIFETIME, MAX_OPEN_LINKS
 from service.db import engine_of, session_scope
-from service.models import LoginLink, Outbox, StoredMail, utcnow
+from service.models import LoginLink, Outbox, StoredMail
 from service.tokens import token_hash
 from tests.conftest import WorkerProcess, empty_tables, full_config, wait_for
 
@@ -116,8 +116,8 @@ def test_no_mail_for_strangers_expired_links_refused_and_open_links_capped(app: 
 
     with app.app_context(), session_scope() as db, db.begin():
         for link in db.scalars(select(LoginLink)):
-            link.expires_at = utcnow() - timedelta(seconds=1)
-            link.created_at = utcnow() - LIFETIME
+            link.expires_at = clock.now() - timedelta(seconds=1)
+            link.created_at = clock.now() - LIFETIME
     assert client.post(f"/signin/{tokens[0]}").status_code == 410
     assert client.get("/me").status_code == 302
     assert client.post("/signin/1.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").status_code == 404  # a guess
@@ -130,7 +130,7 @@ def test_links_expired_a_day_ago_are_deleted_when_a_link_is_asked_for(app: Flask
     new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "b@example.org"}])
     ask_for_link(client, "red@example.org")
     with app.app_context(), session_scope() as db, db.begin():
-        db.scalars(select(LoginLink)).one().expires_at = utcnow() - timedelta(days=2)
+        db.scalars(select(LoginLink)).one().expires_at = clock.now() - timedelta(days=2)
     ask_for_link(client, "b@example.org")
     with app.app_context(), session_scope() as db, db.begin():
         assert [link.email for link in db.scalars(select(LoginLink))] == ["b@example.org"]

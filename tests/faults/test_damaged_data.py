@@ -15,9 +15,9 @@ import pytest
 from flask import Flask
 from sqlalchemy import delete, select, update
 
-from service import rounds
+from service import clock, rounds
 from service.db import session_scope
-from service.models import Round, Step, utcnow
+from service.models import Round, Step
 from service.sweeper import sweep_and_ring
 from tests.faults.conftest import ready_without_doorbell
 from tests.service.play import Table, counts, start
@@ -131,7 +131,7 @@ def test_a_damaged_game_with_a_due_deadline_does_not_stop_the_sweep(app: Flask, 
     _break_state(app, broken.id, 1)
     with session_scope(app) as s, s.begin():
         s.execute(update(Round).where(Round.game_id.in_([broken.id, healthy.id]))
-                  .values(closes_at=utcnow() - timedelta(minutes=1)))
+                  .values(closes_at=clock.now() - timedelta(minutes=1)))
     with app.app_context():
         sweep_and_ring()
     assert _round_status(app, healthy.id, 1) == "resolved" and healthy.status()["round"] == 2

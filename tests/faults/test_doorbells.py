@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
+from service import clock
 from service.db import session_scope
-from service.models import Outbox, Round, Step, StoredMail, Submission, utcnow
+from service.models import Outbox, Round, Step, StoredMail, Submission
 from service.sweeper import sweep_and_ring
 from tests.conftest import ROOT
 from tests.faults.conftest import FaultWorld, ready_without_doorbell, wait_for
@@ -44,7 +45,7 @@ print("survived", r.status_code)
 def _backdate_mail(world: FaultWorld) -> None:
     """Outbox rows older than the sweeper's grace (a fresh row's doorbell may still be on its way)."""
     with session_scope(world.app) as s, s.begin():
-        s.execute(update(Outbox).values(created_at=utcnow() - timedelta(minutes=1)))
+        s.execute(update(Outbox).values(created_at=clock.now() - timedelta(minutes=1)))
 
 
 def _all_mail_delivered_once(world: FaultWorld, game_ids: list[str]) -> None:

@@ -17,9 +17,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
+from service import clock
 from service.db import session_scope
 from service.mail.outbox import LEASE
-from service.models import Outbox, utcnow
+from service.models import Outbox
 from service.sweeper import sweep_and_ring
 from tests.faults.conftest import Faults, FaultWorld, wait_for
 from tests.mail.smtp_server import SmtpServer
@@ -52,7 +53,7 @@ def test_send_killed_after_the_servers_250(fault_world: FaultWorld, faults: Faul
         fault_world.start_worker()
         with session_scope(fault_world.app) as s, s.begin():  # the lease runs out (service.mail.outbox.LEASE)
             s.execute(update(Outbox).where(Outbox.id == row.id).values(
-                lease_until=utcnow() - timedelta(seconds=1), created_at=utcnow() - timedelta(minutes=1)))
+                lease_until=clock.now() - timedelta(seconds=1), created_at=clock.now() - timedelta(minutes=1)))
         with fault_world.app.app_context():
             assert sweep_and_ring()["mail"] >= 1
         wait_for(lambda: [r.status for r in _rows(fault_world, table.id) if r.id == row.id] == ["sent"],
@@ -75,7 +76,7 @@ def _sweep_every(world: FaultWorld, seconds: float, until: Callable[[], bool], t
         if time.monotonic() - began > timeout:
             raise AssertionError(f"not done after {timeout:.0f} s")
         with session_scope(world.app) as s, s.begin():
-            s.execute(update(Outbox).values(created_at=utcnow() - timedelta(minutes=1)))
+            s.execute(update(Outbox).values(created_at=clock.now() - timedelta(minutes=1)))
         with world.app.app_context():
             sweep_and_ring()
         time.sleep(seconds)

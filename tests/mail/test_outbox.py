@@ -7,9 +7,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
+from service import clock
 from service.db import session_scope
 from service.mail.outbox import backoff, claim, deliver, failed_mail, retry_failed
-from service.models import Outbox, Seat, utcnow
+from service.models import Outbox, Seat
 from tests.mail.conftest import start_game
 from tests.mail.smtp_server import DROP, SmtpServer
 
@@ -24,7 +25,7 @@ def _queue(app, game_id: str, seat_name: str = "alice", kind: str = "status", **
     with session_scope(app) as s, s.begin():
         seat = s.scalars(select(Seat).where(Seat.game_id == game_id, Seat.name == seat_name)).one()
         row = Outbox(game_id=game_id, seat_id=seat.id, kind=kind, payload=payload, to_address=seat.email,
-                     message_id=f"<{game_id}.{kind}.t{utcnow().timestamp()}@dicepost.test>", status="pending")
+                     message_id=f"<{game_id}.{kind}.t{clock.now().timestamp()}@dicepost.test>", status="pending")
         s.add(row)
         s.flush()
         return row.id
@@ -40,7 +41,7 @@ def _row(app, outbox_id: int) -> Outbox:
 def _make_due(app, outbox_id: int) -> None:
     with session_scope(app) as s, s.begin():
         s.execute(update(Outbox).where(Outbox.id == outbox_id)
-                  .values(next_attempt_at=utcnow() - timedelta(seconds=1)))
+                  .values(next_attempt_at=clock.now() - timedelta(seconds=1)))
 
 
 def _deliver(app, outbox_id: int) -> str:
@@ -81,7 +82,7 @@ def test_4xx_then_success_with_backoff(db_game, smtp):
     assert _deliver(game.app, oid) == "retry"
     row = _row(game.app, oid)
     assert row.status == "pending" and row.attempts == 1 and "451" in row.last_error
-    assert row.next_attempt_at > utcnow() + timedelta(seconds=30)
+    assert row.next_attempt_at > clock.now() + timedelta(seconds=30)
     assert _deliver(game.app, oid) == "busy"  # not due yet: the sweeper rings when it is
     _make_due(game.app, oid)
     assert _deliver(game.app, oid) == "sent"
@@ -155,7 +156,7 @@ def test_a_claimed_row_is_not_claimed_twice(db_game):
     game = db_game
     oid = _queue(game.app, game.id)
     with session_scope(game.app) as s:
-        now = utcnow()
+        now = clock.now()
         assert claim(s, oid, now) == 1
         assert claim(s, oid, now) is None
         # Once the lease has run out (a worker died mid-send), another worker may take it.

@@ -2,7 +2,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from service.schedule.clock import FakeClock, UtcClock, as_utc, require_aware
+from service.clock import FakeClock, UtcClock, as_utc, require_aware
 from service.schedule.durations import DurationError, describe_duration, format_duration, parse_duration
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

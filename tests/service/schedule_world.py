@@ -10,10 +10,10 @@ import pytest
 from sqlalchemy import select
 
 from service import create_app
+from service.clock import FakeClock
 from service.db import engine_of, session_scope
 from service.migrate import upgrade
 from service.models import AuditLog, Game, Outbox, Round, Step
-from service.schedule.clock import FakeClock
 
 START = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -28,10 +28,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from service import clock
 from service.config import database_url
 from service.db import engine_of, make_engine
 from service.migrate import current, upgrade
-from service.models import Base, utcnow
+from service.models import Base
 from tests.conftest import PG_ADMIN, SESSION_TAG, _pg_admin
 
 
@@ -115,7 +116,7 @@ def test_renaming_the_constraints_keeps_the_rows_and_their_links(empty_engine: E
     games, seats, seat_schedule = (Base.metadata.tables[t] for t in ("games", "seats", "seat_schedule"))
     game = {"id": "g1", "ruleset": "jep1", "title": "Old", "options": {}, "public": True,
             "status": "active", "chain_tip": "a" * 64, "chain_length": 3, "commitment": "b" * 64,
-            "current_round": 1, "gm_token_hash": "c" * 64, "created_at": utcnow()}
+            "current_round": 1, "gm_token_hash": "c" * 64, "created_at": clock.now()}
     with empty_engine.begin() as conn:
         conn.execute(games.insert(), game)
         conn.execute(seats.insert(), {"id": 7, "game_id": "g1", "seat_index": 0, "name": "p1",

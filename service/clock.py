@@ -1,13 +1,17 @@
-"""Time as a dependency: the service asks a Clock, tests hand it a FakeClock.
+"""Time as a dependency: every timestamp dicepost stores or compares comes from here.
 
-Every datetime here is timezone-aware UTC. Nothing in dicepost's scheduling calls
-`datetime.now()` directly, so tests move time by calling `FakeClock.advance()` and never sleep.
+`now()` asks the app's clock: `app.config["CLOCK"]` when set (tests pass a FakeClock and move
+time with `FakeClock.advance()`, never sleeping), else the real UTC wall clock. Nothing else
+in the service calls `datetime.now()`, so one transaction never mixes two clocks.
+Every datetime here is timezone-aware UTC.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
+
+from flask import current_app, has_app_context
 
 
 class Clock(Protocol):
@@ -41,6 +45,21 @@ class FakeClock:
     def set(self, instant: datetime) -> datetime:
         self._now = require_aware(instant, "instant")
         return self._now
+
+
+_REAL = UtcClock()
+
+
+def app_clock() -> Clock:
+    if has_app_context():
+        clock = current_app.config.get("CLOCK")
+        if clock is not None:
+            return clock
+    return _REAL
+
+
+def now() -> datetime:
+    return app_clock().now()
 
 
 def require_aware(instant: datetime, field: str) -> datetime:
