@@ -25,6 +25,7 @@ from typing import Any
 
 from bench import procs
 from bench.pgdb import ADMIN_URL, private_database
+from service.supervise import CHILD_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -218,6 +219,9 @@ def base_env(port: int) -> dict[str, str]:
            and k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(SECRET_KEY=secrets.token_hex(16), PYTHONUNBUFFERED="1",
                DICEPOST_BASE_URL=f"http://127.0.0.1:{port}")
+    # `dicepost worker` without its supervisor (service.supervise): the process started is
+    # the Celery worker itself, whose CPU the bench splits into consumer and pool.
+    env[CHILD_ENV] = "1"
     return env
 
 

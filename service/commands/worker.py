@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import click
 
 from service.commands import Refused, make_app
+from service.supervise import is_child, supervise
 
 
 @click.command("worker", help="Run a Celery worker (needs REDIS_URL).")
@@ -18,6 +20,8 @@ def command(queues: str, concurrency: int, loglevel: str) -> int:
     if app.config["EMBEDDED"]:
         raise Refused(
             "dicepost worker needs REDIS_URL (embedded mode runs tasks in-process)")
+    if not is_child():  # this process watches; a child of it runs the worker
+        return supervise(sys.orig_argv)
     celery = app.extensions["celery"]
     # Celery's start() returns the worker's exit status (worker_main drops it, so a worker
     # that stopped on an unrecoverable error would exit 0 and look to a supervisor as if it

@@ -108,7 +108,7 @@ def test_redis_shut_down_while_tasks_are_acknowledged(redis_world: FaultWorld, p
             assert table.put(seat, "pass").status_code == 200  # every round 1 ready, doorbells queued
     queued = world.count(Outbox)
     workers = world.start_workers(2, concurrency=4)
-    wait_for(lambda: world.count(Outbox, Outbox.status == "sent") >= queued // 4, "the workers to be busy", 60)
+    wait_for(lambda: world.count(Outbox, Outbox.status == "sent") >= queued // 4, "the workers to be busy", 120)
     stop = threading.Event()
     more: list[Table] = []
 
@@ -137,6 +137,8 @@ def test_redis_shut_down_while_tasks_are_acknowledged(redis_world: FaultWorld, p
     exits = [w.proc.poll() for w in workers]
     assert exits == [None, None], f"workers exited with {exits}:\n" + "\n".join(
         w.log.read_text()[-3000:] for w in workers if w.proc.poll() is not None)
+    for w in workers:  # survived, not started again by dicepost worker's supervisor
+        assert "Unrecoverable error" not in w.log.read_text(), w.log.read_text()[-3000:]
     for table in tables:
         assert world.resolved_audits(table.id) == 1, "each round resolved once"
     _sweep_until(world, lambda: world.count(Outbox, Outbox.status != "sent") == 0, "every mail", 180)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
 
 import pytest
 from sqlalchemy import select
@@ -123,3 +124,36 @@ def test_a_task_outliving_the_visibility_timeout(short_visibility_world: FaultWo
                          worker.log.read_text())
     assert sorted(results) == ["False", "True"]
     assert_resolved_once(world, table)
+
+
+def test_the_celery_process_killed_alone_is_started_again(fault_world: FaultWorld) -> None:
+    """`dicepost worker` watches the Celery worker it runs: killed on its own (as an
+    unrecoverable error would end it), the worker is started again and takes the next
+    round, without a restart from outside."""
+    worker = fault_world.start_worker()
+
+    def nodes() -> list[int]:
+        return [int(pid) for pid in re.findall(r"dicepost-(\d+)@\S+ ready\.", worker.log.read_text())]
+
+    [celery_pid] = nodes()
+    os.kill(celery_pid, signal.SIGKILL)
+    killed = time.monotonic()
+    wait_for(lambda: len(nodes()) == 2, "the worker to be started again", 60)
+    print(f"\nFIGURES Celery worker killed alone: ready again {time.monotonic() - killed:.1f} s later")
+    assert worker.proc.poll() is None, "dicepost worker is still running"
+    assert "exited with status -9; starting it again" in worker.log.read_text()
+    table = start(fault_world.app.test_client())
+    for seat in ("alice", "bob"):
+        assert table.put(seat, "pass").status_code == 200
+    assert_resolved_once(fault_world, table)
+    worker.stop()
+    assert worker.proc.returncode == 0, "a stop asked for ends the supervisor cleanly"
+    assert all(not _alive(pid) for pid in nodes()), "no Celery process left behind"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
