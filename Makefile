@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: venv run test lint typecheck pytest bench clean
+.PHONY: venv run test lint typecheck pytest bench lock clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,17 @@ test: lint typecheck pytest
 # Sizes as flags, e.g. make bench BENCH_ARGS="--games 50 --seconds 60" (python -m bench --help).
 bench: venv
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# requirements.lock, the image's pinned dependencies: a plain (not editable) install of this
+# checkout into a fresh venv, frozen. Run it after changing the dependencies in pyproject.toml.
+LOCK_VENV := build/lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install -q .
+	{ echo "# The image's runtime dependencies, pinned (Python 3.11): regenerate with make lock."; \
+	  $(LOCK_VENV)/bin/pip freeze --exclude dicepost; } > requirements.lock
+	rm -rf $(LOCK_VENV)
 
 clean:
 	rm -rf $(VENV) instance/*.sqlite3 .pytest_cache .mypy_cache .ruff_cache

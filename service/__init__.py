@@ -2,7 +2,8 @@
 
 `create_app(config=None)` reads the environment (service.config), then applies the
 given overrides. Blueprints: web pages (service.web), the JSON API (service.api),
-and, when present, inbound mail (service.mail).
+`/healthz` (service.health) and, when present, inbound mail (service.mail). Templates
+come from the `templates` package (package data, so an installed wheel has them).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from flask import Flask
 from flask_wtf.csrf import CSRFProtect
+from jinja2 import PackageLoader
 
 from service import config as config_module
 from service import db, logs
@@ -31,7 +33,9 @@ OPTIONAL_BLUEPRINTS = [("service.mail.web", "bp"), ("service.gm.api", "bp"), ("s
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__, instance_path=_instance_path(), instance_relative_config=True,
-                template_folder=str(_templates_dir()))
+                template_folder=None)
+    # Pages and mails alike load from the installed `templates` package (package data).
+    app.jinja_loader = PackageLoader("templates", ".")
     app.json = DepthLimitedJSONProvider(app)  # deeply nested request JSON: 400, not RecursionError
     app.config.from_mapping(config_module.from_env(app.instance_path))
     if config:
@@ -41,10 +45,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     db.init_app(app)
     csrf.init_app(app)
 
-    from service import api, web
+    from service import api, health, web
 
     app.register_blueprint(web.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(health.bp)
     csrf.exempt(api.bp)
     for module_name, attr in OPTIONAL_BLUEPRINTS:
         _register_optional(app, module_name, attr)
@@ -75,9 +80,3 @@ def _register_optional(app: Flask, module_name: str, attr: str) -> None:
         raise
     bp = getattr(module, attr)
     app.register_blueprint(bp)
-
-
-def _templates_dir() -> Any:
-    from pathlib import Path
-
-    return Path(__file__).resolve().parent.parent / "templates"

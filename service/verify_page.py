@@ -20,7 +20,7 @@ import base64
 import hashlib
 import re
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 from urllib.parse import quote
 
 from flask import Blueprint, Response, request
@@ -29,7 +29,7 @@ from engine.dice import chain_link_ok
 
 bp = Blueprint("verify_page", __name__)
 
-PAGE = Path(__file__).resolve().parent.parent / "templates" / "verify" / "verifier.html"
+PAGE = resources.files("templates").joinpath("verify", "verifier.html")
 DOWNLOAD_NAME = "dicepost-verifier.html"
 # The game record is public, read-only data: any page (the saved verifier, opened from
 # disk, has origin "null") may read it, without credentials.

@@ -1,5 +1,6 @@
 """docker-compose.yml read against what the code does (Docker cannot run here), and its
-commands run for real: gunicorn serving `service:create_app()`, the dicepost sub-commands."""
+commands run for real: gunicorn serving `service:create_app()`, the dicepost sub-commands,
+the health checks. The Dockerfile's build and commands run in tests/packaging."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ import click
 import pytest
 import yaml
 
-from service import cli
-from tests.conftest import ROOT, clean_env, free_port
+from service import cli, gunicorn_conf
+from tests.conftest import ROOT, clean_env, free_port, full_env
+from tests.packaging import dockerfile
 
 COMPOSE = ROOT / "docker-compose.yml"
 
@@ -86,3 +88,52 @@ def test_gunicorn_serves_the_app_factory(tmp_path: Path) -> None:
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(20)
+
+
+def test_web_and_worker_have_health_checks_and_web_runs_the_image_command() -> None:
+    services = _compose()["services"]
+    runtime = dockerfile.stages(ROOT / "Dockerfile")[-1]
+    assert services["web"]["command"] == dockerfile.exec_form(dockerfile.only(runtime, "CMD").args)
+    image_check = dockerfile.healthcheck_command(dockerfile.only(runtime, "HEALTHCHECK").args)
+    assert services["web"]["healthcheck"]["test"] == ["CMD", *image_check]
+    assert services["worker"]["healthcheck"]["test"] == ["CMD", "python", "-m", "service.health", "worker"]
+    for name in ("migrate", "beat"):  # the image's check asks a web server these do not run
+        assert services[name]["healthcheck"] == {"disable": True}
+
+
+def test_the_web_health_check_answers_for_the_database(sqlite_app: Any) -> None:
+    r = sqlite_app.test_client().get("/healthz")
+    assert r.status_code == 200 and r.json == {"status": "ok", "mode": "embedded"}
+
+
+def test_the_worker_health_check_pings_this_hosts_worker(pg_url: str, redis_env: dict[str, str],
+                                                         worker: Any) -> None:
+    """Compose's worker check, against a real worker; and against a broker prefix no worker uses."""
+    command = _compose()["services"]["worker"]["healthcheck"]["test"]
+    assert command[:2] == ["CMD", "python"]
+    argv = [sys.executable, *command[2:]]
+    env = full_env(pg_url, redis_env)
+    done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "healthy", done.stderr
+    lonely = {**env, "DICEPOST_REDIS_PREFIX": f"{redis_env['DICEPOST_REDIS_PREFIX']}nobody:"}
+    done = subprocess.run(argv, env=lonely, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "no worker on" in done.stderr
+
+
+@pytest.mark.parametrize(("bind", "local"), [
+    ("127.0.0.1:8000", True), ("127.0.0.2:8000", True), ("localhost:8000", True), ("[::1]:8000", True),
+    ("unix:/run/dicepost.sock", True), ("0.0.0.0:8000", False), ("[::]:8000", False), (":8000", False),
+    ("192.0.2.7:8000", False), ("example.org:8000", False), ("fd://3", False)])
+def test_which_gunicorn_binds_stay_on_this_machine(bind: str, local: bool) -> None:
+    assert gunicorn_conf.is_local(bind) is local
+
+
+def test_gunicorn_refuses_the_embedded_default_on_a_public_bind_unless_asked() -> None:
+    full = {"DATABASE_URL": "postgresql://db/dicepost", "REDIS_URL": "redis://redis:6379/0"}
+    assert gunicorn_conf.refusal(["0.0.0.0:8000"], full) is None
+    assert gunicorn_conf.refusal(["127.0.0.1:8000"], {}) is None
+    for env in ({}, {"DATABASE_URL": full["DATABASE_URL"]}, {"REDIS_URL": full["REDIS_URL"]}):
+        problem = gunicorn_conf.refusal(["127.0.0.1:9000", "0.0.0.0:8000"], env)
+        assert problem is not None and "on 0.0.0.0:8000:" in problem
+    assert gunicorn_conf.refusal(["0.0.0.0:8000"], {"DICEPOST_PUBLIC_EMBEDDED": "1"}) is None
+    assert gunicorn_conf.refusal(["0.0.0.0:8000"], {"DICEPOST_PUBLIC_EMBEDDED": "yes"}) is not None
