@@ -127,7 +127,7 @@ def test_the_installed_wheel_renders_every_page_and_every_mail(image: Image, tmp
     script = work / "render_all.py"
     shutil.copy2(Path(__file__).with_name("render_all.py"), script)
     db_file = work / "render.sqlite3"
-    env = image.env(DATABASE_URL=f"sqlite:///{db_file}", SECRET_KEY="render-all")
+    env = image.env(DATABASE_URL=f"sqlite:///{db_file}", SECRET_KEY="render-all", DICEPOST_LOG_LEVEL="WARNING")
     run([image.bin("dicepost"), "db", "upgrade"], cwd=work, env=env)
     done = subprocess.run([image.bin("python"), str(script), str(db_file)], cwd=work, env=env,
                           capture_output=True, text=True)
