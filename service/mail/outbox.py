@@ -96,8 +96,8 @@ def lease_kept(outbox_id: int, attempt: int) -> Iterator[None]:
 
     def keep() -> None:
         while not done.wait(RENEW_EVERY.total_seconds()):
-            try:
-                with session_scope(app) as session:
+            try:  # in the app's context: its clock and its database
+                with app.app_context(), session_scope(app) as session:
                     if not renew(session, outbox_id, attempt, clock.now()):
                         return
             except Exception:  # the next renewal may get through; the lease covers two misses
