@@ -32,6 +32,7 @@ from typing import Any, TextIO
 from celery import current_task
 from celery.signals import before_task_publish
 from flask import Flask, Response, g, has_request_context, request
+from gunicorn.config import AccessLogFormat
 from gunicorn.glogging import Logger as GunicornBaseLogger
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -152,7 +153,8 @@ class JsonFormatter(logging.Formatter):
 
 
 class _StderrHandler(logging.StreamHandler):
-    """Writes to whatever sys.stderr is at the time (a test's capture, a worker's redirect)."""
+    """Writes to whatever sys.stderr is at the time (a test's capture, say), not the one
+    there was when the handler was made."""
 
     def __init__(self) -> None:
         super().__init__(sys.stderr)
@@ -235,8 +237,6 @@ class GunicornLogger(GunicornBaseLogger):
     the default access-log line."""
 
     def setup(self, cfg: Any) -> None:
-        from gunicorn.config import AccessLogFormat
-
         super().setup(cfg)
         if cfg.access_log_format == AccessLogFormat.default:
             cfg.set("access_log_format", AccessLogFormat.default + " rid=%({x-request-id}o)s")
