@@ -13,8 +13,11 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from service import games, rounds, views
+from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import BadRequest, Invalid, ServiceError
+from service.gm.actions import checked_policy
+from service.openapi import spec
 from service.urls import join_url, player_url
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -99,7 +102,6 @@ def create_game() -> tuple[Response, int]:
     title = data.get("title")
     if title is not None and not isinstance(title, str):
         raise Invalid("title must be text", "title")
-    from service.gm.actions import checked_policy
 
     policy = checked_policy(data["deadline_policy"]) if data.get("deadline_policy") is not None else None
     created = games.create_game(get_session(), data.get("ruleset"), title, seat_specs(data.get("seats")),
@@ -161,13 +163,11 @@ def record(game_id: str) -> Response:
 
 @bp.get("/rulesets")
 def rulesets() -> Response:
-    from service.catalog import rulesets_json
 
     return jsonify(rulesets_json())
 
 
 @bp.get("/openapi.json")
 def openapi() -> Response:
-    from service.openapi import spec
 
     return jsonify(spec())

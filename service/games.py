@@ -16,14 +16,16 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from engine import ForceError, OptionError, Ruleset, UnknownRuleset, chain, find_ruleset
+from engine import ForceError, OptionError, Ruleset, UnknownRuleset, find_ruleset
 from engine.dice import DEFAULT_CHAIN_LENGTH, game_salt
 from engine.steps import run_setup, setup_inputs
 from service import clock
+from service.audit import audit
+from service.dice_keys import new_chain, step_dice
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
 from service.models import Game, Seat
 from service.notify import queue_mail
-from service.progress import audit, record_step, step_dice
+from service.progress import record_step
 from service.tokens import new_game_id, new_token, token_hash
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
@@ -132,14 +134,13 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
     title = (title or "").strip() or f"{ruleset.info.title} game"
     if len(title) > 200:
         raise Invalid("title: at most 200 characters", "title")
-    tip = secrets.token_bytes(32)
-    commitment = chain(tip, length)[0].hex()
+    tip, commitment = new_chain(length)
     gm_token = new_token()
     with session.begin():
         game_id = _free_game_id(session)
         game = Game(id=game_id, ruleset=ruleset.info.id, title=title,
                     options={**opts, "chain_length": length}, public=public, status="waiting",
-                    chain_tip=tip.hex(), chain_length=length, commitment=commitment,
+                    chain_tip=tip, chain_length=length, commitment=commitment,
                     current_round=0, gm_token_hash=token_hash(gm_token), created_at=clock.now(),
                     deadline_policy=deadline_policy)  # checked by service.gm.actions.checked_policy
         session.add(game)

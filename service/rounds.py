@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,18 +21,21 @@ from sqlalchemy.orm.attributes import set_committed_value
 from engine import OrderErrors, find_ruleset, round_inputs, run_round
 from engine.orders import format_orders
 from service import clock
+from service.audit import audit
+from service.dice_keys import step_dice
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused, Unauthorized
 from service.faults import pause_point
 from service.integrity import DamagedData, damaged, latest_state, mark_damaged
-from service.models import Game, Round, Seat, Submission
+from service.models import Game, Round, Seat
 from service.notify import queue_mail
-from service.progress import audit, record_step, step_dice
+from service.progress import record_step
+from service.submissions import latest_of, latest_submissions, round_submissions, store_submission
 from service.timekeeping.closing import early_close_allowed, mark_ready
 from service.timekeeping.state import read_schedules
 from service.tokens import token_hash
 
 log = logging.getLogger(__name__)
-SOURCES = ("web", "api", "mail")
+SOURCES = ("web", "api", "mail")  # what a player submits through (bots: service.timekeeping.bots)
 
 
 @dataclass(frozen=True)
@@ -70,24 +72,6 @@ def lock_round(session: Session, game_id: str, number: int) -> Round | None:
                            .with_for_update()).first()
 
 
-def latest_submissions(session: Session, round_id: int) -> dict[int, Submission]:
-    """seat id → its latest submission of the round (the one that counts).
-
-    A version with an empty accepted text is a withdrawal (mail's CLEAR; a real
-    submission is never empty, format_orders writes "pass"): that seat has none.
-    """
-    return _latest(session.scalars(select(Submission).where(Submission.round_id == round_id)
-                                   .order_by(Submission.version)).all())
-
-
-def _latest(subs: Sequence[Submission]) -> dict[int, Submission]:
-    """latest_submissions of these rows (every version of a round, oldest first)."""
-    latest: dict[int, Submission] = {}
-    for sub in subs:
-        latest[sub.seat_id] = sub
-    return {seat_id: sub for seat_id, sub in latest.items() if sub.accepted}
-
-
 def submit(session: Session, game_id: str, token: str | None, round_number: Any, text: Any,
            source: str, seat_id: int | None = None) -> Accepted:
     """seat_id: a seat proven another way than by its player token (a signed mail token)."""
@@ -115,19 +99,16 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         except OrderErrors as exc:
             raise OrdersRefused([e.to_json() for e in exc.errors]) from None
         # Every version of the round, listed once (the round is locked: nobody adds one meanwhile).
-        subs = list(session.scalars(select(Submission).where(Submission.round_id == rnd.id)
-                                    .order_by(Submission.version)))
+        subs = round_submissions(session, rnd.id)
         read_schedules(session, game)  # before the new rows: the early-close check needs no flush
-        version = 1 + max((sub.version for sub in subs if sub.seat_id == seat.id), default=0)
         accepted = format_orders(orders)
-        mine = Submission(seat_id=seat.id, round_id=rnd.id, version=version, text=text,
-                          accepted=accepted, source=source, created_at=clock.now())
-        session.add(mine)
+        mine = store_submission(session, rnd, seat, text, accepted, source, clock.now(), known=subs)
+        version = mine.version
         audit(session, game_id, seat.name, "submitted",
               {"round": rnd.number, "version": version, "source": source})
         queue_mail(session, game, seat, "confirmation",
                    {"round": rnd.number, "version": version, "accepted": accepted, "source": source})
-        submitted = _latest([*subs, mine])
+        submitted = latest_of([*subs, mine])
         names = {s.id: s.name for s in game.seats}
         done = {names[seat_id] for seat_id in submitted}
         ready = (rnd.status == "open" and early_close_allowed(session, game, rnd, done)

@@ -16,8 +16,10 @@ from sqlalchemy import or_, select
 
 from service import clock
 from service.db import session_scope
+from service.mail.imap import poll_configured as poll_mail
 from service.models import Outbox, Round
 from service.tasks import send_mail, send_rounds
+from service.timekeeping.sweep import sweep_schedule
 
 log = logging.getLogger(__name__)
 READY_GRACE = timedelta(seconds=5)  # a fresh doorbell is probably still on its way
@@ -38,8 +40,6 @@ def lost_work(grace: timedelta = READY_GRACE) -> tuple[list[tuple[str, int]], li
 
 
 def sweep_and_ring() -> dict[str, int]:
-    from service.mail.imap import poll_configured as poll_mail
-    from service.timekeeping.sweep import sweep_schedule  # due rounds, missed turns, reminders
 
     schedule = sweep_schedule()
     rounds, mail = lost_work()

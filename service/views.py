@@ -14,11 +14,11 @@ from sqlalchemy.orm import Session
 from engine import Board, find_ruleset
 from engine.record import build_record
 from service import statecache
+from service.audit import record_extra
 from service.errors import NotFound
 from service.integrity import check_steps, latest_state, loaded_state
 from service.models import Game, Round, Seat, Step
-from service.rounds import latest_submissions
-from service.timekeeping.journal import record_extra
+from service.submissions import latest_submissions
 
 
 def get_game(session: Session, game_id: str) -> Game:
@@ -90,6 +90,12 @@ def orders_json(session: Session, seat: Seat) -> dict[str, Any]:
         current = mine.text if mine else ""
     return {"round": game.current_round if game.status == "active" else None,
             "units": units, "current": current}
+
+
+def latest_step(session: Session, game_id: str) -> Step | None:
+    return session.scalars(
+        select(Step).where(Step.game_id == game_id).order_by(Step.t.desc()).limit(1)
+    ).first()
 
 
 def step_of_round(session: Session, game_id: str, number: int) -> Step:

@@ -32,8 +32,8 @@ from service.dashboard import bp, links
 from service.dashboard.overview import seats_of
 from service.db import get_session
 from service.errors import NotFound
-from service.mail.prefs import PREFS, mail_pref_choice, set_mail_pref
 from service.models import Seat
+from service.seats import PREFS, mail_pref_choice, set_mail_pref
 from service.web.play import Sent, player_context, take_orders
 
 SESSION_KEY = "dashboard_email"

@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from service.audit import log_action
 from service.clock import as_utc, now
 from service.errors import Conflict, Invalid, NotFound
 from service.games import EMAIL_RE
@@ -32,7 +33,6 @@ from service.schedule.durations import DurationError, parse_duration
 from service.schedule.policy import PolicyError, parse_policy, policy_to_json
 from service.timekeeping.closing import close_early_if_done, mark_ready
 from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player
-from service.timekeeping.journal import log_action
 from service.timekeeping.links import takeover_url
 from service.timekeeping.state import open_round, policy_of, seat_schedule
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from service import csrf, rounds
+from service import csrf, rounds, seats
 from service.api import bearer, http_error, json_body, service_error
 from service.db import get_session
 from service.errors import ServiceError
-from service.gm import actions, players
+from service.gm import actions
 from service.gm.actions import Done
 from service.gm.auth import gm_game
 from service.gm.console import console_json
@@ -106,15 +106,15 @@ def policy(game_id: str) -> Response:
 
 @bp.get("/settings")
 def get_settings(game_id: str) -> Response:
-    return jsonify(players.get_settings(get_session(), game_id, bearer()))
+    return jsonify(seats.get_settings(get_session(), game_id, bearer()))
 
 
 @bp.put("/settings")
 def put_settings(game_id: str) -> Response:
-    return jsonify(players.update_settings(get_session(), game_id, bearer(), json_body()))
+    return jsonify(seats.update_settings(get_session(), game_id, bearer(), json_body()))
 
 
 @bp.post("/takeover")
 def takeover(game_id: str) -> Response:
-    seat, token = players.claim_seat(get_session(), game_id, json_body().get("invite_token"))
+    seat, token = seats.claim_seat(get_session(), game_id, json_body().get("invite_token"))
     return jsonify({"seat": seat, "player_token": token})

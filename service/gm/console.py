@@ -6,12 +6,12 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from service.audit import schedule_entries
 from service.gm.auth import gm_game
 from service.integrity import damage_reports
 from service.mail.outbox import failed_mail
 from service.schedule.durations import format_duration
 from service.schedule.policy import policy_to_json
-from service.timekeeping.journal import schedule_entries
 from service.timekeeping.state import open_round, policy_of, reminder_lead, seat_schedule, submitted_names
 
 

@@ -10,9 +10,11 @@ from flask import Blueprint, flash, get_flashed_messages, redirect, render_templ
 from werkzeug.wrappers import Response
 
 from service import jsonlimits as limited_json
+from service import seats
+from service.audit import schedule_entries
 from service.db import get_session
 from service.errors import Invalid, ServiceError
-from service.gm import actions, players
+from service.gm import actions
 from service.gm.console import console_json
 from service.urls import player_url
 
@@ -76,7 +78,7 @@ def act(game_id: str, token: str, action: str) -> Response:
 def takeover(game_id: str, invite: str) -> str:
     if request.method == "GET":
         return render_template("web/gm_takeover.html", game_id=game_id, invite=invite, taken=None)
-    seat, token = players.claim_seat(get_session(), game_id, invite)
+    seat, token = seats.claim_seat(get_session(), game_id, invite)
     return render_template("web/gm_takeover.html", game_id=game_id, invite=invite,
                            taken={"seat": seat, "token": token, "url": player_url(game_id, token)})
 
@@ -84,9 +86,4 @@ def takeover(game_id: str, invite: str) -> str:
 @bp.app_context_processor
 def schedule_helpers() -> dict[str, object]:
     """`schedule_log(game_id)` for the public game page's list of GM and schedule entries."""
-    from service.timekeeping.journal import schedule_entries
-
     return {"schedule_log": lambda game_id: schedule_entries(get_session(), game_id)}
-
-
-from service.gm import settings_page  # noqa: E402,F401  (its route registers on bp)

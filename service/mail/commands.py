@@ -7,7 +7,7 @@
     HELP         how to play by mail (also the answer to a mail with nothing in it)
     JOIN         take the seat an invitation offered (default force, server entropy)
     UNSUBSCRIBE  no more mail of this game (mail preference "none")
-    WAIT ON|OFF  the wait flag            } through service.gm.players.update_seat_settings,
+    WAIT ON|OFF  the wait flag            } through service.seats.update_seat_settings,
     AWAY <from> <to> | AWAY CLEAR         } the settings API's own checks and messages;
     REMIND <duration>  the reminder lead  } the answer shows what is now set
 
@@ -25,11 +25,11 @@ from sqlalchemy.orm import Session
 
 from service import games, rounds, urls
 from service.errors import Invalid, OrdersRefused, ServiceError
-from service.gm.players import seat_settings, update_seat_settings
 from service.mail.reply_text import Reply
 from service.mail.withdraw import withdraw
 from service.models import Game, Seat
 from service.notify import WANTS
+from service.seats import claim_open_seat, seat_settings, update_seat_settings
 
 
 @dataclass
@@ -73,7 +73,6 @@ def _clear(session: Session, seat: Seat) -> Done:
 
 
 def _join(session: Session, seat: Seat) -> Done:
-    from service.gm.players import claim_open_seat  # a replacement taking an open seat
 
     taken = claim_open_seat(session, seat.id)
     if taken is not None:

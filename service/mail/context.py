@@ -18,18 +18,18 @@ from sqlalchemy.orm import Session
 from engine import Board, find_ruleset
 from engine.dice import chain_link_ok
 from service import statecache, urls
+from service.dashboard.links import mail_context
 from service.mail.headers import plus_address
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
 from service.models import Game, Outbox, Round, Seat, Step
-from service.progress import latest_step
 from service.render.ascii_grid import ascii_board
 from service.render.grid_legend import natural_key
 from service.render.html_table_grid import html_board
-from service.rounds import latest_submissions
 from service.schedule.durations import DurationError, describe_duration, parse_duration
+from service.submissions import latest_submissions
 from service.verify_page import verify_link
-from service.views import board_of, current_round
+from service.views import board_of, current_round, latest_step
 
 EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
 
@@ -224,7 +224,6 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
     if row.kind == "reminder":
         ctx["lead_words"] = lead_words(payload.get("lead"))
     if row.kind == "login":
-        from service.dashboard.links import mail_context
 
         ctx.update(mail_context(session, payload, settings.secret_key))
     if row.kind in ("status", "reminder", "confirmation", "help") and game is not None and seat is not None:

@@ -28,10 +28,10 @@ from service.db import get_session
 from service.errors import NotFound
 from service.mail.identify import verified_seat
 from service.mail.inbound import MAX_RAW_BYTES, receive
-from service.mail.prefs import PREFS, set_mail_pref
 from service.mail.settings import mail_settings
 from service.mail.stored import Readable, readable, reply_raw
 from service.models import Seat, StoredMail
+from service.seats import PREFS, set_mail_pref
 
 bp = Blueprint("mail", __name__)
 

@@ -1,7 +1,7 @@
 """Withdrawing a seat's orders for the open round (the mail command CLEAR).
 
 Every version of a player's orders is kept, so a withdrawal is one more version with
-an empty text; service.rounds.latest_submissions counts such a seat as having no
+an empty text; service.submissions.latest_submissions counts such a seat as having no
 orders. Under the same round lock the resolution takes, a round that has closed
 (ready: everyone was in, or its deadline passed) refuses the withdrawal, so the
 orders the closing counted are the orders that are resolved.
@@ -9,14 +9,14 @@ orders the closing counted are the orders that are resolved.
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from service import clock
+from service.audit import audit
 from service.errors import Conflict, NotFound
-from service.models import Seat, Submission
-from service.progress import audit
-from service.rounds import latest_submissions, lock_round
+from service.models import Seat
+from service.rounds import lock_round
+from service.submissions import latest_submissions, store_submission
 
 
 def withdraw(session: Session, seat_id: int) -> tuple[int, bool]:
@@ -33,9 +33,6 @@ def withdraw(session: Session, seat_id: int) -> tuple[int, bool]:
             raise Conflict(f"round {rnd.number} has closed and is being resolved; your orders stand")
         if latest_submissions(session, rnd.id).get(seat.id) is None:
             return rnd.number, False
-        version = 1 + int(session.scalar(select(func.max(Submission.version)).where(
-            Submission.round_id == rnd.id, Submission.seat_id == seat.id)) or 0)
-        session.add(Submission(seat_id=seat.id, round_id=rnd.id, version=version, text="", accepted="",
-                               source="mail", created_at=clock.now()))
-        audit(session, game.id, seat.name, "withdrew", {"round": rnd.number, "version": version})
+        sub = store_submission(session, rnd, seat, "", "", "mail", clock.now())
+        audit(session, game.id, seat.name, "withdrew", {"round": rnd.number, "version": sub.version})
         return rnd.number, True

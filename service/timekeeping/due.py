@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from service.audit import log_action
 from service.models import Game, Round, Seat
 from service.notify import queue_mail
 from service.rounds import lock_round
@@ -21,7 +22,6 @@ from service.schedule.deadlines import extended_deadline
 from service.schedule.nmr import plan_missed_turns
 from service.timekeeping.bots import submit_for_bot
 from service.timekeeping.closing import close_early_if_done, early_close_allowed, mark_ready
-from service.timekeeping.journal import log_action
 from service.timekeeping.links import takeover_url
 from service.timekeeping.state import (
     expected_humans,

@@ -12,6 +12,7 @@ from service.models import Game, Round, RoundSchedule, Seat, SeatSchedule
 from service.schedule.absences import Absence, parse_absences
 from service.schedule.policy import DeadlinePolicy, parse_policy
 from service.schedule.reminders import DEFAULT_LEAD
+from service.submissions import latest_submissions
 
 
 def policy_of(game: Game) -> DeadlinePolicy:
@@ -100,7 +101,6 @@ def expected_humans(session: Session, game: Game, rnd: Round) -> list[Seat]:
 
 
 def submitted_names(session: Session, game: Game, rnd: Round) -> set[str]:
-    from service.rounds import latest_submissions  # a withdrawal (mail CLEAR) leaves a seat with none
 
     ids = set(latest_submissions(session, rnd.id))
     return {s.name for s in game.seats if s.id in ids}

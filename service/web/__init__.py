@@ -5,16 +5,15 @@ from __future__ import annotations
 from flask import Blueprint, render_template
 
 from service.errors import ServiceError
+from service.render.grid_legend import mark_text, piece_rows
+from service.render.svg import board_caption
+from service.web.deadlines import deadline_text
 
 bp = Blueprint("web", __name__)
 
 
 @bp.app_context_processor
 def board_helpers() -> dict[str, object]:
-    from service.render.grid_legend import mark_text, piece_rows
-    from service.render.svg import board_caption
-    from service.web.deadlines import deadline_text
-
     return {"piece_rows": piece_rows, "mark_text": mark_text, "board_caption": board_caption,
             "deadline_text": deadline_text}
 
@@ -24,4 +23,4 @@ def service_error(exc: ServiceError) -> tuple[str, int]:
     return render_template("web/error.html", error=exc), exc.status
 
 
-from service.web import mailbox, pages, play  # noqa: E402,F401  (routes register on bp)
+from service.web import mailbox, pages, play, settings  # noqa: E402,F401  (routes register on bp)

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from engine import Board
 from engine.dice import chain_link_ok
 from service.models import Game, Round, Seat, Step
-from service.views import board_of, current_round, get_game, submitted_names
+from service.views import board_of, current_round, get_game, step_of_round, submitted_names
 
 
 @dataclass
@@ -68,7 +68,6 @@ class RoundPage:
 
 
 def round_page(session: Session, game_id: str, number: int) -> RoundPage:
-    from service.views import step_of_round
 
     with session.begin():
         game = get_game(session, game_id)

@@ -14,11 +14,11 @@ from service import jsonlimits as limited_json
 from service.db import get_session
 from service.errors import Invalid, OrdersRefused, ServiceError
 from service.models import Game, Seat
-from service.progress import latest_step
 from service.render.grid_legend import natural_key
 from service.render.svg import board_caption, board_svg
+from service.submissions import latest_submissions
 from service.urls import player_url
-from service.views import board_of, current_round, orders_json
+from service.views import board_of, current_round, latest_step, orders_json
 from service.web import bp
 from service.web.order_form import order_form, order_text
 
@@ -58,7 +58,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
     session = get_session()
     game = seat.game
     rnd = current_round(session, game)
-    latest = rounds.latest_submissions(session, rnd.id).get(seat.id) if rnd else None
+    latest = latest_submissions(session, rnd.id).get(seat.id) if rnd else None
     board = board_of(game, latest_step(session, game.id))
     orders = orders_json(session, seat)
     return {

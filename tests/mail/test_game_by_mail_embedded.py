@@ -13,7 +13,7 @@ from engine.dice import PROFILE, H
 from service.db import session_scope
 from service.mail.inbound import receive
 from service.models import Game
-from service.progress import latest_step
+from service.views import latest_step
 from tests.mail.mail_world import MailPlayer, html_of, stored_mail, text_of
 
 SEATS = ("alice", "bob")

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from service.db import session_scope
 from service.mail.inbound import process_pending
 from service.models import InboundMail, Outbox, Round, StoredMail, Submission
-from service.rounds import latest_submissions
+from service.submissions import latest_submissions
 from tests.mail import client_mails
 from tests.mail.mail_world import html_of, parse, text_of
 

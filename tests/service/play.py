@@ -37,7 +37,7 @@ class Table:
                                json={"round": self.status()["round"] if number is None else number, "orders": orders})
 
     def state(self, app: Flask) -> dict[str, Any]:
-        from service.progress import latest_step
+        from service.views import latest_step
 
         with session_scope(app) as s, s.begin():
             step = latest_step(s, self.id)

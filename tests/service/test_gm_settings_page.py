@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.errors import Invalid
-from service.gm.settings_page import absences_from_text, absences_to_text
+from service.web.settings import absences_from_text, absences_to_text
 from tests.service.schedule_world import World
 
 

@@ -1,7 +1,8 @@
-"""Audit entries for schedule and GM actions, stamped by the app's clock.
+"""The audit log: one row per thing that happened to a game, who did it and when.
 
-The entries written here are the ones shown on the game page, the GM page and in the record
-(`schedule_entries`): GM actions, missed turns and what the schedule did about them.
+`audit` records the lifecycle (created, joined, submitted, finished, ...). `log_action`
+records schedule and GM actions, stamped by the app's clock: those are the entries shown
+on the game page, the GM page and in the record (`schedule_entries`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ SCHEDULE_ACTIONS = (
     "seat_claimed", "deadline_closed", "deadline_extended", "missed_turn",
     "seat_to_bot", "seat_opened", "bot_orders",
 )
+
+
+def audit(session: Session, game_id: str | None, actor: str, action: str,
+          detail: dict[str, Any] | None = None) -> None:
+    session.add(AuditLog(game_id=game_id, actor=actor, action=action, detail=detail or {}))
 
 
 def log_action(session: Session, game_id: str, actor: str, action: str,

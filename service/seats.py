@@ -4,7 +4,8 @@ and how a replacement takes over an open seat.
 Settings: `wait` true keeps the round open until its deadline even when everyone is in;
 `reminder_lead` an ISO 8601 duration (PT0S: no reminders); `absences` a list of
 {"from", "to"} dates; `mail_pref` the seat's mail preference ("all", "results" or "none",
-set by service.mail.prefs as on the mail preferences page). A change of absences
+checked by `mail_pref_choice` here, for the mail preferences page, the dashboard and the
+settings API and form alike). A change of absences
 re-stretches the open round's deadline when it now falls inside one (never shortens it;
 the game's absence limit applies).
 """
@@ -17,10 +18,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from service.audit import log_action
 from service.clock import now
 from service.errors import BadRequest, Conflict, Invalid, NotFound
 from service.games import seat_by_invite
-from service.mail.prefs import mail_pref_choice, set_mail_pref
 from service.models import Game, Round, Seat, SeatSchedule
 from service.rounds import seat_by_token
 from service.schedule.absences import parse_absences, stretch_for_absences
@@ -28,7 +29,6 @@ from service.schedule.deadlines import outside_quiet_hours, rule_deadline
 from service.schedule.durations import format_duration
 from service.schedule.reminders import parse_lead
 from service.timekeeping.closing import close_early_if_done
-from service.timekeeping.journal import log_action
 from service.timekeeping.state import (
     absences_of,
     expected_humans,
@@ -40,6 +40,23 @@ from service.timekeeping.state import (
 from service.tokens import new_token, token_hash
 
 SETTINGS = ("wait", "reminder_lead", "absences", "mail_pref")
+
+
+PREFS = {"all": "every mail", "results": "results only (results, game over, invitations)",
+         "none": "no mail"}
+
+
+def mail_pref_choice(value: Any) -> str:
+    """The preference named by `value`, or BadRequest naming the field mail_pref."""
+    if not isinstance(value, str) or value not in PREFS:
+        raise BadRequest("mail_pref: choose one of: " + ", ".join(PREFS), "mail_pref")
+    return value
+
+
+def set_mail_pref(seat: Seat, value: Any) -> str:
+    """Check and store the seat's preference (the caller owns the transaction)."""
+    seat.mail_pref = mail_pref_choice(value)
+    return seat.mail_pref
 
 
 def settings_json(row: SeatSchedule) -> dict[str, Any]:

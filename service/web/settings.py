@@ -1,6 +1,6 @@
 """A player's schedule settings as a web form (/games/<id>/player/<token>/schedule):
 wait flag, reminder lead, absences and mail preference, stored by
-service.gm.players.update_settings."""
+service.seats.update_settings."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 
 from flask import render_template, request
 
+from service import seats
 from service.db import get_session
 from service.errors import Invalid, ServiceError
-from service.gm import players
-from service.gm.pages import bp
-from service.mail.prefs import PREFS
+from service.seats import PREFS
+from service.web import bp
 
 
 def absences_from_text(text: str) -> list[dict[str, str]]:
@@ -45,7 +45,7 @@ def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
                     "reminder_lead": request.form.get("reminder_lead", "").strip(),
                     "absences": absences_from_text(request.form.get("absences", "")),
                     "mail_pref": request.form.get("mail_pref", "")}
-            current = players.update_settings(session, game_id, token, data)
+            current = seats.update_settings(session, game_id, token, data)
             message = "Saved."
         except ServiceError as exc:
             if exc.status in (401, 404):
@@ -53,7 +53,7 @@ def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
             error = exc
             form = dict(request.form)
     if error is None:
-        current = players.get_settings(session, game_id, token)
+        current = seats.get_settings(session, game_id, token)
         form = {"wait": current["wait"], "reminder_lead": current["reminder_lead"],
                 "absences": absences_to_text(current["absences"]), "mail_pref": current["mail_pref"]}
     page = render_template("web/gm_settings.html", game_id=game_id, token=token, form=form,

@@ -1,0 +1,59 @@
+"""Stored orders: every version a seat sends in a round, and which one counts.
+
+`store_submission` is the one place a `Submission` row is made (web, API, mail, bot and
+a mail's withdrawal) and the one place its version is counted: versions of a seat in a
+round are 1, 2, 3, ... under the round's lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from service.models import Round, Seat, Submission
+
+SOURCES = ("web", "api", "mail", "bot")
+
+
+def store_submission(session: Session, rnd: Round, seat: Seat, text: str, accepted: str, source: str,
+                     at: datetime, known: Sequence[Submission] | None = None) -> Submission:
+    """Add the seat's next version of its orders for the round (the caller holds the round's
+    lock). An empty `accepted` is a withdrawal. `known`: every submission of the round, when
+    the caller has already read them (saves a query)."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown submission source {source!r}")
+    if known is None:
+        last = int(session.scalar(select(func.max(Submission.version)).where(
+            Submission.round_id == rnd.id, Submission.seat_id == seat.id)) or 0)
+    else:
+        last = max((sub.version for sub in known if sub.seat_id == seat.id), default=0)
+    sub = Submission(seat_id=seat.id, round_id=rnd.id, version=last + 1, text=text, accepted=accepted,
+                     source=source, created_at=at)
+    session.add(sub)
+    return sub
+
+
+def round_submissions(session: Session, round_id: int) -> list[Submission]:
+    """Every version of the round, oldest first."""
+    return list(session.scalars(select(Submission).where(Submission.round_id == round_id)
+                                .order_by(Submission.version)))
+
+
+def latest_submissions(session: Session, round_id: int) -> dict[int, Submission]:
+    """seat id → its latest submission of the round (the one that counts).
+
+    A version with an empty accepted text is a withdrawal (mail's CLEAR; a real
+    submission is never empty, format_orders writes "pass"): that seat has none.
+    """
+    return latest_of(round_submissions(session, round_id))
+
+
+def latest_of(subs: Sequence[Submission]) -> dict[int, Submission]:
+    """latest_submissions of these rows (every version of a round, oldest first)."""
+    latest: dict[int, Submission] = {}
+    for sub in subs:
+        latest[sub.seat_id] = sub
+    return {seat_id: sub for seat_id, sub in latest.items() if sub.accepted}
