@@ -240,7 +240,7 @@ class LoginLink(Base):
 
     Only the SHA-256 of a link's token is looked up; the token itself is never stored. The
     mail that carries it re-derives it from the row's salt and the app's SECRET_KEY
-    (service.dashboard.links), so neither this table nor the outbox holds a usable link.
+    (service.signin), so neither this table nor the outbox holds a usable link.
     """
 
     __tablename__ = "login_links"

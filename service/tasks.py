@@ -133,7 +133,7 @@ def send_mail(app: Flask, outbox_ids: Iterable[int], together: bool = False) -> 
 
 
 def send_signin_link(app: Flask, email: str) -> None:
-    """The sign-in form's one task, the same for every address (service.dashboard.links).
+    """The sign-in form's one task, the same for every address (service.signin).
     Nothing records it: if it cannot be sent, the player asks for a link again."""
     _send(app, ISSUE_SIGNIN_LINK, (email,), app.config["QUEUES"]["mail"], "a sign-in link")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from flask import current_app, has_request_context, request, url_for
 
@@ -44,3 +45,8 @@ def game_url(game_id: str) -> str:
 
 def record_url(game_id: str) -> str:
     return absolute("api.record", game_id=game_id)
+
+
+def verify_link(record_url: str, page: str = "/verify") -> str:
+    """The "check these dice" link: the verifier page with `?record=<record url>`."""
+    return f"{page}?record={quote(record_url, safe='/:')}"

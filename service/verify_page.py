@@ -21,11 +21,11 @@ import hashlib
 import re
 from functools import lru_cache
 from importlib import resources
-from urllib.parse import quote
 
 from flask import Blueprint, Response, request
 
 from engine.dice import chain_link_ok
+from service.urls import verify_link
 
 bp = Blueprint("verify_page", __name__)
 
@@ -84,10 +84,7 @@ def record_is_readable_anywhere(response: Response) -> Response:
     return response
 
 
-@bp.app_template_global()
-def verify_link(record_url: str, page: str = "/verify") -> str:
-    """The "check these dice" link: the verifier page with `?record=<record url>`."""
-    return f"{page}?record={quote(record_url, safe='/:')}"
+bp.add_app_template_global(verify_link)
 
 
 @bp.app_template_global()

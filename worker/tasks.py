@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from service import rounds, sweeper
-from service.dashboard import links
+from service import rounds, signin, sweeper
 from service.db import session_scope
 from service.mail import outbox
 
@@ -33,7 +32,7 @@ def deliver_mails(outbox_ids: list[int]) -> None:
 @shared_task(name="worker.tasks.issue_signin_link", ignore_result=True)
 def issue_signin_link(email: str) -> bool:
     """Queue a sign-in mail if the address plays here (the form answered already)."""
-    return links.issue_now(email)
+    return signin.issue_now(email)
 
 
 @shared_task(name="worker.tasks.sweep", ignore_result=True)

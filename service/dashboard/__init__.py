@@ -1,7 +1,7 @@
-"""A player's own dashboard, signed in with a one-time link sent by mail (issue 12).
+"""A player's own dashboard, signed in with a one-time link sent by mail.
 
-models.py (login_links), links.py (issue and spend links, the mail's context),
-overview.py (a player's games), pages.py (the routes).
+overview.py (a player's games), pages.py (the routes); the links themselves are
+issued and spent by service.signin.
 """
 
 from __future__ import annotations

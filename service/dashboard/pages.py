@@ -28,7 +28,8 @@ from flask import (
 from werkzeug.wrappers import Response
 
 from service import clock
-from service.dashboard import bp, links
+from service import signin as signin_links
+from service.dashboard import bp
 from service.dashboard.overview import seats_of
 from service.db import get_session
 from service.errors import NotFound
@@ -56,14 +57,15 @@ def _email() -> str:
 @bp.route("/signin", methods=["GET", "POST"])
 def signin() -> Response:
     """The answer is the same for every address and is sent before any work on it: whether
-    the address plays here is looked up afterwards (links.hand_off), so neither the page
+    the address plays here is looked up afterwards (service.signin.hand_off), so neither the page
     nor its timing says (issuing and mailing a link takes several times a lookup's time)."""
     email = request.form.get("email", "")
-    issued = links.Issued(True, clock.now() + links.LIFETIME) if request.method == "POST" else None
+    posted = request.method == "POST"
+    issued = signin_links.Issued(True, clock.now() + signin_links.LIFETIME) if posted else None
     response = make_response(render_template("dashboard/signin.html", issued=issued, email=email,
-                                             minutes=int(links.LIFETIME.total_seconds() // 60)))
+                                             minutes=int(signin_links.LIFETIME.total_seconds() // 60)))
     if issued is not None:
-        response.call_on_close(copy_current_request_context(partial(links.hand_off, email)))
+        response.call_on_close(copy_current_request_context(partial(signin_links.hand_off, email)))
     return response
 
 
@@ -73,8 +75,8 @@ def signin_link(token: str) -> Response | tuple[str, int] | str:
         return render_template("dashboard/confirm.html", token=token)
     db = get_session()
     with db.begin():
-        email = links.spend(db, token)
-        known = email is not None or links.issued_here(db, token)
+        email = signin_links.spend(db, token)
+        known = email is not None or signin_links.issued_here(db, token)
     if email is None:  # 410 for a spent or expired link; 404 (counted by service.ratelimit) for a guess
         return render_template("dashboard/confirm.html", token=token, spent=True), 410 if known else 404
     session.clear()

@@ -18,7 +18,6 @@ from sqlalchemy.orm import Session
 from engine import Board, find_ruleset
 from engine.dice import chain_link_ok
 from service import statecache, urls
-from service.dashboard.links import mail_context
 from service.mail.headers import plus_address
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
@@ -27,8 +26,8 @@ from service.render.ascii_grid import ascii_board
 from service.render.grid_legend import natural_key
 from service.render.html_table_grid import html_board
 from service.schedule.durations import DurationError, describe_duration, parse_duration
+from service.signin import mail_context
 from service.submissions import latest_submissions
-from service.verify_page import verify_link
 from service.views import board_of, current_round, latest_step
 
 EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
@@ -48,7 +47,7 @@ def lead_words(lead: object) -> str:
 
 def verify_url(record_url: str) -> str:
     """The "check these dice" link: the verifier page, absolute, loading the record."""
-    return verify_link(record_url, page=f"{urls.base_url()}/verify")
+    return urls.verify_link(record_url, page=f"{urls.base_url()}/verify")
 
 
 def seat_links(settings: MailSettings, seat: Seat) -> dict[str, str]:

@@ -11,9 +11,9 @@ from flask import Flask
 from sqlalchemy import event, select
 
 from service import clock, create_app
-from service.dashboard.links import LIFETIME, MAX_OPEN_LINKS
 from service.db import engine_of, session_scope
 from service.models import LoginLink, Outbox, StoredMail
+from service.signin import LIFETIME, MAX_OPEN_LINKS
 from service.tokens import token_hash
 from tests.conftest import WorkerProcess, empty_tables, full_config, wait_for
 
