@@ -10,7 +10,7 @@ state type: it stores `dump(state)` (JSON) and its canonical hash.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
@@ -55,13 +55,19 @@ class OptionSpec:
     name: str
     default: Any
     doc: str
-    kind: Literal["int", "bool", "choice", "str"] = "int"
+    kind: Literal["int", "bool", "choice", "str", "json"] = "int"
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    # kind "json": checks a JSON value and returns it normalised, raising OptionError
+    # (named by the path of the bad field) for anything it refuses.
+    check: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def coerce(self, value: Any) -> Any:
         """Check one given value; raise OptionError naming this option."""
+        if self.kind == "json":
+            assert self.check is not None, f"option {self.name} of kind json needs a check"
+            return self.check(value)
         if self.kind == "bool":
             if isinstance(value, bool):
                 return value

@@ -193,3 +193,42 @@ def test_the_public_rulesets_function_survives_importing_the_rulesets_package() 
     from engine import rulesets
 
     assert [r.info.id for r in rulesets()] == engine.ruleset_ids()
+
+
+HOUSE_TYPES = [
+    {"name": "berserker", "cost": 1, "effects": {"power_counterattacking": 2}},
+    {"name": "archer", "cost": 2, "effects": {"min_range": 2, "max_range": 3}},
+    {"name": "drummer", "cost": 1, "effects": {"support_dice": 1, "steady": 1}},
+    {"name": "sturdy", "cost": 2, "effects": {"endurance": 2, "defence_per_enemy": 1}},
+]
+HOUSE_FORCE = {"units": [
+    {"name": "Axe", "pw": 2, "types": ["berserker"]},
+    {"name": "Bow", "types": ["archer"]},
+    {"name": "Drum", "types": ["drummer", "runner"]},
+    {"name": "Wall", "types": ["sturdy"]},
+    {"name": "Mortar", "types": ["mortar"]},
+]}
+
+
+@pytest.mark.parametrize("terrain", ["ruins", "scattered"])
+def test_universal_with_house_types_and_terrain_keeps_every_invariant_and_replays(terrain: str) -> None:
+    """A game with its own unit types and terrain, played by both bots, replays exactly."""
+    ruleset = next(r for r in RULESETS if r.info.id == "universal")
+    players = PLAYER_NAMES[:2]
+    options = {"unit_types": HOUSE_TYPES, "terrain": terrain, "budget": 20}
+    for bot in ("random", "greedy"):
+        where = f"universal house {terrain} {bot}"
+        game = play("universal", f"house-{terrain}", players=players, options=options,
+                    forces=dict.fromkeys(players, HOUSE_FORCE), max_rounds=ROUND_CAP,
+                    bots=dict.fromkeys(players, bot))
+        assert game.results[0].state["terrain"], f"{where}: no terrain placed"
+        assert game.results[0].state["options"]["unit_types"] == HOUSE_TYPES
+        for i, result in enumerate(game.results):
+            state = check_state(ruleset, result, f"{where} step {result.t}")
+            check_board(ruleset, state, players, f"{where} step {result.t}")
+            if i % 5 == 0:
+                for player in result.expected:
+                    check_legal_orders(ruleset, state, player, f"{where} step {result.t}")
+        report = replay(game.record)
+        assert report.ok, f"{where}: replay differs: {report.difference}"
+        assert [s.state_hash for s in report.steps] == [r.state_hash for r in game.results]

@@ -3,7 +3,7 @@
 Good enough to finish games (the contract test and the bench rely on that), not clever:
 it takes the attack with the most spare dice over the defence's expected cost, keeps
 units that touch an enemy where they are (they add dice), and walks the rest towards
-the nearest enemy character; Mortars stop 4 squares away.
+the nearest enemy character; Mortars (and custom ranged types) stop at their nearest range.
 """
 
 from __future__ import annotations
@@ -45,11 +45,12 @@ def greedy_orders(state: State, player: str) -> str:
     for unit in mine:
         if unit.id == attacker_id:
             continue
-        if not unit.has("mortar") and any(distance(unit.square, e.square) == 1 for e in enemies):
+        want = state.attack_range(unit)[0]  # the nearest it hits at: 1, a Mortar 4
+        if want == 1 and any(distance(unit.square, e.square) == 1 for e in enemies):
             continue
-        options = [sq for sq in reachable(grid, occ, player, unit.square, unit.movement, diagonals)
+        options = [sq for sq in reachable(grid, occ, player, unit.square, state.movement(unit),
+                                          diagonals, state.steady(unit))
                    if sq not in claimed]
-        want = 4 if unit.has("mortar") else 1
 
         def badness(sq: Square, want: int = want) -> tuple[int, int]:
             return min(abs(distance(sq, t) - want) for t in targets), sq.col * 1000 + sq.row

@@ -36,6 +36,15 @@ class AttackPlan:
 def can_hit(state: State, unit: Unit, target: Unit) -> str | None:
     """Why `unit` cannot strike `target` from where they stand, or None if it can."""
     dist = distance(unit.square, target.square)
+    if state.options.get("unit_types") and not unit.has("mortar"):
+        low, high = state.attack_range(unit)
+        if (low, high) != (1, 1):
+            # A custom type's declared range, like the Mortar's (no line of sight needed).
+            if dist < low:
+                return f"{unit.id} hits only enemies at least {low} squares away, not {target.id}"
+            if high is not None and dist > high:
+                return f"{target.id} is {dist} squares away, beyond {unit.id}'s range of {high}"
+            return None
     if unit.has("mortar"):
         # "Mortar: +3 power, can't hit enemy within 3 squares" (no line of sight needed)
         if dist <= 3:
@@ -52,6 +61,8 @@ def can_hit(state: State, unit: Unit, target: Unit) -> str | None:
 def attack_plan(state: State, attacker: Unit, defender: Unit) -> AttackPlan:
     a, d = attacker.square, defender.square
     helpers = [attacker.id]
+    extra = 0  # custom types' "support_dice" of the attacker's allies that add a die
+    house = bool(state.options.get("unit_types"))
     supporters: list[str] = []
     allies: list[str] = []
     enemies_both = 0
@@ -65,16 +76,27 @@ def attack_plan(state: State, attacker: Unit, defender: Unit) -> AttackPlan:
             helpers.append(u.id)
             if u.side != defender.side:
                 enemies_both += 1
+            if house and u.side == attacker.side:
+                extra += state.bonus(u, "support_dice")
         elif near_a and u.side == attacker.side and u.has("support"):
             # "Support: Can support attack when non-adjacent to enemy, but -1 attack"
             supporters.append(u.id)
+            if house:
+                extra += state.bonus(u, "support_dice")
         if near_d and u.side == defender.side:
             allies.append(u.id)
     streak = state.streaks.get(attacker.side)
     in_a_row = streak[1] + 1 if streak and streak[0] == attacker.id else 0
     bonus = 2 * enemies_both if defender.has("defender") else 0
-    dice = max(0, attacker.power - 1 + len(helpers) + len(supporters))
-    return AttackPlan(dice, defender.d + len(allies) + bonus + in_a_row, tuple(helpers),
+    if not house:
+        dice = max(0, attacker.power - 1 + len(helpers) + len(supporters))
+        defence = defender.d
+    else:
+        bonus += state.bonus(defender, "defence_per_enemy") * enemies_both
+        dice = max(0, state.power(attacker, "attacking") - 1 + len(helpers) + len(supporters)
+                   + extra)
+        defence = state.defence(defender, "defending")
+    return AttackPlan(dice, defence + len(allies) + bonus + in_a_row, tuple(helpers),
                       tuple(supporters), len(supporters), tuple(allies), bonus, in_a_row)
 
 
@@ -89,10 +111,10 @@ def fewest_dice(faces: list[int], target: int, penalty: int = 0) -> tuple[int, i
     return len(faces), 0
 
 
-def counter_dice(defender: Unit, attacker: Unit) -> int:
+def counter_dice(state: State, defender: Unit, attacker: Unit) -> int:
     """"Defender roll dices equal to his power -1 (additional -1 if non-adjacent to attacker)"."""
     far = 0 if distance(defender.square, attacker.square) == 1 else 1
-    return max(0, defender.power - 1 - far)
+    return max(0, state.power(defender, "counterattacking") - 1 - far)
 
 
 def attack(state: State, attacker: Unit, defender: Unit, dice: Dice) -> tuple[list[Event], int]:
@@ -118,18 +140,22 @@ def attack(state: State, attacker: Unit, defender: Unit, dice: Dice) -> tuple[li
 
 def counterattack(state: State, defender: Unit, attacker: Unit, dice: Dice) -> list[Event]:
     """"If no damage is dealt, roll for counterattack" - no adjacency bonuses either way."""
-    reason = can_hit(state, defender, attacker) if defender.has("mortar") else None
-    n = counter_dice(defender, attacker)
+    # A unit with a range of its own (the Mortar, a custom type's) counterattacks within it.
+    ranged = defender.has("mortar") or state.attack_range(defender) != (1, 1)
+    reason = can_hit(state, defender, attacker) if ranged else None
+    n = counter_dice(state, defender, attacker)
     if reason or n == 0:
-        why = reason or f"{defender.id} has no counterattack dice (Pw {defender.power})"
+        why = reason or (f"{defender.id} has no counterattack dice "
+                         f"(Pw {state.power(defender, 'counterattacking')})")
         return [Event("counter", f"No counterattack: {why}.",
                       {"defender": defender.id, "attacker": attacker.id, "dice": 0})]
     faces = dice.roll_many(n, DIE, f"{defender.id} counterattacks {attacker.id}")
-    used, damage = fewest_dice(faces, attacker.d)
+    target = state.defence(attacker, "attacking")
+    used, damage = fewest_dice(faces, target)
     events = [Event("counter", f"{defender.id} counterattacks {attacker.id} with {n} dice "
-                    f"{_faces(faces)} against defence {attacker.d}: {damage} damage",
+                    f"{_faces(faces)} against defence {target}: {damage} damage",
                     {"defender": defender.id, "attacker": attacker.id, "faces": faces,
-                     "used": used, "damage": damage, "defence": attacker.d})]
+                     "used": used, "damage": damage, "defence": target})]
     if damage:
         events += wound(state, attacker, damage, defender)
     return events

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .house import RANGE_EFFECTS, UnitType
+
 UNIT_TYPES = ("mortar", "runner", "support", "defender")
 BASE_EP, BASE_PW, BASE_D = 1, 1, 5
 MAX_UNITS = 40
@@ -36,6 +38,8 @@ class UnitSpec:
     pw: int
     d: int
     types: tuple[str, ...]
+    extra_cost: int = 0  # half points: the custom types' own costs
+    extra_ep: int = 0  # the custom types' endurance
 
 
 def power_cost(bonus: int) -> int:
@@ -73,7 +77,7 @@ def unit_cost(spec: UnitSpec) -> int:
     d = defence_cost(spec.d - BASE_D)
     assert d is not None
     return (BASIC_COST + types_cost(len(spec.types)) + power_cost(spec.pw - BASE_PW) + d
-            + health_cost(spec.ep - BASE_EP))
+            + health_cost(spec.ep - BASE_EP) + spec.extra_cost)
 
 
 def points(half_points: int) -> str:
@@ -94,8 +98,12 @@ def _stat(raw: Mapping[str, Any], key: str, default: int, low: int, high: int, l
     return value
 
 
-def parse_unit(raw: Any, index: int, reasons: list[str]) -> UnitSpec | None:
-    """One unit of a force; appends every problem to reasons (None when unusable)."""
+def parse_unit(raw: Any, index: int, reasons: list[str],
+               custom: Mapping[str, UnitType] | None = None) -> UnitSpec | None:
+    """One unit of a force; appends every problem to reasons (None when unusable).
+    `custom` holds the game's own unit types, usable beside the built-in ones."""
+    custom = custom or {}
+    known = (*UNIT_TYPES, *custom)
     label = f"unit {index + 1}"
     if not isinstance(raw, Mapping):
         reasons.append(f"{label}: must be an object like {{\"pw\": 2, \"types\": [\"runner\"]}}")
@@ -122,20 +130,28 @@ def parse_unit(raw: Any, index: int, reasons: list[str]) -> UnitSpec | None:
     else:
         for t in types_raw:
             low = t.strip().lower()
-            if low not in UNIT_TYPES:
-                reasons.append(f"{label}: {t!r} is not a unit type ({', '.join(UNIT_TYPES)})")
+            if low not in known:
+                reasons.append(f"{label}: {t!r} is not a unit type ({', '.join(known)})")
             elif low in types:
                 reasons.append(f"{label}: unit type {low} is given twice")
             else:
                 types.append(low)
         if len(types_raw) > 2:
             reasons.append(f"{label}: a character has at most two unit types, not {len(types_raw)}")
+        ranged = [t for t in types if t == "mortar" or (
+            t in custom and any(k in custom[t].effects for k in RANGE_EFFECTS))]
+        if len(ranged) > 1:
+            reasons.append(f"{label}: {' and '.join(ranged)} both set the attack range; "
+                           f"a character can have only one of them")
     if len(reasons) > before:
         return None
-    return UnitSpec(name, ep, pw, d, tuple(types))
+    extra_cost = sum(2 * custom[t].cost for t in types if t in custom)
+    extra_ep = sum(custom[t].effects.get("endurance", 0) for t in types if t in custom)
+    return UnitSpec(name, ep, pw, d, tuple(types), extra_cost, extra_ep)
 
 
-def parse_force(force: Any) -> tuple[list[UnitSpec], list[str]]:
+def parse_force(force: Any, custom: Mapping[str, UnitType] | None = None
+                ) -> tuple[list[UnitSpec], list[str]]:
     """The units of a force and every reason it is malformed (budget not checked)."""
     reasons: list[str] = []
     if not isinstance(force, Mapping):
@@ -148,13 +164,14 @@ def parse_force(force: Any) -> tuple[list[UnitSpec], list[str]]:
         return [], [*reasons, "a force needs a non-empty list \"units\""]
     if len(raw_units) > MAX_UNITS:
         return [], [*reasons, f"a force has at most {MAX_UNITS} units, not {len(raw_units)}"]
-    specs = [parse_unit(raw, i, reasons) for i, raw in enumerate(raw_units)]
+    specs = [parse_unit(raw, i, reasons, custom) for i, raw in enumerate(raw_units)]
     return [s for s in specs if s is not None], reasons
 
 
-def validate_force(force: Any, budget: int) -> list[str]:
+def validate_force(force: Any, budget: int, custom: Mapping[str, UnitType] | None = None
+                   ) -> list[str]:
     """Every reason the force is refused, including the exact cost when over budget."""
-    specs, reasons = parse_force(force)
+    specs, reasons = parse_force(force, custom)
     if reasons:
         return reasons
     costs = [unit_cost(s) for s in specs]

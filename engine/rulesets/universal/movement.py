@@ -6,6 +6,10 @@ adjacent to an enemy costs 3; a unit has 4 (a Runner 6). A path is legal while i
 is within the budget, so the half square left after a 1.5 step "is rounded down" and
 lost: with movement 2, entering an enemy-adjacent square ends the move. Units never
 enter or pass through an occupied square (one unit per square).
+
+Terrain (option `terrain`): a wall square cannot be entered; a rough square costs 1.5 to
+enter, like a square next to an enemy (the two do not add up: a square is 1.5 at most). A
+unit of a custom "steady" type enters squares next to an enemy at the plain cost of 1.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from engine.grid import Cost, Grid, Path, Square, StepCost
 
 STEP = 2
 STEP_NEAR_ENEMY = 3
+WALL = "wall"  # blocks movement (the Grid's default blocking kind) and sight
+ROUGH = "rough"  # costs STEP_NEAR_ENEMY to enter
 
 
 _AROUND = tuple((dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1))
@@ -35,31 +41,39 @@ def enemy_zone(state_units: dict[Square, str], side: str, near: Square | None = 
     return {(c + dc, r + dr) for c, r in enemies for dc, dr in _AROUND}
 
 
-def step_cost_for(owners: dict[Square, str], side: str, start: Square, budget: int) -> StepCost:
+def step_cost_for(owners: dict[Square, str], side: str, start: Square, budget: int,
+                  terrain: dict[Square, str] | None = None, steady: bool = False) -> StepCost:
     """The cost of one step for the unit of `side` standing on `start` (the square it
-    leaves is free to it) in a search within `budget`, given every occupied square's side."""
+    leaves is free to it) in a search within `budget`, given every occupied square's side
+    and the grid's terrain (walls are the grid's to refuse)."""
     # Such a search asks about squares at most budget // STEP + 1 squares away (a step
     # costs at least STEP), so only enemies one square further can put them in the zone.
-    zone = enemy_zone(owners, side, start, budget // STEP + 2)
+    zone: set[tuple[int, int]] = set() if steady else enemy_zone(owners, side, start,
+                                                                  budget // STEP + 2)
+    rough = terrain or {}
 
     def cost(_frm: Square, to: Square) -> Cost | None:
         if to in owners and to != start:
             return None
-        return STEP_NEAR_ENEMY if to in zone else STEP
+        if to in zone or (rough and rough.get(to) == ROUGH):
+            return STEP_NEAR_ENEMY
+        return STEP
 
     return cost
 
 
 def reachable(grid: Grid, owners: dict[Square, str], side: str, start: Square, budget: int,
-              diagonals: bool) -> dict[Square, tuple[Cost, Square | None]]:
+              diagonals: bool, steady: bool = False) -> dict[Square, tuple[Cost, Square | None]]:
     """Every square the unit at `start` can end its move on (start included, cost 0)."""
-    return grid.reachable(start, budget, step_cost_for(owners, side, start, budget), diagonals)
+    return grid.reachable(start, budget,
+                          step_cost_for(owners, side, start, budget, grid.terrain, steady), diagonals)
 
 
 def plan(grid: Grid, owners: dict[Square, str], side: str, start: Square,
-         waypoints: list[Square], budget: int, diagonals: bool) -> Path | None:
+         waypoints: list[Square], budget: int, diagonals: bool, steady: bool = False) -> Path | None:
     """The cheapest path through the waypoints within the budget, or None."""
-    return grid.path_via(start, waypoints, budget, step_cost_for(owners, side, start, budget), diagonals,
+    return grid.path_via(start, waypoints, budget,
+                         step_cost_for(owners, side, start, budget, grid.terrain, steady), diagonals,
                          STEP)
 
 
@@ -79,8 +93,8 @@ def two_step_path(grid: Grid, owners: dict[Square, str], side: str, start: Squar
         c, r = sq
         return any(-1 <= ec - c <= 1 and -1 <= er - r <= 1 for ec, er in enemies)
 
-    if near_enemy(dest):
-        return None
+    if near_enemy(dest) or grid.terrain:
+        return None  # next to an enemy, or terrain on the board: plan() decides
     for dc in (-1, 0, 1):
         for dr in (-1, 0, 1):
             mid = Square(start[0] + dc, start[1] + dr)
@@ -102,5 +116,6 @@ def why_not(grid: Grid, owners: dict[Square, str], start: Square, waypoints: lis
             return f"{sq.name} is occupied"
     if waypoints and waypoints[-1] == start:
         return "it is already there"
+    rough = " or a rough square" if grid.terrain else ""
     return (f"no path within its movement of {budget // 2}{'.5' if budget % 2 else ''} squares "
-            f"(a step costs 1, entering a square next to an enemy 1.5)")
+            f"(a step costs 1, entering a square next to an enemy{rough} 1.5)")

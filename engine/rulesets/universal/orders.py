@@ -24,7 +24,8 @@ from .state import State, Unit
 MOVE = Verb("move", (Arg("squares", "square", repeat=True),),
             help="move through the given squares in turn (the last is where it stops)")
 ATTACK = Verb("attack", (Arg("target", "unit"),),
-              help="attack an adjacent enemy (a Mortar: one 4 or more squares away)")
+              help="attack an adjacent enemy (a Mortar: one 4 or more squares away; a "
+                   "custom type: within its range)")
 HOLD = Verb("hold", help="stay where it is this round (a unit without orders holds too)",
             aliases=("stay",))
 VERBS = (MOVE, ATTACK, HOLD)
@@ -60,11 +61,13 @@ def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | s
     except SquareError as exc:
         return str(exc)
     occ = owners(state)
+    budget = state.movement(unit)
+    steady = state.steady(unit)
     if waypoints[-1] == unit.square:
         return f"{unit.id} is already on {unit.square.name}"
     if any(not grid.contains(w) for w in waypoints):
         return f"{unit.id} cannot move to {args[-1]}: " + why_not(grid, occ, unit.square, waypoints,
-                                                                   unit.movement)
+                                                                   budget)
     diagonals = bool(state.options["diagonals"])
     start = unit.square
     if len(waypoints) == 1 and one_step(start, waypoints[0], diagonals):
@@ -74,7 +77,7 @@ def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | s
         dest = waypoints[0]
         if dest not in occ and grid.passable(dest):
             return [dest]
-    if (len(waypoints) == 1 and diagonals and unit.movement == 2 * STEP
+    if (len(waypoints) == 1 and diagonals and budget == 2 * STEP and not steady
             and distance(start, waypoints[0]) == 2 and waypoints[0] not in occ
             and grid.passable(waypoints[0])):
         two = two_step_path(grid, occ, unit.side, start, waypoints[0])
@@ -82,11 +85,11 @@ def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | s
             return two
     # Each square costs at least a whole step: a longer route cannot fit, skip the search.
     steps = sum(distance(a, b) for a, b in zip([start, *waypoints], waypoints, strict=False))
-    path = None if steps * STEP > unit.movement else plan(
-        grid, occ, unit.side, start, waypoints, unit.movement, diagonals)
+    path = None if steps * STEP > budget else plan(
+        grid, occ, unit.side, start, waypoints, budget, diagonals, steady)
     if path is None:
         return f"{unit.id} cannot move to {waypoints[-1].name}: " + why_not(
-            grid, occ, unit.square, waypoints, unit.movement)
+            grid, occ, unit.square, waypoints, budget)
     return list(path.squares)
 
 
@@ -177,7 +180,8 @@ def legal_orders(state: State, player: str) -> dict[str, list[str]]:
     enemies = [u for u in state.units.values() if u.side != player]
     for unit in state.side_units(player):
         lines = [f"{unit.id} attack {e.id}" for e in enemies if can_hit(state, unit, e) is None]
-        for sq in sorted(reachable(grid, occ, unit.side, unit.square, unit.movement, diagonals)):
+        for sq in sorted(reachable(grid, occ, unit.side, unit.square, state.movement(unit),
+                                   diagonals, state.steady(unit))):
             if sq != unit.square:
                 lines.append(f"{unit.id} move {sq.name}")
         out[unit.id] = lines

@@ -25,6 +25,7 @@ from engine.turns import expected_players, max_rounds_reached
 
 from . import forces
 from .bot import greedy_orders
+from .house import EFFECTS, check_option, type_table
 from .orders import VERBS, OrderPlan, check_order, legal_orders, set_problems
 from .resolve import resolve_round
 from .setup import place
@@ -36,7 +37,17 @@ UNIVERSAL_OPTIONS: tuple[OptionSpec, ...] = (
                minimum=1, maximum=1000),
     OptionSpec("mortar_max_range", 0, "farthest a Mortar can hit, in squares (0: no limit)",
                minimum=0, maximum=100),
+    OptionSpec("unit_types", [], "the game's own unit types (house rules): a list of "
+               '{"name": ..., "cost": whole points on top of the type slot, "effects": {...}}; '
+               f"effects: {', '.join(EFFECTS)} (docs/rulesets/universal.md)", kind="json",
+               check=check_option),
+    OptionSpec("terrain", "open", "open: no terrain; ruins: a fixed layout of walls (blocking) "
+               "and rough squares (1.5 to enter); scattered: walls and rough squares placed by "
+               "the setup dice", kind="choice", choices=("open", "ruins", "scattered")),
 )
+
+
+TERRAIN_LEGEND = {"wall": "cannot be entered", "rough": "costs 1.5 squares to enter"}
 
 
 class UniversalRuleset(Ruleset[State]):
@@ -53,14 +64,14 @@ class UniversalRuleset(Ruleset[State]):
     verbs: ClassVar[tuple[Verb, ...]] = VERBS
 
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
-        return forces.validate_force(force, int(options.get("budget", 20)))
+        return forces.validate_force(force, int(options.get("budget", 20)), type_table(options))
 
     def default_force(self, seat: int, options: Options) -> JSON:
         return forces.default_force()
 
     def setup(self, players: Sequence[str], forces_: Mapping[str, Mapping[str, Any]],
               options: Options, dice: Dice) -> State:
-        return place(players, forces_, self.options(options))
+        return place(players, forces_, self.options(options), dice)
 
     def round_number(self, state: State) -> int:
         return state.round
@@ -104,12 +115,14 @@ class UniversalRuleset(Ruleset[State]):
             Piece(id=u.id, square=u.square.name, side=u.side, kind="token" if u.token else "unit",
                   label=u.id, health=u.ep, max_health=u.max_ep,
                   note=", ".join(t.capitalize() for t in u.types) + ("; " if u.types else "")
-                  + f"{u.ep}/{u.power}/{u.d}")
+                  + f"{u.ep}/{state.power(u)}/{state.defence(u)}")
             for u in state.units.values()
         ]
         marks = [Mark(m["kind"], tuple(m["squares"]), m.get("side")) for m in state.marks]
+        legend = {k: TERRAIN_LEGEND[k] for k in sorted(set(state.terrain.values()))
+                  if k in TERRAIN_LEGEND}
         return Board(int(state.options["width"]), int(state.options["height"]), dict(state.terrain),
-                     pieces, marks, {}, list(state.seats))
+                     pieces, marks, legend, list(state.seats))
 
     def dump(self, state: State) -> JSON:
         return state.to_json()

@@ -12,6 +12,8 @@ from typing import Any
 
 from engine.grid import Grid, Square, parse_square, square_name
 
+from .house import UnitType, type_table
+
 STATE_FORMAT = "universal/1"
 MORTAR_POWER = 3  # "Mortar: +3 power"
 
@@ -72,19 +74,66 @@ class State:
     # The Grid built from options and terrain, which no rule changes after setup: built
     # once per loaded state and shared by its copies (every move check asks for it).
     built_grid: Grid | None = field(default=None, compare=False, repr=False)
+    # The game's custom unit types (option unit_types), parsed once per loaded state.
+    built_types: dict[str, UnitType] | None = field(default=None, compare=False, repr=False)
 
     def copy(self) -> State:
         return State(dict(self.options), list(self.seats), self.round,
                      {k: u.copy() for k, u in self.units.items()}, dict(self.next_number),
                      dict(self.streaks), list(self.out), list(self.marks), dict(self.terrain),
-                     self.built_grid)
+                     self.built_grid, self.built_types)
 
     def scratch(self) -> State:
         """A board to try one side's moves on: its own map of units, the units themselves
         shared with this state until one moves (the caller copies a unit before moving it)
         and nothing else changed on it."""
         return State(self.options, self.seats, self.round, dict(self.units), self.next_number,
-                     self.streaks, self.out, self.marks, self.terrain, self.built_grid)
+                     self.streaks, self.out, self.marks, self.terrain, self.built_grid,
+                     self.built_types)
+
+    def types_table(self) -> dict[str, UnitType]:
+        if self.built_types is None:
+            self.built_types = type_table(self.options)
+        return self.built_types
+
+    def bonus(self, unit: Unit, effect: str) -> int:
+        """The sum of one effect over the unit's custom types (0 in a game without any)."""
+        table = self.types_table()
+        if not table:
+            return 0
+        return sum(table[t].effects.get(effect, 0) for t in unit.types if t in table)
+
+    def power(self, unit: Unit, role: str = "") -> int:
+        """Power with custom bonuses; role "attacking" or "counterattacking" adds that one's."""
+        extra = self.bonus(unit, "power") + (self.bonus(unit, f"power_{role}") if role else 0)
+        return unit.power + extra
+
+    def defence(self, unit: Unit, role: str = "") -> int:
+        """D with custom bonuses; role "defending" (it is attacked) or "attacking" (it
+        meets the counterattack to its own attack) adds that one's."""
+        extra = self.bonus(unit, "defence") + (self.bonus(unit, f"defence_{role}") if role else 0)
+        return unit.d + extra
+
+    def movement(self, unit: Unit) -> int:
+        """Movement in half squares, with a custom type's extra squares."""
+        return unit.movement + 2 * self.bonus(unit, "movement")
+
+    def steady(self, unit: Unit) -> bool:
+        """A custom type lets it enter squares next to an enemy at the cost of 1."""
+        return self.bonus(unit, "steady") > 0
+
+    def attack_range(self, unit: Unit) -> tuple[int, int | None]:
+        """(nearest, farthest or None for no limit) distance the unit hits at: adjacent
+        only, a Mortar from 4 on, a custom type its declared range."""
+        if unit.has("mortar"):
+            limit = int(self.options.get("mortar_max_range", 0))
+            return 4, limit or None
+        table = self.types_table()
+        for t in unit.types:
+            effects = table[t].effects if t in table else {}
+            if "min_range" in effects or "max_range" in effects:
+                return effects.get("min_range", 1), effects.get("max_range")
+        return 1, 1
 
     def grid(self) -> Grid:
         if self.built_grid is None:

@@ -27,6 +27,7 @@ PLAYERS = ["alice", "bob", "carol", "dave"]
 def position(spec: str, *, width: int = 8, height: int = 8, round: int = 1,
              terrain: dict[str, str] | None = None, **options: Any) -> State:
     units: dict[str, Unit] = {}
+    custom = {t["name"] for t in options.get("unit_types", [])}  # the game's own types
     for line in spec.strip().splitlines():
         uid, square, *rest = line.split()
         side = PLAYERS[ord(uid[0]) - ord("A")]
@@ -39,7 +40,7 @@ def position(spec: str, *, width: int = 8, height: int = 8, round: int = 1,
             if "=" in word:
                 key, value = word.split("=")
                 stats[key] = int(value)
-            elif word in UNIT_TYPES:
+            elif word in UNIT_TYPES or word in custom:
                 types.append(word)
         units[uid] = Unit(uid, side, parse_square(square), stats["ep"], stats["ep"], stats["pw"],
                           stats["d"], tuple(types), token)
