@@ -41,6 +41,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if config:
         app.config.update(config)
     config_module.finish(app.config)
+    from service.mail import dkim_sign, settings
+
+    # Read and tried once here, so a bad key stops the app and the worker before any mail.
+    app.config["DKIM_KEY"] = dkim_sign.load_key(app.config, settings.message_domain(app.config))
     logs.init_app(app)  # logging set up, request ids, tokens kept out of logged paths
     db.init_app(app)
     csrf.init_app(app)

@@ -22,7 +22,14 @@ from sqlalchemy.orm import Session
 
 from service import urls
 from service.mail.context import build_context
-from service.mail.headers import clean_header_text, mailbox, message_id, set_standard_headers, thread_root
+from service.mail.headers import (
+    clean_header_text,
+    list_id,
+    mailbox,
+    message_id,
+    set_standard_headers,
+    thread_root,
+)
 from service.mail.settings import MailSettings
 from service.models import Outbox
 
@@ -40,6 +47,18 @@ _SUBJECTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "refusal": lambda _c: "Your mail to dicepost was not accepted",
     "login": lambda _c: "Your sign-in link",
 }
+
+
+# News the host sends to every player of a game; answers and sign-in links are personal.
+BULK = frozenset({"invitation", "results", "reminder", "game_over"})
+
+
+def auto_replied(row: Outbox) -> bool:
+    """RFC 3834: the mail answers one a person sent (a refusal, an answer to a seat's mail, the
+    confirmation of orders that came by mail)."""
+    payload = row.payload or {}
+    return (row.kind == "refusal" or bool(payload.get("answer"))
+            or (row.kind == "confirmation" and payload.get("source") == "mail"))
 
 
 def subject_for(kind: str, ctx: Mapping[str, Any]) -> str:
@@ -79,6 +98,10 @@ def compose(session: Session, row: Outbox, settings: MailSettings) -> EmailMessa
         unsubscribe_url=ctx.get("unsubscribe_url"),
         unsubscribe_mailto=ctx.get("reply_address"),
         date=format_datetime(row.created_at),
+        list_id=list_id(row.game_id, ctx["game"]["title"], settings.domain)
+        if row.game_id and ctx.get("game") else None,
+        auto_replied=auto_replied(row),
+        bulk=row.kind in BULK,
     )
     msg.set_content(text)
     msg.add_alternative(html, subtype="html")

@@ -112,6 +112,9 @@ def set_standard_headers(
     unsubscribe_url: str | None,
     unsubscribe_mailto: str | None = None,
     date: str,
+    list_id: str | None = None,
+    auto_replied: bool = False,
+    bulk: bool = False,
 ) -> None:
     """The headers every dicepost mail carries, set from cleaned values only."""
     msg["From"] = sender
@@ -133,5 +136,18 @@ def set_standard_headers(
         msg["List-Unsubscribe"] = ", ".join(links)
         if unsubscribe_url:
             msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    # RFC 3834: robots (vacation replies) must not answer us, which breaks mail loops.
-    msg["Auto-Submitted"] = "auto-generated"
+    if list_id:
+        msg["List-Id"] = list_id
+    # RFC 3834: an answer to a person's mail is auto-replied, anything else dicepost sends on
+    # its own is auto-generated; either way robots (vacation replies) must not answer us,
+    # which breaks mail loops.
+    msg["Auto-Submitted"] = "auto-replied" if auto_replied else "auto-generated"
+    if bulk:  # the de-facto header vacation responders and providers read for notifications
+        msg["Precedence"] = "bulk"
+
+
+def list_id(game_id: object, title: object, domain: str) -> str:
+    """`"Title" <game-id.domain>` (RFC 2919): one list per game, for a player's filters."""
+    label = re.sub(r"[^A-Za-z0-9\-]", "-", str(game_id)).strip("-").lower() or "game"
+    phrase = clean_header_text(title, 80).replace("\\", "").replace('"', "'")
+    return f'"{phrase}" <{label}.{domain}>' if phrase else f"<{label}.{domain}>"

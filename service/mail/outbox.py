@@ -40,6 +40,7 @@ from service import clock
 from service.db import session_scope
 from service.faults import pause_point
 from service.mail.compose import compose
+from service.mail.dkim_sign import sign_bytes
 from service.mail.server_url import ConfigError
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
@@ -174,10 +175,11 @@ def _deliver_claimed(session: Session, outbox_id: int, attempt: int, settings: M
         if prepared is None:
             return "skipped"
         msg, recipient = prepared
+        raw = wire_bytes(msg, settings)
         if transport is None and not settings.smtp_url:  # stored in this same transaction
-            return _store(session, outbox_id, attempt, msg, recipient)
+            return _store(session, outbox_id, attempt, msg, raw, recipient)
     try:
-        (transport or _smtp(settings.smtp_url)).send(msg, settings.sender, recipient)
+        (transport or _smtp(settings.smtp_url)).send(raw, settings.sender, recipient)
     except DeliveryError as exc:
         return _failed(session, outbox_id, attempt, exc)
     pause_point("mail-sent")  # tests only: kill a worker right after the server's 250
@@ -207,14 +209,21 @@ def _smtp(url: str) -> SmtpTransport:
         raise DeliveryError(str(exc), temporary=True) from exc
 
 
-def _store(session: Session, outbox_id: int, attempt: int, msg: EmailMessage, recipient: str) -> str:
+def wire_bytes(msg: EmailMessage, settings: MailSettings) -> bytes:
+    """The message as it goes out, serialised once (CRLF), DKIM-signed when configured."""
+    raw = msg.as_bytes(policy=policy.SMTP)
+    return sign_bytes(raw, settings.dkim) if settings.dkim is not None else raw
+
+
+def _store(session: Session, outbox_id: int, attempt: int, msg: EmailMessage, raw: bytes,
+           recipient: str) -> str:
     """Embedded mode: keep the mail for the mailbox page, atomically with 'sent' (the caller
     owns the transaction: the one that composed the mail)."""
     if not _finish(session, outbox_id, attempt, status="sent", sent_at=clock.now(), last_error=None,
                    next_attempt_at=None):
         return "busy"
     session.add(StoredMail(outbox_id=outbox_id, to=recipient, subject=str(msg["Subject"]),
-                           raw=msg.as_bytes(policy=policy.SMTP).decode("utf-8", "replace"),
+                           raw=raw.decode("utf-8", "replace"),
                            created_at=clock.now()))
     return "sent"
 

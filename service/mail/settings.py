@@ -8,7 +8,10 @@ at app start, by service.config).
     MAIL_FROM       the sender address (default dicepost@<MAIL_DOMAIN>)
     MAIL_REPLY_TO   the mailbox replies go to; each player gets <local>+<token>@<domain>
                     (default: MAIL_FROM). It must deliver plus-addresses to dicepost.
-    MAIL_DOMAIN     the domain of Message-IDs (default dicepost.localhost)
+    MAIL_DOMAIN     the domain of Message-IDs, DKIM signatures and bounce addresses
+                    (default dicepost.localhost)
+    DKIM_SELECTOR, DKIM_KEY_FILE  sign every mail (service.mail.dkim_sign); the key is
+                    loaded by the app factory into DKIM_KEY
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from service.mail.dkim_sign import DkimKey
 from service.mail.headers import split_address
 
 DEFAULT_DOMAIN = "dicepost.localhost"
@@ -31,6 +35,7 @@ class MailSettings:
     reply_base: str
     domain: str
     secret_key: str
+    dkim: DkimKey | None = None
 
 
 def _get(config: Mapping[str, Any], key: str) -> str:
@@ -59,4 +64,5 @@ def mail_settings(config: Mapping[str, Any]) -> MailSettings:
         reply_base=reply,
         domain=domain,
         secret_key=str(config.get("SECRET_KEY") or ""),
+        dkim=dkim if isinstance(dkim := config.get("DKIM_KEY"), DkimKey) else None,
     )

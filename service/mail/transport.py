@@ -45,7 +45,7 @@ class DeliveryError(Exception):
 
 
 class Transport(Protocol):
-    def send(self, msg: EmailMessage, sender: str, recipient: str) -> None: ...
+    def send(self, msg: EmailMessage | bytes, sender: str, recipient: str) -> None: ...
 
 
 def parse_smtp_url(url: str) -> ServerUrl:
@@ -107,7 +107,8 @@ class SmtpTransport:
                                     context=self._context())
         return smtplib.SMTP(s.host, s.port, local_hostname=s.options.get("helo"), timeout=s.timeout)
 
-    def send(self, msg: EmailMessage, sender: str, recipient: str) -> None:
+    def send(self, msg: EmailMessage | bytes, sender: str, recipient: str) -> None:
+        """Send a message; bytes go out exactly as given (a DKIM signature covers them)."""
         s = self.settings
         try:
             with self._connect() as smtp:
@@ -117,6 +118,9 @@ class SmtpTransport:
                     smtp.ehlo()
                 if s.username:
                     smtp.login(s.username, s.password or "")
-                smtp.send_message(msg, from_addr=sender, to_addrs=[recipient])
+                if isinstance(msg, bytes):
+                    smtp.sendmail(sender, [recipient], msg)
+                else:
+                    smtp.send_message(msg, from_addr=sender, to_addrs=[recipient])
         except Exception as exc:  # noqa: BLE001 - classify() re-raises what it does not know
             raise classify(exc) from exc

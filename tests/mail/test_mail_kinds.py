@@ -86,7 +86,11 @@ def test_each_kind_is_multipart_with_safe_html_and_proper_headers(sent, kind):
         assert msg.get_content_type() == "multipart/alternative"
         assert [p.get_content_type() for p in msg.iter_parts()] == ["text/plain", "text/html"]
         assert msg["Message-ID"] == message_id
-        assert msg["Auto-Submitted"] == "auto-generated"
+        # RFC 3834: every mail here of these kinds answers one a player (or a stranger) sent.
+        answered = kind in ("confirmation", "status", "help", "refusal")
+        assert msg["Auto-Submitted"] == ("auto-replied" if answered else "auto-generated")
+        assert msg["Precedence"] == (None if answered else "bulk")
+        assert msg["List-Id"] == (None if kind == "refusal" else f'"Mail duel" <{game.id}.dicepost.localhost>')
         text, html = text_of(msg), html_of(msg)
         tags = _Tags()
         tags.feed(html)
