@@ -25,7 +25,8 @@ class Channel(kombu_redis.Channel):
         transport = self.connection
         if transport is None or transport.client is None:
             raise redis.ConnectionError("the broker connection of this channel was closed")
-        return super()._connparams(asynchronous=asynchronous)
+        # celery-types' kombu stubs leave out this private method, which the transport has.
+        return super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]
 
 
 class Transport(kombu_redis.Transport):

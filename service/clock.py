@@ -52,7 +52,7 @@ _REAL = UtcClock()
 
 def app_clock() -> Clock:
     if has_app_context():
-        clock = current_app.config.get("CLOCK")
+        clock: Clock | None = current_app.config.get("CLOCK")
         if clock is not None:
             return clock
     return _REAL

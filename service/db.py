@@ -60,18 +60,21 @@ def init_app(app: Flask) -> None:
 
 
 def engine_of(app: Flask | None = None) -> Engine:
-    return (app or current_app).extensions["dicepost.engine"]
+    engine: Engine = (app or current_app).extensions["dicepost.engine"]
+    return engine
 
 
 def new_session(app: Flask | None = None) -> Session:
-    return (app or current_app).extensions["dicepost.sessions"]()
+    sessions: sessionmaker[Session] = (app or current_app).extensions["dicepost.sessions"]
+    return sessions()
 
 
 def get_session() -> Session:
     """The request's (or app context's) session, closed at teardown."""
     if "db" not in g:
         g.db = new_session()
-    return g.db
+    session: Session = g.db
+    return session
 
 
 @contextmanager

@@ -152,7 +152,7 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
-class _StderrHandler(logging.StreamHandler):
+class _StderrHandler(logging.StreamHandler[TextIO]):
     """Writes to whatever sys.stderr is at the time (a test's capture, say), not the one
     there was when the handler was made."""
 
@@ -231,7 +231,7 @@ def setup_worker_logging(loglevel: Any = None, **_: Any) -> None:
     configure(os.environ.get("DICEPOST_LOG_LEVEL") or loglevel)
 
 
-class GunicornLogger(GunicornBaseLogger):
+class GunicornLogger(GunicornBaseLogger):  # type: ignore[misc]  # gunicorn ships no type hints
     """gunicorn's logger with tokens masked in every access-log atom (request line, path,
     query, referrer, environ), its handlers filtered like ours, and the request id after
     the default access-log line."""

@@ -16,7 +16,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 SIZE = 128  # entries: a grids entry is ~40 KB (the HTML table), legal orders a few KB
@@ -38,7 +38,7 @@ def cached(kind: str, ruleset: str, data: Mapping[str, Any], arg: str, compute: 
     with _lock:
         if key in _entries:
             _entries.move_to_end(key)
-            return _entries[key]
+            return cast(T, _entries[key])
     value = compute()  # outside the lock; an exception caches nothing
     with _lock:
         _entries[key] = value

@@ -70,10 +70,10 @@ def deliver_after_commit(session: Session, row: Outbox) -> None:
         outgoing(session).mail.append(row.id)
 
 
-def celery_init_app(app: Flask) -> Celery:
+def celery_init_app(app: Flask) -> Celery[Any]:
     """Flask's Celery pattern: tasks run inside the app's context."""
 
-    class FlaskTask(Task):
+    class FlaskTask(Task[Any, Any]):
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             with app.app_context():
                 return self.run(*args, **kwargs)

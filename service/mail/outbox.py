@@ -31,9 +31,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email import policy
 from email.message import EmailMessage
+from typing import Any, cast
 
 from flask import current_app
-from sqlalchemy import or_, select, update
+from sqlalchemy import CursorResult, or_, select, update
 from sqlalchemy.orm import Session, joinedload
 
 from service import clock
@@ -62,7 +63,7 @@ ALWAYS_SENT = ("refusal",)
 
 def backoff(attempts: int) -> timedelta:
     """1, 2, 4, ... minutes after the n-th failed attempt, at most MAX_RETRY."""
-    return min(MAX_RETRY, FIRST_RETRY * (2 ** max(0, attempts - 1)))
+    return min(MAX_RETRY, FIRST_RETRY * (1 << max(0, attempts - 1)))
 
 
 def claim(session: Session, outbox_id: int, now: datetime) -> int | None:
@@ -86,7 +87,7 @@ def renew(session: Session, outbox_id: int, attempt: int, now: datetime) -> bool
             update(Outbox)
             .where(Outbox.id == outbox_id, Outbox.attempts == attempt, Outbox.status == "sending")
             .values(lease_until=now + LEASE).execution_options(synchronize_session=False))
-        return result.rowcount == 1  # type: ignore[attr-defined]
+        return cast(CursorResult[Any], result).rowcount == 1
 
 
 @contextmanager
@@ -118,7 +119,7 @@ def _finish(session: Session, outbox_id: int, attempt: int, **values: object) ->
     result = session.execute(
         update(Outbox).where(Outbox.id == outbox_id, Outbox.attempts == attempt, Outbox.status == "sending")
         .values(lease_until=None, **values).execution_options(synchronize_session=False))
-    return result.rowcount == 1  # type: ignore[attr-defined]
+    return cast(CursorResult[Any], result).rowcount == 1
 
 
 def wanted(row: Outbox, seat: Seat | None) -> bool:
@@ -272,4 +273,4 @@ def retry_failed(session: Session, game_id: str, outbox_id: int) -> bool:
         update(Outbox).where(Outbox.id == outbox_id, Outbox.game_id == game_id, Outbox.status == "failed")
         .values(status="pending", attempts=0, next_attempt_at=None, lease_until=None)
         .execution_options(synchronize_session=False))
-    return result.rowcount == 1  # type: ignore[attr-defined]
+    return cast(CursorResult[Any], result).rowcount == 1

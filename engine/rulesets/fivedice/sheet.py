@@ -44,7 +44,7 @@ class Sheet:
 
     @property
     def cost(self) -> int:
-        stats = sum(getattr(self, stat) * per for stat, (_, _, per) in STATS.items())
+        stats = sum(int(getattr(self, stat)) * per for stat, (_, _, per) in STATS.items())
         gear = sum(GEAR.weapons[w].cost for w in self.weapons)
         gear += GEAR.armor[self.armor].cost if self.armor else 0
         gear += sum(GEAR.spells[s].cost for s in self.spells)

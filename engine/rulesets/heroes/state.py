@@ -149,7 +149,7 @@ class HeroesState:
     # player if any; a game turn is one pass round that cycle.
     @property
     def alternating(self) -> bool:
-        return self.options["turn_mode"] == "alternating"
+        return bool(self.options["turn_mode"] == "alternating")
 
     def cycle(self) -> list[str]:
         return self.order + ([self.villain] if self.villain is not None else [])

@@ -6,6 +6,8 @@ Revises:
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -17,7 +19,7 @@ branch_labels = None
 depends_on = None
 
 
-def _at(name: str, nullable: bool = True) -> sa.Column:
+def _at(name: str, nullable: bool = True) -> sa.Column[datetime]:
     return sa.Column(name, UTCDateTime(), nullable=nullable)
 
 
