@@ -79,8 +79,9 @@ def sign_bytes(raw: bytes, key: DkimKey) -> bytes:
     """The message with its DKIM-Signature header first (raw is CRLF-terminated)."""
     present = {name.split(b":", 1)[0].strip().lower() for name in raw.split(b"\r\n\r\n", 1)[0].split(b"\r\n")
                if name and not name[:1].isspace()}
-    signature: bytes = dkim.sign(raw, key.selector.encode("ascii"), key.domain.encode("ascii"), key.private_key,
-                          canonicalize=(b"relaxed", b"relaxed"), signature_algorithm=b"rsa-sha256",
-                          include_headers=[h for h in SIGNED_HEADERS if h in present])
+    signature: bytes = dkim.sign(
+        raw, key.selector.encode("ascii"), key.domain.encode("ascii"), key.private_key,
+        canonicalize=(b"relaxed", b"relaxed"), signature_algorithm=b"rsa-sha256",
+        include_headers=[h for h in SIGNED_HEADERS if h in present])
     return signature + raw
 
