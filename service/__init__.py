@@ -61,7 +61,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service import ratelimit
 
     ratelimit.init_app(app)  # failed authentications per client address (Redis in full mode)
-    from service import outage
+    from service import inputs, outage
+
+    inputs.init_app(app)  # text, numbers and addresses every way in; a generic 500
 
     outage.init_app(app)  # the database unreachable: 503 with Retry-After
     celery_init_app(app)  # after db.init_app: it sends each session's tasks after COMMIT

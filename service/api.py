@@ -24,8 +24,8 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 @bp.errorhandler(ServiceError)
-def service_error(exc: ServiceError) -> tuple[Response, int]:
-    return jsonify(exc.to_json()), exc.status
+def service_error(exc: ServiceError) -> tuple[Response, int, dict[str, str]]:
+    return jsonify(exc.to_json()), exc.status, exc.headers
 
 
 @bp.errorhandler(HTTPException)

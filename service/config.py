@@ -20,6 +20,7 @@ from typing import Any
 from service.logs import settings_from_env as log_settings
 
 DEFAULT_SWEEP_SECONDS = 30
+TRUE_WORDS = ("1", "true", "yes", "on")
 MAX_BODY_BYTES = 64 * 1024
 # Redis redelivers a task that was taken but not acknowledged after this many seconds.
 # Longer than any task runs (a round resolves in well under a minute), short enough
@@ -134,6 +135,11 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
         "MAX_CONTENT_LENGTH": MAX_BODY_BYTES,
         "PROXY_HOPS": proxy_hops(env.get("DICEPOST_PROXY_HOPS")),
         **log_settings(env),
+        "GAMES_PER_CLIENT": env.get("DICEPOST_GAMES_PER_CLIENT", ""),  # service.sendlimits
+        "INVITATIONS_PER_ADDRESS": int(env.get("DICEPOST_INVITATIONS_PER_ADDRESS", 0) or 0),
+        # The embedded mailbox also in a process bound to a non-loopback address, for any
+        # client holding its key (service.web.mailbox); off unless asked for.
+        "MAILBOX_ANY_ADDRESS": env.get("DICEPOST_MAILBOX_ANY_ADDRESS", "").lower() in TRUE_WORDS,
         # Not sent on other sites' requests (posts from them), not readable by scripts.
         "SESSION_COOKIE_SAMESITE": "Lax",
         "SESSION_COOKIE_HTTPONLY": True,

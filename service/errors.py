@@ -19,6 +19,11 @@ class ServiceError(Exception):
             body["field"] = self.field
         return body
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """Answer headers the refusal needs (Retry-After for a 429)."""
+        return {}
+
 
 class BadRequest(ServiceError):
     status = 400
@@ -26,6 +31,10 @@ class BadRequest(ServiceError):
 
 class Unauthorized(ServiceError):
     status = 401
+
+
+class Forbidden(ServiceError):
+    status = 403
 
 
 class NotFound(ServiceError):
@@ -40,6 +49,23 @@ class Invalid(ServiceError):
     """422: well-formed JSON whose content is refused (unknown ruleset, bad option, ...)."""
 
     status = 422
+
+
+class TooMany(ServiceError):
+    """429: a limit on what mails other people was reached; says which and when to retry."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: float, field: str | None = None) -> None:
+        super().__init__(message, field)
+        self.retry_after = max(1, int(retry_after + 0.999))
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "retry_after": self.retry_after}
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
 
 
 class OrdersRefused(ServiceError):

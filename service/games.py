@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -23,13 +23,14 @@ from service import clock
 from service.audit import audit
 from service.dice_keys import new_chain, step_dice
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
+from service.inputs import normal_address
 from service.models import Game, Seat
 from service.notify import queue_mail
 from service.progress import record_step
+from service.sendlimits import check_invitations, count_game_creation
 from service.tokens import new_game_id, new_token, token_hash
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
-EMAIL_RE = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
 HEX_RE = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
 MAX_CHAIN_LENGTH = 100_000
 SERVICE_OPTIONS = ("chain_length",)
@@ -81,12 +82,14 @@ def check_options(ruleset: Ruleset[Any], given: Mapping[str, Any]) -> tuple[dict
     return options, length
 
 
-def check_seats(ruleset: Ruleset[Any], seats: list[SeatSpec], options: Mapping[str, Any]) -> None:
+def check_seats(ruleset: Ruleset[Any], seats: list[SeatSpec], options: Mapping[str, Any]) -> list[SeatSpec]:
+    """The seats with their addresses in normal form; Invalid naming the first bad field."""
     info = ruleset.info
     if not info.min_players <= len(seats) <= info.max_players:
         raise Invalid(f"{info.id} is played by {info.min_players} to {info.max_players} players, "
                       f"not {len(seats)}", "seats")
     seen: set[str] = set()
+    checked = []
     for i, seat in enumerate(seats):
         if not NAME_RE.match(seat.name):
             raise Invalid(f"seat name {seat.name!r}: 1 to 32 letters, digits, '_' or '-', "
@@ -94,10 +97,11 @@ def check_seats(ruleset: Ruleset[Any], seats: list[SeatSpec], options: Mapping[s
         if seat.name.lower() in seen:
             raise Invalid(f"seat name {seat.name!r} is used twice", f"seats[{i}].name")
         seen.add(seat.name.lower())
-        if seat.email is not None and not EMAIL_RE.match(seat.email):
-            raise Invalid(f"{seat.email!r} is not an e-mail address", f"seats[{i}].email")
+        email = None if seat.email is None else normal_address(seat.email, f"seats[{i}].email")
         if seat.force is not None:
             check_force(ruleset, seat.force, options, f"seats[{i}].force")
+        checked.append(replace(seat, email=email))
+    return checked
 
 
 def check_force(ruleset: Ruleset[Any], force: Any, options: Mapping[str, Any], field: str) -> None:
@@ -130,13 +134,15 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
     """
     ruleset = ruleset_or_invalid(ruleset_id)
     opts, length = check_options(ruleset, options)
-    check_seats(ruleset, seats, opts)
+    seats = check_seats(ruleset, seats, opts)
     title = (title or "").strip() or f"{ruleset.info.title} game"
     if len(title) > 200:
         raise Invalid("title: at most 200 characters", "title")
+    count_game_creation()
     tip, commitment = new_chain(length)
     gm_token = new_token()
     with session.begin():
+        check_invitations(session, [(s.email, f"seats[{i}].email") for i, s in enumerate(seats)])
         game_id = _free_game_id(session)
         game = Game(id=game_id, ruleset=ruleset.info.id, title=title,
                     options={**opts, "chain_length": length}, public=public, status="waiting",

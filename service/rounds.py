@@ -25,6 +25,7 @@ from service.audit import audit
 from service.dice_keys import step_dice
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused, Unauthorized
 from service.faults import pause_point
+from service.inputs import whole_number
 from service.integrity import DamagedData, damaged, latest_state, mark_damaged
 from service.models import Game, Round, Seat
 from service.notify import queue_mail
@@ -78,6 +79,7 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
     assert source in SOURCES, source
     if isinstance(round_number, bool) or not isinstance(round_number, int):
         raise Invalid("round must be the number of the open round", "round")
+    whole_number(round_number, "round")
     if not isinstance(text, str):
         raise Invalid("orders must be text, one order a line", "orders")
     with session.begin():

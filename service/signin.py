@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from service import clock, urls
 from service.db import session_scope
+from service.inputs import address_key
 from service.models import LoginLink, Outbox, Seat
 from service.notify import mail_domain
 from service.tasks import deliver_after_commit, send_signin_link
@@ -39,10 +40,6 @@ class Issued:
 
     sent: bool
     expires_at: datetime
-
-
-def normal_email(text: str) -> str:
-    return text.strip().lower()
 
 
 def _key(secret_key: str | bytes) -> bytes:
@@ -65,9 +62,9 @@ def issue(session: Session, email_text: str, now: datetime | None = None) -> Iss
     The caller owns the transaction; the mail is sent after its COMMIT.
     """
     now = now or clock.now()
-    email = normal_email(email_text)
+    email = address_key(email_text)
     expires = now + LIFETIME
-    if "@" not in email or not plays_here(session, email):
+    if email is None or not plays_here(session, email):
         return Issued(False, expires)
     open_links = session.scalar(select(func.count(LoginLink.id)).where(
         LoginLink.email == email, LoginLink.used_at.is_(None), LoginLink.expires_at > now)) or 0

@@ -33,6 +33,7 @@ from service.dashboard import bp
 from service.dashboard.overview import seats_of
 from service.db import get_session
 from service.errors import NotFound
+from service.inputs import INT_MAX
 from service.models import Seat
 from service.seats import PREFS, mail_pref_choice, set_mail_pref
 from service.web.play import Sent, player_context, take_orders
@@ -116,7 +117,8 @@ def mail_pref() -> Response:
     seat_field = request.form.get("seat", "")
     db = get_session()
     with db.begin():
-        seat = _my_seat(int(seat_field) if seat_field.isdigit() else 0)
+        seat = _my_seat(int(seat_field) if seat_field.isascii() and seat_field.isdigit()
+                        and int(seat_field) <= INT_MAX else 0)
         set_mail_pref(seat, choice)
         saved = f"{seat.game.title} ({seat.name}): {PREFS[choice]}"
     return redirect(url_for("dashboard.home", saved=saved))

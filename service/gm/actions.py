@@ -24,13 +24,14 @@ from sqlalchemy.orm import Session
 from service.audit import log_action
 from service.clock import as_utc, now
 from service.errors import Conflict, Invalid, NotFound
-from service.games import EMAIL_RE
 from service.gm.auth import gm_game
+from service.inputs import normal_address
 from service.models import Game, Round, Seat
 from service.notify import queue_mail
 from service.schedule.deadlines import extended_deadline, resumed_deadline
 from service.schedule.durations import DurationError, parse_duration
 from service.schedule.policy import PolicyError, parse_policy, policy_to_json
+from service.sendlimits import check_invitations
 from service.timekeeping.closing import close_early_if_done, mark_ready
 from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player
 from service.timekeeping.links import takeover_url
@@ -162,10 +163,11 @@ def resolve_now(session: Session, game_id: str, token: str | None) -> Done:
 
 
 def replace(session: Session, game_id: str, token: str | None, seat_name: Any, email: Any = None) -> Done:
-    if email is not None and (not isinstance(email, str) or not EMAIL_RE.match(email)):
-        raise Invalid(f"email: {email!r} is not an e-mail address", "email")
+    if email is not None:
+        email = normal_address(email, "email")
     with _acting(session, game_id, token) as game:
         seat = _seat(game, seat_name)
+        check_invitations(session, [(email, "email")])
         invite = open_for_replacement(session, game, seat, actor="gm", email=email)
         detail = {"seat": seat.name, "email": email}
         log_action(session, game.id, "gm", "gm_replace", detail)

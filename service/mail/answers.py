@@ -44,7 +44,9 @@ def queue_answer(session: Session, game: Game, seat: Seat, kind: str,
 
 def queue_refusal(session: Session, to: str, reason: str, subject: str,
                   domain: str) -> Outbox | None:
-    """A polite refusal to whoever sent an unusable mail; None when the limit is reached."""
+    """A polite refusal to whoever sent an unusable mail; None when the limit is reached.
+
+    `to` is in normal form (service.inputs.normal_address), so the count is per mailbox."""
     since = clock.now() - timedelta(hours=1)
     recent = session.scalar(select(func.count()).select_from(Outbox).where(
         Outbox.kind == "refusal", Outbox.to_address == to, Outbox.created_at >= since)) or 0

@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 
 from service import clock
 from service.db import session_scope
+from service.inputs import address_key, storable, text_problem
 from service.mail.answers import queue_answer, queue_refusal
 from service.mail.body import body_text, parse_message
 from service.mail.commands import perform
@@ -95,10 +96,13 @@ def process(inbound_id: int) -> Outcome:
         except Exception as exc:  # the raw message stays stored; a person can look at it
             log.exception("inbound mail %s could not be processed", inbound_id)
             session.rollback()
-            with session.begin():
+            error = f"error: {type(exc).__name__}: {exc}"[:4000]
+            with session.begin():  # kept for the operator, in text every backend stores
                 session.execute(update(InboundMail).where(InboundMail.id == inbound_id)
-                                .values(status="failed", result=f"error: {type(exc).__name__}: {exc}"[:4000]))
-            return Outcome(inbound_id, "failed", str(exc))
+                                .values(status="failed", result=storable(error)))
+            # The sender sees no exception text (it may quote SQL or a driver's message).
+            return Outcome(inbound_id, "failed", f"the mail could not be processed; it is kept as "
+                                                 f"#{inbound_id} for the operator to look at")
 
 
 def _process(session: Session, settings: MailSettings, inbound_id: int) -> Outcome:
@@ -135,12 +139,19 @@ def _triage(session: Session, settings: MailSettings,
         detail = _refuse(session, settings, msg, subject, who.reason)
         _record(row, "refused", detail, None)
         return None, reply, ("refused", detail)
+    problem = text_problem(f"{subject}\n{reply.text}\n{' '.join(reply.args)}")
+    if problem:  # the same check as the web's: such text cannot be stored, so say why
+        message = (f"Your mail could not be taken: its text {problem}. Nothing was stored; "
+                   "send your orders again as plain text.")
+        queue_answer(session, who.seat.game, who.seat, "status", {"message": message}, settings.domain)
+        _record(row, "refused", f"{who.seat.name}: the text {problem}", who.seat.game_id)
+        return None, reply, ("refused", f"the text {problem}")
     return who.seat, reply, ("", "")
 
 
 def _refuse(session: Session, settings: MailSettings, msg: EmailMessage, subject: str,
             reason: str) -> str:
-    to = sender_address(msg)
+    to = address_key(sender_address(msg))  # counted per mailbox, however its case is written
     queued = to is not None and queue_refusal(
         session, to, f"dicepost could not tell which player sent it: {reason}.", subject,
         settings.domain) is not None

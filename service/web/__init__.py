@@ -19,8 +19,8 @@ def board_helpers() -> dict[str, object]:
 
 
 @bp.app_errorhandler(ServiceError)
-def service_error(exc: ServiceError) -> tuple[str, int]:
-    return render_template("web/error.html", error=exc), exc.status
+def service_error(exc: ServiceError) -> tuple[str, int, dict[str, str]]:
+    return render_template("web/error.html", error=exc), exc.status, exc.headers
 
 
 from service.web import mailbox, pages, play, settings  # noqa: E402,F401  (routes register on bp)

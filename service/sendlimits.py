@@ -1,0 +1,86 @@
+"""Limits on mail the service sends to other people's addresses at a stranger's request.
+
+Creating a game needs no account and mails an invitation to every seat's address, so
+without limits anyone could make dicepost flood any mailbox. Two limits, each refused
+with 429, the reason and Retry-After:
+
+- Games created per client address: GAMES_PER_CLIENT (DICEPOST_GAMES_PER_CLIENT,
+  default "20 per hour"; "off" for a load generator), counted in the guess limit's
+  storage (service.ratelimit: Redis in full mode, so every web process shares the
+  count) under the client address it uses (the proxy-corrected one with
+  DICEPOST_PROXY_HOPS).
+- Invitations per recipient address: INVITATIONS_PER_ADDRESS an hour (default 5),
+  counted from the outbox in the transaction that would queue the next one, by the
+  address in normal form (service.inputs.normal_address), like the sign-in links.
+  A GM replacing a player is held to the same count.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from datetime import timedelta
+
+from flask import current_app, has_request_context
+from limits import parse
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from service import clock
+from service.errors import TooMany
+from service.models import Outbox
+from service.ratelimit import EXTENSION, client_address
+
+DEFAULT_GAMES_PER_CLIENT = "20 per hour"
+DEFAULT_INVITATIONS_PER_ADDRESS = 5
+INVITATION_WINDOW = timedelta(hours=1)
+
+
+def _minutes(seconds: float) -> str:
+    minutes = max(1, int(seconds // 60 + (1 if seconds % 60 else 0)))
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+
+
+def count_game_creation() -> None:
+    """Count one game created by this request's client; TooMany once the budget is spent."""
+    if not has_request_context():
+        return
+    limit = str(current_app.config.get("GAMES_PER_CLIENT") or DEFAULT_GAMES_PER_CLIENT)
+    guesses = current_app.extensions.get(EXTENSION)  # None when rate limiting is off
+    if limit.lower() == "off" or guesses is None:
+        return
+    item = parse(limit)
+    client = client_address()
+    try:
+        if guesses.limiter.hit(item, "games-created", client):
+            return
+        reset = guesses.limiter.get_window_stats(item, "games-created", client).reset_time
+    except Exception:  # storage unreachable: let it through, like the limiter's swallow_errors
+        current_app.logger.warning("the game creation limit could not be checked", exc_info=True)
+        return
+    wait = max(1.0, reset - time.time())
+    raise TooMany(f"too many games created from your address ({limit}); each one mails its "
+                  f"invitations: try again in {_minutes(wait)}", wait)
+
+
+def check_invitations(session: Session, addresses: Iterable[tuple[str | None, str]]) -> None:
+    """TooMany naming the first address that these invitations, given as (address in normal
+    form, field), would take past the limit; the caller owns the transaction and queues the
+    invitations after this."""
+    limit = int(current_app.config.get("INVITATIONS_PER_ADDRESS") or DEFAULT_INVITATIONS_PER_ADDRESS)
+    wanted: dict[str, tuple[int, str]] = {}
+    for address, field in addresses:
+        if address:
+            more, first = wanted.get(address, (0, field))
+            wanted[address] = (more + 1, first)
+    now = clock.now()
+    for address, (more, field) in wanted.items():
+        sent = list(session.scalars(select(Outbox.created_at).where(
+            Outbox.kind == "invitation", Outbox.to_address == address,
+            Outbox.created_at >= now - INVITATION_WINDOW).order_by(Outbox.created_at)))
+        if len(sent) + more > limit:
+            # The window frees a place when the oldest invitation in it is an hour old.
+            wait = ((sent[0] + INVITATION_WINDOW - now).total_seconds() if sent
+                    else INVITATION_WINDOW.total_seconds())
+            raise TooMany(f"{address} has been sent {len(sent)} invitation(s) in the last hour and "
+                          f"takes at most {limit} an hour: try again in {_minutes(wait)}", wait, field)
