@@ -126,8 +126,9 @@ def readable_mail(raw: str) -> Readable:
 
 @bp.post("/mailbox/<int:mail_id>/reply")
 def mailbox_reply(mail_id: int) -> WerkzeugResponse:
-    if not current_app.config["EMBEDDED"]:
-        raise NotFound("the mailbox exists only in embedded mode; mail is sent over SMTP")
+    from service.web.mailbox import guard
+
+    guard()  # the machine's own user only, like the mailbox's pages
     session = get_session()
     with session.begin():
         kept = session.get(StoredMail, mail_id)

@@ -112,7 +112,10 @@ def test_embedded_mailbox_shows_both_parts_and_replies_through_the_inbound_path(
     with session_scope(mail_game.app) as s:
         mail_id = s.scalars(select(StoredMail.id).where(StoredMail.to == "alice@example.org",
                                                         StoredMail.subject.like("%has started"))).one()
+    from service.web.mailbox import mailbox_key
+
     client = mail_game.app.test_client()
+    client.get(f"/mailbox?key={mailbox_key(mail_game.app)}")  # the link `dicepost run` prints
     page = client.get(f"/mailbox/{mail_id}")
     assert page.status_code == 200
     assert b"THE GRID" in page.data and b"<iframe sandbox" in page.data and b"srcdoc=\"&lt;!doctype html&gt;" in page.data

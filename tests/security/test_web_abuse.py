@@ -106,7 +106,10 @@ def _pages_of(client: Any, table: Any) -> dict[str, str]:
 
 
 def test_xss_through_titles_names_orders_and_mail(sqlite_app: Flask) -> None:
+    from service.web.mailbox import mailbox_key
+
     client = sqlite_app.test_client()
+    client.get(f"/mailbox?key={mailbox_key(sqlite_app)}")  # the mailbox's pages are checked too
     r = client.post("/api/games", json={"ruleset": "universal", "title": "x",
                                         "seats": [{"name": HOSTILE}, {"name": "bob"}]})
     assert r.status_code == 422 and r.content_type == "application/json"  # names are identifiers
