@@ -82,7 +82,7 @@ def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
     meter = Meter()
     with private_database("endpoints") as url:
         app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "SECRET_KEY": "bench",
-                          "BASE_URL": "http://127.0.0.1"})
+                          "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off"})
         upgrade(engine_of(app))
         event.listen(engine_of(app), "before_cursor_execute", meter.on_statement)
         client = app.test_client()

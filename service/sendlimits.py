@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from flask import current_app, has_request_context
 from limits import parse
@@ -73,14 +73,19 @@ def check_invitations(session: Session, addresses: Iterable[tuple[str | None, st
         if address:
             more, first = wanted.get(address, (0, field))
             wanted[address] = (more + 1, first)
+    if not wanted:
+        return
     now = clock.now()
+    sent: dict[str, list[datetime]] = {}
+    for address, at in session.execute(select(Outbox.to_address, Outbox.created_at).where(
+            Outbox.kind == "invitation", Outbox.to_address.in_(list(wanted)),
+            Outbox.created_at >= now - INVITATION_WINDOW).order_by(Outbox.created_at)):
+        sent.setdefault(str(address), []).append(at)
     for address, (more, field) in wanted.items():
-        sent = list(session.scalars(select(Outbox.created_at).where(
-            Outbox.kind == "invitation", Outbox.to_address == address,
-            Outbox.created_at >= now - INVITATION_WINDOW).order_by(Outbox.created_at)))
-        if len(sent) + more > limit:
+        earlier = sent.get(address, [])
+        if len(earlier) + more > limit:
             # The window frees a place when the oldest invitation in it is an hour old.
-            wait = ((sent[0] + INVITATION_WINDOW - now).total_seconds() if sent
+            wait = ((earlier[0] + INVITATION_WINDOW - now).total_seconds() if earlier
                     else INVITATION_WINDOW.total_seconds())
-            raise TooMany(f"{address} has been sent {len(sent)} invitation(s) in the last hour and "
+            raise TooMany(f"{address} has been sent {len(earlier)} invitation(s) in the last hour and "
                           f"takes at most {limit} an hour: try again in {_minutes(wait)}", wait, field)

@@ -1,4 +1,5 @@
-"""Any bytes at all can arrive by mail: reading them never raises."""
+"""Any bytes at all can arrive by mail: reading them never raises, and the webhook answers
+them clearly on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -46,21 +47,21 @@ def test_any_html_converts(html):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(st.lists(PIECES, min_size=1, max_size=30))
-def test_any_message_through_the_webhook_is_kept_and_answered_clearly(mail_game, pieces):
+def test_any_message_through_the_webhook_is_kept_and_answered_clearly(db_mail_game, pieces):
     from sqlalchemy import func, select
 
     from service.db import session_scope
     from service.models import InboundMail
 
-    mail_game.app.config["INBOUND_SECRET"] = "s"
+    db_mail_game.app.config["INBOUND_SECRET"] = "s"
     raw = b"".join(pieces)
-    r = mail_game.app.test_client().post("/api/inbound/email", data=raw, headers={"X-Dicepost-Secret": "s"})
+    r = db_mail_game.app.test_client().post("/api/inbound/email", data=raw, headers={"X-Dicepost-Secret": "s"})
     if not raw.strip():
         assert r.status_code == 400
         return
     assert r.status_code == 200, r.data
     assert r.json["status"] in ("processed", "refused", "ignored", "duplicate"), r.json
-    with session_scope(mail_game.app) as s:
+    with session_scope(db_mail_game.app) as s:
         kept = s.scalar(select(func.count()).select_from(InboundMail).where(InboundMail.raw == raw))
     # A duplicate is a message whose Message-ID was seen before: the first one is the one kept.
     assert kept == 1 or r.json["status"] == "duplicate"

@@ -1,4 +1,5 @@
-"""Schemathesis against /api/openapi.json on a test instance (WSGI, embedded mode).
+"""Schemathesis against /api/openapi.json on a test instance (WSGI, embedded mode), on
+SQLite and on PostgreSQL.
 
 Every operation of the spec (the API, the GM console, inbound mail) gets generated
 requests, valid and invalid, twice: as generated (random ids and tokens, with every
@@ -33,7 +34,7 @@ from schemathesis.specs.openapi.checks import (
 from service import create_app
 from service.db import engine_of
 from service.migrate import upgrade
-from tests.conftest import base_config
+from tests.conftest import base_config, empty_tables
 from tests.service.play import start
 
 # The inbound mail webhook takes the raw message: sent as text, like text/plain.
@@ -42,18 +43,26 @@ schemathesis.serializer.alias("message/rfc822", "text/plain")
 # Schemathesis reads the spec when the module is collected: the instance is made then,
 # on an SQLite file of its own, removed when the module's tests are done.
 WHERE = Path(tempfile.mkdtemp(prefix="dicepost_schemathesis_"))
-APP = create_app(base_config(f"sqlite:///{WHERE}/api.sqlite3", PROPAGATE_EXCEPTIONS=False,
-                             RATELIMIT_ENABLED=False, INBOUND_SECRET="fuzz-secret"))
+SETTINGS = {"PROPAGATE_EXCEPTIONS": False, "RATELIMIT_ENABLED": False, "INBOUND_SECRET": "fuzz-secret"}
+APP = create_app(base_config(f"sqlite:///{WHERE}/api.sqlite3", **SETTINGS))
 upgrade(engine_of(APP))
 schema = schemathesis.openapi.from_wsgi("/api/openapi.json", APP)
 
 
-@pytest.fixture(scope="module")
-def fuzzed_app() -> Iterator[Flask]:
-    APP.config["REAL_GAME"] = start(APP.test_client())
-    yield APP
-    engine_of(APP).dispose()
-    shutil.rmtree(WHERE, ignore_errors=True)
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def fuzzed_app(request: pytest.FixtureRequest) -> Iterator[Flask]:
+    """The spec's app on SQLite, and the same settings on PostgreSQL (which refuses text and
+    numbers SQLite stores), each with a real started game."""
+    if request.param == "sqlite":
+        app = APP
+    else:
+        app = create_app(base_config(request.getfixturevalue("pg_url"), **SETTINGS))
+        empty_tables(app)
+    app.config["REAL_GAME"] = start(app.test_client())
+    yield app
+    engine_of(app).dispose()
+    if app is APP:
+        shutil.rmtree(WHERE, ignore_errors=True)
 
 
 # positive_data_acceptance wants every schema-valid body accepted, but the schema cannot say
@@ -68,10 +77,10 @@ AIMED_CHECKS = [not_a_server_error, status_code_conformance, content_type_confor
 @settings(max_examples=20, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 def test_api_conforms_to_its_spec(case: Any, fuzzed_app: Flask) -> None:
-    case.call_and_validate(excluded_checks=[positive_data_acceptance])
+    case.call_and_validate(app=fuzzed_app, excluded_checks=[positive_data_acceptance])
     real = fuzzed_app.config["REAL_GAME"]
     if "game_id" in (case.path_parameters or {}):
         case.path_parameters["game_id"] = real.id
         token = real.created["gm_token"] if "/gm" in case.path else real.tokens["alice"]
         case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
-        case.call_and_validate(checks=AIMED_CHECKS)
+        case.call_and_validate(app=fuzzed_app, checks=AIMED_CHECKS)
