@@ -9,7 +9,7 @@ with 429, the reason and Retry-After:
   storage (service.ratelimit: Redis in full mode, so every web process shares the
   count) under the client address it uses (the proxy-corrected one with
   DICEPOST_PROXY_HOPS).
-- Invitations per recipient address: INVITATIONS_PER_ADDRESS an hour (default 5),
+- Invitations per recipient address: INVITATIONS_PER_ADDRESS an hour (default 10),
   counted from the outbox in the transaction that would queue the next one, by the
   address in normal form (service.inputs.normal_address), like the sign-in links.
   A GM replacing a player is held to the same count.
@@ -32,7 +32,7 @@ from service.models import Outbox
 from service.ratelimit import EXTENSION, client_address
 
 DEFAULT_GAMES_PER_CLIENT = "20 per hour"
-DEFAULT_INVITATIONS_PER_ADDRESS = 5
+DEFAULT_INVITATIONS_PER_ADDRESS = 10
 INVITATION_WINDOW = timedelta(hours=1)
 
 

@@ -87,7 +87,10 @@ def free_port() -> int:
 
 
 def base_config(database_url: str, **extra: Any) -> dict[str, Any]:
+    # The limits on mail to strangers are off: tests make many games from one client with
+    # the same addresses. tests/security/test_send_limits.py sets them itself.
     return {"DATABASE_URL": database_url, "REDIS_URL": None, "TESTING": True,
+            "GAMES_PER_CLIENT": "off", "INVITATIONS_PER_ADDRESS": 1_000_000,
             "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test-secret", "BASE_URL": "http://dicepost.test",
             **extra}
 

@@ -60,7 +60,7 @@ def parse_option_lines(text: str) -> dict[str, Any]:
 
 
 @bp.post("/games")
-def create() -> tuple[str, int]:
+def create() -> tuple[str, int, dict[str, str]]:
     form = request.form
     try:
         created = games.create_game(
@@ -69,9 +69,9 @@ def create() -> tuple[str, int]:
             form.get("public") == "on", join_url)
     except ServiceError as exc:
         return render_template("web/home.html", games=_public_games(), rulesets=rulesets_json(),
-                               form=form, error=exc), exc.status
+                               form=form, error=exc), exc.status, exc.headers
     invites = [(name, join_url(created.id, token)) for name, token in created.invites]
-    return render_template("web/created.html", created=created, invites=invites), 201
+    return render_template("web/created.html", created=created, invites=invites), 201, {}
 
 
 @bp.get("/games/<game_id>")
