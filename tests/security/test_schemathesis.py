@@ -80,7 +80,12 @@ def test_api_conforms_to_its_spec(case: Any, fuzzed_app: Flask) -> None:
     case.call_and_validate(app=fuzzed_app, excluded_checks=[positive_data_acceptance])
     real = fuzzed_app.config["REAL_GAME"]
     if "game_id" in (case.path_parameters or {}):
+        # Schemathesis may hand the same case to each backend's run: aim it, then put it back.
+        given_id, given_headers = case.path_parameters["game_id"], case.headers
         case.path_parameters["game_id"] = real.id
         token = real.created["gm_token"] if "/gm" in case.path else real.tokens["alice"]
         case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
-        case.call_and_validate(app=fuzzed_app, checks=AIMED_CHECKS)
+        try:
+            case.call_and_validate(app=fuzzed_app, checks=AIMED_CHECKS)
+        finally:
+            case.path_parameters["game_id"], case.headers = given_id, given_headers
