@@ -17,6 +17,7 @@ from flask import Flask
 from service.commands import make_app
 from service.db import engine_of
 from service.migrate import MIGRATIONS, current
+from service.web.mailbox import mailbox_link
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -59,6 +60,9 @@ def serve(app: Flask, host: str, port: int) -> None:
         from service.sweeper import start_thread
 
         start_thread(app)
+        # The mailbox shows every player's mail, so it opens only with its key.
+        link = mailbox_link(app, app.config.get("BASE_URL") or f"http://{host}:{port}")
+        click.echo(f"Mailbox (the mail this server keeps, for this machine's own user): {link}")
     try:
         run_simple(host, port, app, threaded=True, use_reloader=False)
     except OSError as exc:  # the address is taken or not this machine's

@@ -214,3 +214,40 @@ def test_make_run_takes_a_port() -> None:
                           text=True, timeout=60, check=True)
     assert done.stdout.strip().splitlines()[-1].endswith("/dicepost run --port 8123")
     assert "`make run PORT=8080`" in (ROOT / "README.md").read_text()
+
+
+def test_serve_prints_the_mailbox_link_that_opens_it(tmp_path: Path) -> None:
+    """The embedded mailbox opens only with its key, so `dicepost serve` prints the link."""
+    import http.cookiejar
+    import time
+    import urllib.error
+    import urllib.request
+
+    port = free_port()
+    env = clean_env(SECRET_KEY="cli-test", DATABASE_URL=f"sqlite:///{tmp_path}/cli.sqlite3",
+                    DICEPOST_INSTANCE_PATH=str(tmp_path / "instance"))
+    subprocess.run([*dicepost_command(), "db", "upgrade"], env=env, cwd=ROOT, check=True,
+                   capture_output=True, timeout=120)
+    server = subprocess.Popen([*dicepost_command(), "serve", "--port", str(port)], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("Mailbox ") and f"http://127.0.0.1:{port}/mailbox?key=" in line, line
+        link = line.split(": ", 1)[1].strip()
+        # The link's key becomes a cookie on the redirect, as in a browser.
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        for _ in range(100):
+            try:
+                with browser.open(link, timeout=5) as answer:
+                    assert answer.status == 200 and b"Mailbox" in answer.read()
+                break
+            except urllib.error.URLError as exc:
+                if isinstance(exc, urllib.error.HTTPError):
+                    raise
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the server never answered")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
