@@ -89,7 +89,7 @@ def test_army_soldier_arm_example_loses_a_vitality():
     a = hero(s, "alice", "army_soldier", "e4")
     dice = ScriptedDice([8, 19, 6])
     take_strike(s, a, 14, False, dice, [], "strike", {})
-    assert a.vitality == 4
+    assert a.vitality == 5  # 6 on the card (ours), less 1
 
 
 def test_king_castro_arm_example_by_the_text():
@@ -134,12 +134,12 @@ def test_a_critical_strike_is_saved_only_by_a_critical():
 
 def test_hero_knocked_out_goes_home_and_misses_next_round():
     """RULES.md: "At 0 Vitality a hero is knocked out: back to its start corner with full
-    Vitality, missing its next round.\""""
+    Vitality, missing its next round." Full is the Army Soldier card's 6 (ours)."""
     s = state(round=3)
     a = hero(s, "alice", "army_soldier", "f6", start="a1")
     a.vitality = 1
     take_strike(s, a, 14, False, ScriptedDice([8, 19, 6]), [], "strike", {})
-    assert (a.square, a.vitality, a.misses) == (parse_square("a1"), 5, 4)
+    assert (a.square, a.vitality, a.misses) == (parse_square("a1"), 6, 4)
 
 
 def test_nemesis_at_zero_waits_to_be_captured():

@@ -105,13 +105,13 @@ def test_a_health_power_up_heals_at_once():
 
 def test_a_kevlar_vest_adds_an_arm_roll():
     """Item "Kevlar vest": +1 ARM. Silver Siren (ARM 1) gets a second save roll-off: 2,3,4
-    fails, 15,16,2 → 16 + 3 = 19 saves against Dmg 15."""
+    fails, 15,16,2 → 16 + 3 = 19 saves against Dmg 15: she keeps all 7 Vitality."""
     s = state()
     ss = hero(s, "alice", "silver_siren", "e4")
     ss.items = [["vest", None]]
     events: list = []
     take_strike(s, ss, 15, False, ScriptedDice([2, 3, 4, 15, 16, 2]), events, "strike", {})
-    assert ss.vitality == 5 and events[0].kind == "save"
+    assert ss.vitality == 7 and events[0].kind == "save"
 
 
 def test_an_empty_items_deck_is_reshuffled_from_the_discards():
