@@ -28,6 +28,11 @@ class RulesError(Exception):
     """Base of the engine's typed errors."""
 
 
+class InvariantError(RuntimeError):
+    """A state the code's own logic rules out (a bug, never bad input): raised where an
+    `assert` would vanish under `python -O`; not a RulesError, so nothing shows it as a refusal."""
+
+
 class OptionError(RulesError):
     """A game option that is unknown or has a bad value; names the option."""
 
@@ -66,7 +71,8 @@ class OptionSpec:
     def coerce(self, value: Any) -> Any:
         """Check one given value; raise OptionError naming this option."""
         if self.kind == "json":
-            assert self.check is not None, f"option {self.name} of kind json needs a check"
+            if self.check is None:
+                raise InvariantError(f"option {self.name} of kind json needs a check")
             return self.check(value)
         if self.kind == "bool":
             if isinstance(value, bool):

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.contract import RulesError
+from engine.contract import InvariantError, RulesError
 from engine.dice import (
     PROFILE,
     Dice,
@@ -276,7 +276,8 @@ class _Checker:
     def step_dice(self, t: int, step: Any, previous: bytes, salt: bytes,
                   players: list[str]) -> tuple[bytes, bytes]:
         """Check step t's chain link, inputs, key and rolls; return (S_t, K_t)."""
-        assert self.row is not None
+        if self.row is None:
+            raise InvariantError("step_dice before the step's row")
         row = self.row
         if not isinstance(step, dict):
             raise self.stop(t, "step", "a JSON object", step)
@@ -368,7 +369,8 @@ class _Checker:
     def step_rules(self, t: int, step: dict[str, Any], state: dict[str, Any] | None,
                    k_t: bytes) -> tuple[dict[str, Any] | None, Any]:
         """Re-run step t; return the recomputed state and outcome (state None: stop)."""
-        assert self.row is not None
+        if self.row is None:
+            raise InvariantError("step_rules before the step's row")
         try:
             result = run_recorded_step(self.v.ruleset, state, step["inputs"], t, Dice(k_t, t))
         except (OrderErrors, RulesError, KeyError, ValueError, TypeError) as exc:

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from engine.contract import InvariantError
 from service.clock import now
 from service.models import AuditLog, Game
 
@@ -30,7 +31,8 @@ def audit(session: Session, game_id: str | None, actor: str, action: str,
 
 def log_action(session: Session, game_id: str, actor: str, action: str,
                detail: dict[str, Any] | None = None) -> AuditLog:
-    assert action in SCHEDULE_ACTIONS, action
+    if action not in SCHEDULE_ACTIONS:
+        raise InvariantError(f"not a schedule action: {action}")
     row = AuditLog(game_id=game_id, at=now(), actor=actor, action=action, detail=detail or {})
     session.add(row)
     return row

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from typing import Any
 
 from engine import Dice, chain, step_key
+from engine.contract import InvariantError
 from service.models import Game
 
 
@@ -59,6 +60,7 @@ def chain_link(game: Game, t: int) -> bytes:
 
 def step_dice(game: Game, t: int, inputs: Any) -> tuple[Dice, bytes]:
     """The dice of step t and the link S_t that keys them."""
-    assert game.salt is not None, "the salt is made when the last seat is filled"
+    if game.salt is None:
+        raise InvariantError(f"game {game.id} has no salt: it is made when the last seat is filled")
     s_t = chain_link(game, t)
     return Dice(step_key(s_t, bytes.fromhex(game.salt), t, inputs), t), s_t

@@ -12,6 +12,7 @@ from typing import Any
 from flask import current_app, has_app_context
 from sqlalchemy.orm import Session
 
+from engine.contract import InvariantError
 from service.mail.settings import DEFAULT_DOMAIN, message_domain
 from service.models import Game, Outbox, Seat
 from service.tasks import deliver_after_commit
@@ -30,7 +31,8 @@ def mail_domain() -> str:
 def queue_mail(session: Session, game: Game, seat: Seat | None, kind: str,
                payload: dict[str, Any]) -> Outbox | None:
     """Insert one pending message for a seat (None when it has no address or wants none)."""
-    assert kind in KINDS, kind
+    if kind not in KINDS:
+        raise InvariantError(f"not a mail kind: {kind}")
     if seat is not None and (not seat.email or kind not in WANTS.get(seat.mail_pref, set(KINDS))):
         return None
     row = Outbox(

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from engine import OrderErrors, find_ruleset, round_inputs, run_round
+from engine.contract import InvariantError
 from engine.orders import format_orders
 from service import clock
 from service.audit import audit
@@ -76,7 +77,8 @@ def lock_round(session: Session, game_id: str, number: int) -> Round | None:
 def submit(session: Session, game_id: str, token: str | None, round_number: Any, text: Any,
            source: str, seat_id: int | None = None) -> Accepted:
     """seat_id: a seat proven another way than by its player token (a signed mail token)."""
-    assert source in SOURCES, source
+    if source not in SOURCES:
+        raise InvariantError(f"not a submission source: {source}")
     if isinstance(round_number, bool) or not isinstance(round_number, int):
         raise Invalid("round must be the number of the open round", "round")
     whole_number(round_number, "round")
@@ -155,9 +157,11 @@ def _resolve_round(session: Session, game_id: str, number: int) -> bool:
         if rnd is None:
             return False
         game = session.get(Game, game_id, options=[joinedload(Game.seats)])
-        assert game is not None
+        if game is None:
+            raise InvariantError(f"round {number} of game {game_id} has no game")
         previous, _state = latest_state(session, game)
-        assert previous.t == number, "round r follows step r"
+        if previous.t != number:  # round r follows step r
+            raise damaged(game_id, f"round {number} is ready but the latest step is {previous.t}")
         seats = list(game.seats)
         by_id = {s.id: s.name for s in seats}
         texts = {by_id[seat_id]: sub.accepted

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from engine.contract import InvariantError
 from service.audit import log_action
 from service.clock import now
 from service.errors import BadRequest, Conflict, Invalid, NotFound
@@ -170,7 +171,8 @@ def claim_open_seat(session: Session, seat_id: int) -> tuple[str, str] | None:
         if seat is None or seat_schedule(session, seat, create=False).controller != "open":
             return None
         game = session.get(Game, seat.game_id, with_for_update=True)
-        assert game is not None
+        if game is None:
+            raise InvariantError(f"seat {seat.id} has no game")
         return _take(session, game, seat)
 
 

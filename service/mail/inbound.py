@@ -28,6 +28,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from engine.contract import InvariantError
 from service import clock
 from service.db import session_scope
 from service.inputs import address_key, storable, text_problem
@@ -108,7 +109,8 @@ def process(inbound_id: int) -> Outcome:
 def _process(session: Session, settings: MailSettings, inbound_id: int) -> Outcome:
     with session.begin():
         row = session.get(InboundMail, inbound_id)
-        assert row is not None
+        if row is None:
+            raise InvariantError(f"inbound mail {inbound_id} is gone")
         seat, reply, unanswered = _triage(session, settings, row)
     if seat is None:
         return _logged(inbound_id, *unanswered)
@@ -116,7 +118,8 @@ def _process(session: Session, settings: MailSettings, inbound_id: int) -> Outco
     with session.begin():
         seat = session.get(Seat, seat.id)
         row = session.get(InboundMail, inbound_id)
-        assert seat is not None and row is not None
+        if seat is None or row is None:
+            raise InvariantError(f"inbound mail {inbound_id} or its seat is gone")
         for kind, payload in done.answers:
             queue_answer(session, seat.game, seat, kind, payload, settings.domain)
         _record(row, "processed", f"{seat.name}: {done.detail}", seat.game_id)

@@ -6,6 +6,7 @@ from sqlalchemy.orm import Session
 
 from engine import find_ruleset
 from engine.bots import bot_orders
+from engine.contract import InvariantError
 from engine.orders import format_orders
 from service.audit import log_action
 from service.clock import now
@@ -17,7 +18,8 @@ from service.views import latest_step
 def submit_for_bot(session: Session, game: Game, rnd: Round, seat: Seat) -> Submission:
     """Store the bot's orders for `seat` in this round as a submission with source 'bot'."""
     step = latest_step(session, game.id)
-    assert step is not None, "a round opens after its step is stored"
+    if step is None:
+        raise InvariantError(f"game {game.id}: a round opens only after its step is stored")
     ruleset = find_ruleset(game.ruleset)
     state = ruleset.load(step.state)
     text = bot_orders(ruleset, state, seat.name, seed=f"{game.id}:{game.salt}")

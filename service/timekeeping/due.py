@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from engine.contract import InvariantError
 from service.audit import log_action
 from service.models import Game, Round, Seat
 from service.notify import queue_mail
@@ -85,7 +86,8 @@ def close_due_round(session: Session, game_id: str, number: int, at: datetime) -
 
 
 def _apply_deadline(session: Session, game: Game, rnd: Round, at: datetime) -> str:
-    assert rnd.closes_at is not None
+    if rnd.closes_at is None:
+        raise InvariantError(f"round {rnd.number} of game {game.id} has no deadline to apply")
     policy = policy_of(game)
     done = submitted_names(session, game, rnd)
     missing = [s for s in expected_humans(session, game, rnd) if s.name not in done]

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from engine.contract import InvariantError
 from service.models import Game, Outbox, Round, Seat
 from service.notify import WANTS, mail_domain
 from service.schedule.durations import describe_duration, format_duration
@@ -41,7 +42,8 @@ def send_due_reminders(session: Session, at: datetime) -> int:
 
 
 def _queue(session: Session, game: Game, rnd: Round, seat: Seat, lead: timedelta) -> bool:
-    assert rnd.closes_at is not None
+    if rnd.closes_at is None:
+        raise InvariantError(f"round {rnd.number} of game {game.id} has no deadline to remind of")
     if not seat.email or "reminder" not in WANTS.get(seat.mail_pref, set()):
         return False
     message_id = f"<{reminder_key(game.id, seat.name, rnd.number, rnd.closes_at)}@{mail_domain()}>"

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from engine import Board
 from engine.dice import chain_link_ok
+from service.integrity import damaged
 from service.models import Game, Round, Seat, Step
 from service.views import board_of, current_round, get_game, step_of_round, submitted_names
 
@@ -74,7 +75,8 @@ def round_page(session: Session, game_id: str, number: int) -> RoundPage:
         step = step_of_round(session, game_id, number)
         previous = session.scalars(select(Step).where(Step.game_id == game_id,
                                                       Step.t == step.t - 1)).first()
-        assert previous is not None
+        if previous is None:
+            raise damaged(game_id, f"step {step.t - 1} is missing")
         check = key_checks(game, [previous, step])[1]
         return RoundPage(game=game, number=number, step=step, board=board_of(game, step),
                          key=check, orders=dict(step.inputs))

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
+from engine.contract import InvariantError
+
 AREAS = ("attack", "initiative", "defence")
 Counts = tuple[int, int, int]  # dice on (attack, initiative, defence)
 
@@ -109,7 +111,8 @@ def _best(dice: tuple[int, ...], skill: int, policy: tuple[str, ...]) -> Placeme
             key = _key(p, policy)
             if best is None or key > best_key:
                 best, best_key = p, key
-    assert best is not None
+    if best is None:
+        raise InvariantError("no allocation to choose from")
     return best
 
 

@@ -13,7 +13,7 @@ negate your roll"); a failed ARM roll (a 1) never saves.
 
 from __future__ import annotations
 
-from engine.contract import Event
+from engine.contract import Event, InvariantError
 from engine.dice import Dice
 from engine.grid import square_name
 from engine.rulesets.heroes.decks import items
@@ -114,7 +114,8 @@ def knock_out(state: HeroesState, f: Figure, events: list[Event]) -> None:
     """Heroes go home to heal and sit out a round; henchmen leave; a nemesis waits."""
     f.vitality = 0
     if f.kind == "hero":
-        assert f.start is not None
+        if f.start is None:
+            raise InvariantError(f"hero {f.id} has no starting square")
         f.square = f.start
         f.vitality = f.spec.vitality
         f.misses = state.next_turn_round(f.owner)

@@ -9,7 +9,7 @@ a stat reduction until the end of the round (so it also weakens the henchmen's s
 
 from __future__ import annotations
 
-from engine.contract import Event
+from engine.contract import Event, InvariantError
 from engine.grid import distance
 from engine.rulesets.heroes.cards import StarAction
 from engine.rulesets.heroes.state import Figure, HeroesState
@@ -54,7 +54,8 @@ def perform(state: HeroesState, hero: Figure, action_id: str, target_id: str | N
                             {"unit": hero.id}))
         return
     action = hero.spec.action(action_id)
-    assert action is not None
+    if action is None:
+        raise InvariantError(f"{hero.id} has no action {action_id}")
     if action.effect == "reduce_stat":
         targets = targets_for(state, hero, action)
         chosen = [t for t in targets if t.id == target_id] if target_id else targets[:1]

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.contract import StateError
+from engine.contract import InvariantError, StateError
 from engine.grid import Square, parse_square, square_name
 from engine.rulesets.heroes.cards import STATS, Card, card
 from engine.rulesets.heroes.decks import items
@@ -77,7 +77,8 @@ class Figure:
                                "square": square_name(self.square), "facing": self.facing,
                                "vitality": self.vitality, "owner": self.owner}
         if self.kind == "hero":
-            assert self.start is not None
+            if self.start is None:
+                raise InvariantError(f"hero {self.id} has no starting square")
             out.update(start=square_name(self.start), saved=self.saved, captured=self.captured,
                        misses=self.misses, policy=self.policy, used=dict(self.used),
                        items=[list(i) for i in self.items])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.contract import Event
+from engine.contract import Event, InvariantError
 from engine.dice import Dice
 from engine.grid import adjacent
 from engine.rulesets.jep1.exchange import Exchange, exchange
@@ -22,7 +22,8 @@ from engine.rulesets.jep1.units import Unit
 def melee(att: Unit, dfn: Unit, skills: Sequence[str], ties_block: bool, dice: Dice,
           events: list[Event]) -> list[Exchange]:
     """The attack and, if the defender lives, its strike back. Caller checks adjacency."""
-    assert adjacent(att.at, dfn.at), "melee needs adjacent units"
+    if not adjacent(att.at, dfn.at):
+        raise InvariantError(f"melee needs adjacent units: {att.id} and {dfn.id}")
     events.append(Event("attack", f"{att.id} attacks {dfn.id} in melee.",
                         {"attacker": att.id, "defender": dfn.id,
                          "squares": [att.at.name, dfn.at.name], "skills": list(skills)}))

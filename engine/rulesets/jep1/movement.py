@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence, Set
 from functools import lru_cache
 
+from engine.contract import InvariantError
 from engine.grid import Cost, Grid, Path, Square, StepCost, distance
 
 _STEPS_8 = [(dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1) if (dc, dr) != (0, 0)]
@@ -28,7 +29,8 @@ STEP, BEND = 64, 15
 # tests/engine/rulesets/test_jep1_movement_search.py checks), without a callback a step:
 # a bot turn and a resolution search hundreds of times a round. Grid.straight_path is
 # exact for move_path's cost because MOVE * BEND < STEP.
-assert MOVE * BEND < STEP
+if MOVE * BEND >= STEP:
+    raise InvariantError("straight_path is exact for move_path only while MOVE * BEND < STEP")
 
 
 @lru_cache(maxsize=64)
@@ -56,7 +58,8 @@ def move_path(grid: Grid, start: Square, waypoints: Sequence[Square], budget: in
 
     The Path's cost is in steps.
     """
-    assert budget <= MOVE
+    if budget > MOVE:
+        raise InvariantError(f"a move's budget is at most {MOVE}, not {budget}")
     blocked = occupied - {start}
     squares: list[Square] = []
     here, left = start, budget * (STEP + BEND)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.contract import PlayerId
+from engine.contract import InvariantError, PlayerId
 from engine.grid import Grid, Square, distance, parse_square
 from engine.orders import Arg, Order, Verb
 from engine.rulesets.jep1.movement import MOVE, move_path
@@ -65,7 +65,8 @@ class Plan:
 def plans(orders: Sequence[Order]) -> dict[str, Plan]:
     out: dict[str, Plan] = {}
     for o in orders:
-        assert o.unit is not None
+        if o.unit is None:
+            raise InvariantError(f"order {o} names no unit")
         plan = out.setdefault(o.unit, Plan())
         if o.verb == "move":
             plan.move = o

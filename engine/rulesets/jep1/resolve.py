@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.contract import Event, PlayerId, Resolution
+from engine.contract import Event, InvariantError, PlayerId, Resolution
 from engine.dice import Dice
 from engine.grid import Path, Square, parse_square
 from engine.orders import Order
@@ -113,7 +113,8 @@ def _act(s: JepState, unit: Unit, plan: Plan, dice: Dice, events: list[Event],
 
 def _walk(unit: Unit, path: Path, kind: str, events: list[Event], marks: list[dict[str, Any]]) -> None:
     start = unit.at
-    assert path.end is not None
+    if path.end is None:
+        raise InvariantError(f"{unit.id}: an empty path to walk")
     unit.at = path.end
     squares = [start, *path.squares]
     verb = "moves" if kind == "move" else "closes in"

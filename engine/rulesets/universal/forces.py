@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.contract import InvariantError
+
 from .house import RANGE_EFFECTS, UnitType
 
 UNIT_TYPES = ("mortar", "runner", "support", "defender")
@@ -75,7 +77,8 @@ def types_cost(count: int) -> int:
 def unit_cost(spec: UnitSpec) -> int:
     """Half points for one unit; the spec must already be valid."""
     d = defence_cost(spec.d - BASE_D)
-    assert d is not None
+    if d is None:
+        raise InvariantError(f"defence {spec.d} has no cost: validate the spec first")
     return (BASIC_COST + types_cost(len(spec.types)) + power_cost(spec.pw - BASE_PW) + d
             + health_cost(spec.ep - BASE_EP) + spec.extra_cost)
 
