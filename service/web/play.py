@@ -30,7 +30,10 @@ def join(game_id: str, invite: str) -> tuple[str, int] | str:
         game = session.get(Game, game_id)
         title = game.title if game else game_id
         commitment = game.commitment if game else ""
-    page = {"game_id": game_id, "title": title, "commitment": commitment, "invite": invite}
+        # The game's own unit types, which a force may name beside the built-in ones.
+        house = list((game.options or {}).get("unit_types") or []) if game else []
+    page = {"game_id": game_id, "title": title, "commitment": commitment, "invite": invite,
+            "house": house}
     if request.method == "GET":
         return render_template("web/join.html", error=None, force="", **page)
     force_text = request.form.get("force", "").strip()

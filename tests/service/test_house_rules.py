@@ -34,6 +34,8 @@ def test_a_custom_type_in_a_force(app: Flask, client: Any) -> None:
     table = create(client, options={"unit_types": TYPES},
                    seats=("alice", "bob"))
     alice = table.created["seats"][0]
+    join_page = client.get(f"/games/{table.id}/join/{alice['invite_token']}").get_data(as_text=True)
+    assert "own unit types" in join_page and "power_counterattacking 2" in join_page
     r = client.post(f"/api/games/{table.id}/join",
                     json={"invite_token": alice["invite_token"], "force": FORCE})
     assert r.status_code == 200, r.json
