@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from engine.grid import SquareError, distance
 from engine.orders import Arg, Order, Verb
 from engine.rulesets.fivedice.allocation import AREAS
-from engine.rulesets.fivedice.state import GameState
+from engine.rulesets.fivedice.state import GameState, Unit
 
 _LOSE = Arg("lose", "word", choices=("lose",), optional=True)
 _ACTION = Arg("action", "word", choices=("attack", "defence", "defense"), optional=True)
@@ -72,30 +72,10 @@ def check_order(state: GameState, player: str, order: Order, expected: Sequence[
     if verb in ("move", "use", "switch") and len(args) == 2:
         return "say which action to lose, like 'lose attack'"
     if verb == "move":
-        try:
-            dest = state.grid.square(args[0])
-        except SquareError as exc:
-            return str(exc)
-        if not state.grid.passable(dest):
-            return f"{dest.name} is a wall"
-        if dest == unit.square:
-            return f"{unit.id} is already on {dest.name}"
-        far, most = distance(unit.square, dest), 3 * unit.sheet.movement
-        if far > most:
-            return f"{dest.name} is {far} squares away; {unit.id} moves at most 3 x {unit.sheet.movement}"
-    elif verb in ("attack", "shoot", "cast"):
-        target = state.unit(args[-1])
-        if target is None:
-            return f"there is no unit {args[-1]}"
-        if target.player == player:
-            return f"{target.id} is on your own side"
-        if not target.alive:
-            return f"{target.id} has fallen"
-        if verb == "shoot" and not unit.sheet.ranged_weapons:
-            return f"{unit.id} carries no ranged weapon"
-        if verb == "cast" and args[0] not in unit.sheet.spells:
-            return f"{unit.id} knows no spell {args[0]!r} (it knows: {_listed(unit.sheet.spells)})"
-    elif verb == "use" and args[0] not in unit.items:
+        return _check_move(state, unit, args[0])
+    if verb in ("attack", "shoot", "cast"):
+        return _check_target(state, player, unit, verb, args)
+    if verb == "use" and args[0] not in unit.items:
         return f"{unit.id} has no {args[0]} (it has: {_listed(unit.items)})"
     elif verb == "switch" and args[0] not in unit.sheet.weapons:
         return f"{unit.id} does not carry {args[0]} (it carries: {_listed(unit.sheet.weapons)})"
@@ -103,6 +83,36 @@ def check_order(state: GameState, player: str, order: Order, expected: Sequence[
         return f"{unit.id} already wields {args[0]}"
     elif verb == "dice":
         return _check_dice(args)
+    return None
+
+
+def _check_move(state: GameState, unit: Unit, square: str) -> str | None:
+    try:
+        dest = state.grid.square(square)
+    except SquareError as exc:
+        return str(exc)
+    if not state.grid.passable(dest):
+        return f"{dest.name} is a wall"
+    if dest == unit.square:
+        return f"{unit.id} is already on {dest.name}"
+    far, most = distance(unit.square, dest), 3 * unit.sheet.movement
+    if far > most:
+        return f"{dest.name} is {far} squares away; {unit.id} moves at most 3 x {unit.sheet.movement}"
+    return None
+
+
+def _check_target(state: GameState, player: str, unit: Unit, verb: str, args: tuple[str, ...]) -> str | None:
+    target = state.unit(args[-1])
+    if target is None:
+        return f"there is no unit {args[-1]}"
+    if target.player == player:
+        return f"{target.id} is on your own side"
+    if not target.alive:
+        return f"{target.id} has fallen"
+    if verb == "shoot" and not unit.sheet.ranged_weapons:
+        return f"{unit.id} carries no ranged weapon"
+    if verb == "cast" and args[0] not in unit.sheet.spells:
+        return f"{unit.id} knows no spell {args[0]!r} (it knows: {_listed(unit.sheet.spells)})"
     return None
 
 

@@ -118,15 +118,9 @@ def check(state: HeroesState, player: str, o: Order) -> str | None:
     if o.verb not in allowed:
         return f"{f.id} cannot {o.verb}; its orders are: {', '.join(sorted(allowed))}"
     if o.verb in ("move", "run", "climb"):
-        squares = [_on_board(state, a) for a in o.args]
-        bad = [s for s in squares if isinstance(s, str)]
-        if bad:
-            return bad[0]
-        good = [s for s in squares if isinstance(s, Square)]
-        if o.verb == "move" and not paths.flight_within(state, f.square, good, f.spec.move_ap):
-            return f"no route through {' '.join(o.args)} within {f.spec.move_ap} Movement A.P."
-        if o.verb == "climb" and good[0] not in state.roofs:
-            return f"{o.args[0]} is not a rooftop"
+        problem = _check_route(state, f, o)
+        if problem is not None:
+            return problem
     if o.verb == "attack":
         for target in o.args:
             t = state.figures.get(target)
@@ -148,6 +142,19 @@ def check(state: HeroesState, player: str, o: Order) -> str | None:
                 and action.effect != "reduce_stat":
             problem = f"{action.name} takes no target"
         return problem
+    return None
+
+
+def _check_route(state: HeroesState, f: Figure, o: Order) -> str | None:
+    squares = [_on_board(state, a) for a in o.args]
+    bad = [s for s in squares if isinstance(s, str)]
+    if bad:
+        return bad[0]
+    good = [s for s in squares if isinstance(s, Square)]
+    if o.verb == "move" and not paths.flight_within(state, f.square, good, f.spec.move_ap):
+        return f"no route through {' '.join(o.args)} within {f.spec.move_ap} Movement A.P."
+    if o.verb == "climb" and good[0] not in state.roofs:
+        return f"{o.args[0]} is not a rooftop"
     return None
 
 
