@@ -96,7 +96,7 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         if seat.name not in rnd.expected:
             raise Conflict(f"{seat.name} is not expected to move in round {round_number} "
                            f"(expected: {', '.join(rnd.expected)})", "round")
-        step, state = latest_state(session, game)  # DamagedData: 503
+        _step, state = latest_state(session, game)  # DamagedData: 503
         ruleset = find_ruleset(game.ruleset)
         try:
             orders = ruleset.parse_orders(state, seat.name, text)

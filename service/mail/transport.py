@@ -122,5 +122,5 @@ class SmtpTransport:
                     smtp.sendmail(sender, [recipient], msg)
                 else:
                     smtp.send_message(msg, from_addr=sender, to_addrs=[recipient])
-        except Exception as exc:  # noqa: BLE001 - classify() re-raises what it does not know
+        except Exception as exc:  # classify() re-raises what it does not know
             raise classify(exc) from exc

@@ -29,7 +29,7 @@ def test_universal_hold_and_stay_are_orders():
     s = up.position("A1 c3\nA2 d3\nB1 h8")
     assert _read(up.RULES, s, "alice", "A1 hold\nA2 stay") == ["A1 hold", "A2 hold"]
     after, events = up.resolve(s, [], alice="A1 stay")
-    assert [e.text for e in events if e.kind == "hold"][0] == "A1 holds on c3"
+    assert next(e.text for e in events if e.kind == "hold") == "A1 holds on c3"
     assert after.units["A1"].square.name == "c3"
 
 

@@ -51,7 +51,7 @@ def test_parse_duration(text, expected):
 
 @pytest.mark.parametrize("text", ["", "P", "PT", "48H", "P1DT", "PT-5S", "P1H", "PT1D", "soon", "P1DT2H3X"])
 def test_parse_duration_refuses_malformed(text):
-    with pytest.raises(DurationError, match="^deadline: "):
+    with pytest.raises(DurationError, match=r"^deadline: "):
         parse_duration(text, "deadline")
 
 

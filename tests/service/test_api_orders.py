@@ -30,7 +30,7 @@ def test_get_orders_shape(client: Any) -> None:
 
 def test_put_orders_and_amend(app: Flask, client: Any) -> None:
     table = start(client)
-    unit, move = _first_move(table, "alice")
+    _unit, move = _first_move(table, "alice")
     r = table.put("alice", "# first try\n" + move.lower())
     assert r.status_code == 200 and r.json == {"round": 1, "accepted": [move]}
     assert table.status()["seats"][0] == {"name": "alice", "joined": True, "submitted": True}

@@ -564,7 +564,7 @@ def test_sending_the_form_again_as_it_comes_keeps_every_line(csrf_app: Flask, ru
     (jep1 move + guard, heroes move + face) must not lose one when it is sent again."""
     game = new_game(csrf_app, ruleset_id)
     legal = game.ruleset.legal_orders(game.state(), "alice")
-    unit, choices = sorted(legal.items())[0]
+    _unit, choices = sorted(legal.items())[0]
     move = next(c for c in choices if c.split()[1] == "move")
     other = next(c for c in choices if c.split()[1] in ("guard", "face"))
     assert game.table.put("alice", f"{move}\n{other}").status_code == 200

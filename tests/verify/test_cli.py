@@ -32,7 +32,7 @@ def server(finished) -> Iterator[str]:
     bodies = {"/good.json": serialize(finished), "/bad.json": serialize(bad)}
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:  # http.server's name for the handler
             body = bodies.get(self.path)
             self.send_response(200 if body else 404)
             self.send_header("Content-Type", "application/json")

@@ -28,7 +28,7 @@ def test_damage_is_never_negative() -> None:
     B1's 3 + 9 + plate 6 = 18 deals 0, not −6."""
     s = state(unit("A1", "c4", attack=0, weapons=()), unit("B1", "c5", defence=9, armor="plate"))
     res = play(s, {"alice": "A1 attack B1"}, [*A_DICE, *B_DICE])
-    melee = [e for e in res.events if e.kind == "melee"][0]
+    melee = next(e for e in res.events if e.kind == "melee")
     assert melee.text.startswith("A1 attacks B1 with bare hands: attack 12 against defence 18, 0 damage")
     assert life(res, "B1") == 10
 

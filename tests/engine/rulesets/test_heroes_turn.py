@@ -71,7 +71,7 @@ def test_movement_is_up_to_movement_ap():
     """"Move a number of spaces up to your Movement A.P." Zenith has 2."""
     s = state()
     hero(s, "alice", "zenith", "e4")
-    with pytest.raises(OrderErrors, match="within 2 Movement A.P."):
+    with pytest.raises(OrderErrors, match=r"within 2 Movement A\.P\."):
         RULES.parse_orders(s, "alice", "Z1 move e7")
     res = play(s, {"alice": "Z1 move e6"}, NOBODY_COMES)
     z = res.state.figures["Z1"]

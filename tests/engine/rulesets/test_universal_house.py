@@ -259,9 +259,9 @@ def test_a_rough_square_costs_one_and_a_half():
     A1 on a1 with rough b1: a1 → b1 → c1 costs 1.5 + 1 = 2.5 > 2, so the cheapest path to
     c1 avoids it (a1 → b2 → c1); stopping on b1 is fine (1.5), going on to b1 then c1 is not."""
     state = position("A1 a1\nB1 h8", terrain={"b1": "rough"})
-    after, events = resolve(state, [], alice="A1 move c1")
+    _after, events = resolve(state, [], alice="A1 move c1")
     assert first(events, "move")["squares"] == ["a1", "b2", "c1"]
-    with pytest.raises(OrderErrors, match="entering a square next to an enemy or a rough square 1.5"):
+    with pytest.raises(OrderErrors, match=r"entering a square next to an enemy or a rough square 1\.5"):
         RULES.parse_orders(state, "alice", "A1 move b1 c1")
     assert RULES.parse_orders(state, "alice", "A1 move b1")
 

@@ -38,7 +38,7 @@ def test_entering_an_enemy_adjacent_square_ends_a_two_square_move():
     it cannot go on to d1 (1.5 + 1 = 2.5 > 2), but stopping on d2 is fine."""
     state = position("A1 c1\nB1 e3")
     assert refused(state, "alice", "A1 move d2 d1")[0][1].startswith("A1 cannot move to d1: no path")
-    after, events = resolve(state, [], alice="A1 move d2")
+    _after, events = resolve(state, [], alice="A1 move d2")
     assert first(events, "move")["squares"] == ["c1", "d2"]
 
 
@@ -57,7 +57,7 @@ def test_a_runner_can_enter_two_enemy_adjacent_squares():
     """"One square adjacent to enemiemy is equal to 1.5 squares" and "Runner: 3 movement":
     1.5 + 1.5 = 3. From c1 a Runner passes d2 to d3, both next to B1 on e3."""
     state = position("A1 c1 runner\nB1 e3")
-    after, events = resolve(state, [], alice="A1 move d2 d3")
+    _after, events = resolve(state, [], alice="A1 move d2 d3")
     assert first(events, "move")["squares"] == ["c1", "d2", "d3"]
 
 
@@ -65,7 +65,7 @@ def test_the_engine_finds_the_cheapest_path():
     """"One square adjacent to enemiemy is equal to 1.5 squares": `A1 move c3` from c1 (b2
     taken by A2) goes through c2, not d2 next to B1 (e2): c2 costs 1 where d2 costs 1.5."""
     state = position("A1 c1\nA2 b2\nB1 e2")
-    after, events = resolve(state, [], alice="A1 move c3")
+    _after, events = resolve(state, [], alice="A1 move c3")
     assert first(events, "move")["squares"] == ["c1", "c2", "c3"]
     assert refused(state, "alice", "A1 move d2 c3")[0][1].startswith("A1 cannot move to c3")
 

@@ -56,7 +56,7 @@ def test_an_attack_on_a_target_that_moved_away_is_skipped_with_a_reason():
 def test_the_order_of_a_unit_defeated_earlier_in_the_round_is_skipped():
     """RULES.md: an order no longer legal when its turn comes is skipped (its unit fell)."""
     state = position("A1 c3\nA2 h1\nB1 c4 pw=2", round=2)
-    after, events = resolve(state, [6, 1], alice="A1 move b3", bob="B1 attack A1")
+    _after, events = resolve(state, [6, 1], alice="A1 move b3", bob="B1 attack A1")
     assert first(events, "skip")["reason"] == "A1 was defeated"
 
 
