@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,8 +76,11 @@ def lock_round(session: Session, game_id: str, number: int) -> Round | None:
 
 
 def submit(session: Session, game_id: str, token: str | None, round_number: Any, text: Any,
-           source: str, seat_id: int | None = None) -> Accepted:
-    """seat_id: a seat proven another way than by its player token (a signed mail token)."""
+           source: str, seat_id: int | None = None,
+           then: Callable[[Session, Accepted], None] | None = None) -> Accepted:
+    """seat_id: a seat proven another way than by its player token (a signed mail token).
+    then: more writes that must commit with the orders or not at all (a mail's outcome),
+    run in the submission's transaction once the orders are stored."""
     if source not in SOURCES:
         raise InvariantError(f"not a submission source: {source}")
     if isinstance(round_number, bool) or not isinstance(round_number, int):
@@ -117,7 +121,11 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         done = {names[seat_id] for seat_id in submitted}
         ready = (rnd.status == "open" and early_close_allowed(session, game, rnd, done)
                  and mark_ready(session, game, rnd, done))  # wait flags, pause, bot seats
-    return Accepted(rnd.number, [o.format() for o in orders], version, ready or rnd.status == "ready")
+        result = Accepted(rnd.number, [o.format() for o in orders], version,
+                          bool(ready) or rnd.status == "ready")
+        if then is not None:
+            then(session, result)
+    return result
 
 
 def _open_round_text(game: Game) -> str:

@@ -11,23 +11,31 @@
     AWAY <from> <to> | AWAY CLEAR         } the settings API's own checks and messages;
     REMIND <duration>  the reminder lead  } the answer shows what is now set
 
-The service functions own their transactions, so `perform` runs outside any; it
-returns what to record and which answers to queue, and the caller writes both in one
-transaction with the inbound row's result.
+Orders and CLEAR count for the round the mail answers (`bound`: the round of the game
+mail it replies to, or the one open when it arrived), never for a later one: a mail for a
+round that has closed is answered with that and changes nothing.
+
+The service functions own their transactions, so `perform` runs outside any. `finish`
+writes the mail's answers and outcome: for orders and CLEAR inside the transaction that
+stores them (a crash cannot leave the orders stored and the mail unprocessed, to be
+replayed), for the rest the caller runs it afterwards (`Done.recorded` says which).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from service import games, rounds, urls
 from service.errors import Invalid, OrdersRefused, ServiceError
+from service.mail.context import when
 from service.mail.reply_text import Reply
 from service.mail.withdraw import withdraw
-from service.models import Game, Seat
+from service.models import Game, Round, Seat
 from service.notify import WANTS
 from service.seats import claim_open_seat, seat_settings, update_seat_settings
 
@@ -36,40 +44,75 @@ from service.seats import claim_open_seat, seat_settings, update_seat_settings
 class Done:
     detail: str
     answers: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (kind, payload)
+    recorded: bool = False  # finish already ran, in the transaction of the change
 
 
-def _open_round(session: Session, game_id: str) -> int:
+Finish = Callable[[Session, Done], None]
+
+
+def _closed(session: Session, game_id: str, bound: int | None) -> tuple[int, Done | None]:
+    """The round the mail's orders are for, and the answer instead when it has closed."""
     with session.begin():
         game = session.get(Game, game_id)
-        return game.current_round if game is not None else 0
+        if game is None:
+            return 0, None
+        number = game.current_round if bound is None else bound
+        if bound is None or (number == game.current_round and game.status == "active"):
+            return number, None
+        rnd = session.scalars(select(Round).where(Round.game_id == game_id, Round.number == number)).first()
+        if rnd is None or rnd.resolved_at is None:
+            return number, None  # not a round that has been: submit's own check answers
+        closed = f"round {number} closed at {when(rnd.resolved_at)}"
+        now = (f"round {game.current_round} is open: resend your orders for it"
+               if game.status == "active" else "the game is over")
+        message = f"Your mail answered round {number}, which closed at {when(rnd.resolved_at)}; {now}."
+        return number, Done(f"{closed}; {now}", [("status", {"message": message})])
 
 
-def _orders(session: Session, seat: Seat, text: str) -> Done:
-    number = _open_round(session, seat.game_id)
+def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: Finish) -> Done:
+    number, closed = _closed(session, seat.game_id, bound)
+    if closed is not None:
+        return closed
+    done = Done("")
+
+    def stored(within: Session, accepted: rounds.Accepted) -> None:
+        done.detail = f"orders stored for round {accepted.round} as version {accepted.version}"
+        if "confirmation" not in WANTS.get(seat.mail_pref, set()):
+            # The service's own confirmation follows the preference; an answer to mail does not.
+            done.answers.append(("confirmation", {"round": accepted.round, "version": accepted.version,
+                                                  "accepted": "\n".join(accepted.lines) or "pass",
+                                                  "source": "mail"}))
+        finish(within, done)
+        done.recorded = True
+
     try:
-        accepted = rounds.submit(session, seat.game_id, None, number, text, "mail", seat_id=seat.id)
+        rounds.submit(session, seat.game_id, None, number, text, "mail", seat_id=seat.id, then=stored)
     except OrdersRefused as exc:
         return Done(f"orders refused: {exc.message}",
                     [("confirmation", {"round": number, "errors": exc.errors, "text": text})])
     except ServiceError as exc:
         return Done(f"orders not taken: {exc.message}", [("status", {"message": exc.message})])
-    done = Done(f"orders stored for round {accepted.round} as version {accepted.version}")
-    if "confirmation" not in WANTS.get(seat.mail_pref, set()):
-        # The service's own confirmation follows the preference; an answer to mail does not.
-        done.answers.append(("confirmation", {"round": accepted.round, "version": accepted.version,
-                                              "accepted": "\n".join(accepted.lines) or "pass",
-                                              "source": "mail"}))
     return done
 
 
-def _clear(session: Session, seat: Seat) -> Done:
+def _clear(session: Session, seat: Seat, bound: int | None, finish: Finish) -> Done:
+    number, closed = _closed(session, seat.game_id, bound)
+    if closed is not None:
+        return closed
+    done = Done("")
+
+    def withdrawn(within: Session, number: int, had: bool) -> None:
+        message = (f"Your orders for round {number} are withdrawn." if had
+                   else f"You had no orders for round {number}, so nothing was withdrawn.")
+        done.detail, done.answers = message, [("status", {"message": message})]
+        finish(within, done)
+        done.recorded = True
+
     try:
-        number, had = withdraw(session, seat.id)
+        withdraw(session, seat.id, number if bound is not None else None, then=withdrawn)
     except ServiceError as exc:
         return Done(f"clear refused: {exc.message}", [("status", {"message": exc.message})])
-    message = (f"Your orders for round {number} are withdrawn." if had
-               else f"You had no orders for round {number}, so nothing was withdrawn.")
-    return Done(message, [("status", {"message": message})])
+    return done
 
 
 def _join(session: Session, seat: Seat) -> Done:
@@ -144,12 +187,13 @@ def _settings(session: Session, seat: Seat, reply: Reply) -> Done:
     return Done(f"{reply.command} set", [("status", {"message": message})])
 
 
-def perform(session: Session, seat: Seat, reply: Reply) -> Done:
-    """Carry out one mail's orders or command for an identified seat."""
+def perform(session: Session, seat: Seat, reply: Reply, bound: int | None, finish: Finish) -> Done:
+    """Carry out one mail's orders or command for an identified seat; bound: the round
+    the mail answers (None: the open one)."""
     if reply.command == "orders":
-        return _orders(session, seat, reply.text)
+        return _orders(session, seat, reply.text, bound, finish)
     if reply.command == "clear":
-        return _clear(session, seat)
+        return _clear(session, seat, bound, finish)
     if reply.command == "join":
         return _join(session, seat)
     if reply.command == "unsubscribe":

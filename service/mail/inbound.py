@@ -10,9 +10,12 @@ Processing: mail from robots (auto-replies, bounces, lists, our own mail) is set
 without an answer, which keeps mail loops out. Anything else must carry a valid signed
 token (service.mail.identify); without one the sender gets a polite refusal and
 nothing is stored against any game. With one, the body is read (service.mail.body,
-service.mail.reply_text) and becomes orders or a command for that seat. A message that
-makes processing fail is marked `failed` with the error, its raw bytes kept for a
-person to look at.
+service.mail.reply_text) and becomes orders or a command for that seat, for the round
+the mail answers (service.mail.answered). Orders are stored in the same transaction
+that records the mail as processed and queues its answer, so a crash leaves either
+both or neither: a retried mail is never stored twice nor carried into a later round.
+A message that makes processing fail is marked `failed` with the error, its raw bytes
+kept for a person to look at.
 """
 
 from __future__ import annotations
@@ -32,9 +35,10 @@ from engine.contract import InvariantError
 from service import clock
 from service.db import session_scope
 from service.inputs import address_key, storable, text_problem
+from service.mail.answered import answered_round
 from service.mail.answers import queue_answer, queue_refusal
 from service.mail.body import body_text, parse_message
-from service.mail.commands import perform
+from service.mail.commands import Done, perform
 from service.mail.header_values import raw_values, text_value
 from service.mail.identify import candidate_tokens, identify, sender_address
 from service.mail.reply_text import Reply, read_reply
@@ -111,26 +115,34 @@ def _process(session: Session, settings: MailSettings, inbound_id: int) -> Outco
         row = session.get(InboundMail, inbound_id)
         if row is None:
             raise InvariantError(f"inbound mail {inbound_id} is gone")
-        seat, reply, unanswered = _triage(session, settings, row)
+        msg = parse_message(row.raw)
+        seat, reply, unanswered = _triage(session, settings, row, msg)
+        bound = answered_round(session, msg, seat, row.received_at) if seat is not None else None
     if seat is None:
         return _logged(inbound_id, *unanswered)
-    done = perform(session, seat, reply)
-    with session.begin():
-        seat = session.get(Seat, seat.id)
-        row = session.get(InboundMail, inbound_id)
-        if seat is None or row is None:
+    seat_id = seat.id
+
+    def finish(within: Session, done: Done) -> None:
+        """The mail's answers and outcome, in the caller's transaction."""
+        writer = within.get(Seat, seat_id)
+        mail = within.get(InboundMail, inbound_id)
+        if writer is None or mail is None:
             raise InvariantError(f"inbound mail {inbound_id} or its seat is gone")
         for kind, payload in done.answers:
-            queue_answer(session, seat.game, seat, kind, payload, settings.domain)
-        _record(row, "processed", f"{seat.name}: {done.detail}", seat.game_id)
+            queue_answer(within, writer.game, writer, kind, payload, settings.domain)
+        _record(mail, "processed", f"{writer.name}: {done.detail}", writer.game_id)
+
+    done = perform(session, seat, reply, bound, finish)
+    if not done.recorded:
+        with session.begin():
+            finish(session, done)
     return _logged(inbound_id, "processed", done.detail)
 
 
-def _triage(session: Session, settings: MailSettings,
-            row: InboundMail) -> tuple[Seat | None, Reply, tuple[str, str]]:
+def _triage(session: Session, settings: MailSettings, row: InboundMail,
+            msg: EmailMessage) -> tuple[Seat | None, Reply, tuple[str, str]]:
     """The seat that wrote and what it wrote; without a seat, the row is recorded here as
     ignored (a robot) or refused (no valid token, a refusal queued) and the pair says so."""
-    msg = parse_message(row.raw)
     subject = text_value(msg, "Subject")
     reply = read_reply(body_text(msg), subject)
     robot = _robot(msg, settings)

@@ -9,6 +9,8 @@ orders the closing counted are the orders that are resolved.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlalchemy.orm import Session
 
 from service import clock
@@ -19,20 +21,28 @@ from service.rounds import lock_round
 from service.submissions import latest_submissions, store_submission
 
 
-def withdraw(session: Session, seat_id: int) -> tuple[int, bool]:
-    """(the open round's number, whether there were orders to withdraw)."""
+def withdraw(session: Session, seat_id: int, number: int | None = None,
+             then: Callable[[Session, int, bool], None] | None = None) -> tuple[int, bool]:
+    """(the round's number, whether there were orders to withdraw). number: the round the
+    withdrawal is for (None: the open one); any other round refuses it. then: writes that
+    must commit with the withdrawal (a mail's outcome), run in its transaction."""
     with session.begin():
         seat = session.get(Seat, seat_id)
         if seat is None:
             raise NotFound("no such seat")
         game = seat.game
-        rnd = lock_round(session, game.id, game.current_round) if game.status == "active" else None
+        wanted = game.current_round if number is None else number
+        rnd = (lock_round(session, game.id, wanted)
+               if game.status == "active" and wanted == game.current_round else None)
         if rnd is None or rnd.status == "resolved":
-            raise Conflict("no round is open, so there are no orders to withdraw")
+            raise Conflict("no round is open, so there are no orders to withdraw" if number is None
+                           else f"round {number} is not open, so its orders cannot be withdrawn")
         if rnd.status == "ready":
             raise Conflict(f"round {rnd.number} has closed and is being resolved; your orders stand")
-        if latest_submissions(session, rnd.id).get(seat.id) is None:
-            return rnd.number, False
-        sub = store_submission(session, rnd, seat, "", "", "mail", clock.now())
-        audit(session, game.id, seat.name, "withdrew", {"round": rnd.number, "version": sub.version})
-        return rnd.number, True
+        had = latest_submissions(session, rnd.id).get(seat.id) is not None
+        if had:
+            sub = store_submission(session, rnd, seat, "", "", "mail", clock.now())
+            audit(session, game.id, seat.name, "withdrew", {"round": rnd.number, "version": sub.version})
+        if then is not None:
+            then(session, rnd.number, had)
+        return rnd.number, had
