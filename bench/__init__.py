@@ -1,4 +1,4 @@
-"""dicepost's benchmarks (issue 10): `python -m bench` (what `make bench` runs).
+"""dicepost's benchmarks (docs/performance.md): `python -m bench` (what `make bench` runs).
 
 Scripts, never timed tests. Modules, one job each:
 

@@ -1,4 +1,5 @@
-"""Issue 10's targets, each judged from a run's results: (target, measured, met)."""
+"""The performance targets (docs/performance.md), each judged from a run's results:
+(target, measured, met)."""
 
 from __future__ import annotations
 

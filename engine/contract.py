@@ -93,7 +93,7 @@ class OptionSpec:
         return value
 
 
-# Options every ruleset has (RULES.md, "Common to all").
+# Options every ruleset has (docs/rulesets/README.md, "Common to all").
 COMMON_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("width", 12, "grid width in squares", minimum=4, maximum=52),
     OptionSpec("height", 12, "grid height in squares", minimum=4, maximum=52),
@@ -119,7 +119,7 @@ class RulesetInfo:
     max_players: int
     summary: str
     options: tuple[OptionSpec, ...] = COMMON_OPTIONS
-    seed: str = ""  # the seed file this ruleset implements
+    seed: str = ""  # the title of the rules text this ruleset implements (docs/rulesets/<id>.md)
     shared_squares: bool = False  # True where figures may share a square (heroes: same space)
 
     def option(self, name: str) -> OptionSpec:

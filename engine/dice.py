@@ -194,7 +194,7 @@ class Dice:
         return [self.roll(n, f"{label} #{i + 1}") for i in range(count)]
 
     def shuffle(self, items: Sequence[T], label: str) -> list[T]:
-        """Fisher-Yates exactly as DICE.md: for i = m-1..1 swap i with face-1 of a d(i+1)."""
+        """Fisher-Yates exactly as docs/dice-spec.md: for i = m-1..1 swap i with face-1 of a d(i+1)."""
         out = list(items)
         for i in range(len(out) - 1, 0, -1):
             k = self.roll(i + 1, f"{label} shuffle") - 1

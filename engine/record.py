@@ -10,7 +10,7 @@ inputs_digest (D_t hex), step_key (K_t hex), rolls [{step, j, n, face, label}], 
 state_hash, checksum.
 
 `inputs_digest` and `step_key` are derived values, written so a player checking by hand
-can compare each stage (DICE.md) and a verifier can say which stage differs. The two
+can compare each stage (docs/dice-spec.md) and a verifier can say which stage differs. The two
 `checksum`s are plain SHA-256 over the canonical JSON of the rest of the step / record:
 they catch a damaged or carelessly edited record, even in the parts a browser cannot
 recompute without the rules (events, labels, state hashes). They do NOT stop a forger,

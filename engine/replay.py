@@ -1,6 +1,6 @@
 """Re-run a game record's steps through the engine and compare with what was recorded.
 
-A record (format `dicepost-record/1`, see `engine.record`) holds what DICE.md needs to
+A record (format `dicepost-record/1`, see `engine.record`) holds what docs/dice-spec.md needs to
 recompute every roll. `replay()` is the short answer of `engine.verify`'s full check
 (dice and rules): one row a step and the first difference. The step-by-step rules check
 both use lives in `engine.stepcheck`.

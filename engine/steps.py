@@ -1,6 +1,6 @@
 """Running one step of a game: the single path from inputs to a recorded result.
 
-Step 1 is setup; step r+1 resolves round r (DICE.md, "Steps"). The service calls these
+Step 1 is setup; step r+1 resolves round r (docs/dice-spec.md, "Steps"). The service calls these
 to play; replay and `dicepost verify` call the very same functions to check a record,
 so there is exactly one way a state is ever produced.
 """

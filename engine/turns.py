@@ -1,4 +1,4 @@
-"""Who is expected to move, for the two turn modes every ruleset offers (RULES.md).
+"""Who is expected to move, for the two turn modes every ruleset offers (docs/rulesets/README.md).
 
 simultaneous: every living player each round. alternating: one player a round, in seat
 order, skipping the fallen (the seeds' own "your turn").

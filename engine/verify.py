@@ -1,9 +1,9 @@
-"""The full check of a game record: every die, then every rule (issue 6, docs/fair-dice.md).
+"""The full check of a game record: every die, then every rule (docs/fair-dice.md).
 
 `verify(record)` checks, in this order, and names the first thing that differs:
 
 1. the record's shape: format, profile, players, lowercase hex of the right lengths;
-2. the salt G from the game id and every player's entropy (DICE.md "Salt");
+2. the salt G from the game id and every player's entropy (docs/dice-spec.md "Salt");
 3. for every step t: the revealed S_t against the previous link (H(S_t) = S_{t-1},
    from the commitment S_0), the inputs' digest D_t, the step key K_t, and every roll
    (its step, its number j, its sides n, and its face recomputed by rejection sampling);

@@ -1,4 +1,4 @@
-"""The JSON API blueprint (/api): exact shapes of issue 3, described by /api/openapi.json.
+"""The JSON API blueprint (/api): its exact shapes are described by /api/openapi.json.
 
 Every refusal is JSON naming the field or line: 400 bad JSON, 401 token, 404 unknown,
 409 round not open, 413 body too large, 422 content refused. A refused request

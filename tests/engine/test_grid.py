@@ -1,4 +1,4 @@
-"""The square grid: names, distance, sight and least-cost paths (RULES.md, "Common to all")."""
+"""The square grid: names, distance, sight and least-cost paths (docs/rulesets/README.md, "Common to all")."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ squares = st.builds(Square, st.integers(0, 60), st.integers(0, 60))
     ("a1", Square(0, 0)), ("c7", Square(2, 6)), ("z1", Square(25, 0)), ("aa1", Square(26, 0)),
     ("aa12", Square(26, 11)), ("az3", Square(51, 2)), ("ba1", Square(52, 0))])
 def test_squares_are_named_like_chess_with_aa_after_z(name, square):
-    """RULES.md: "column letter, row number (a1 bottom-left; aa follows z past 26 columns)"."""
+    """docs/rulesets/README.md: "column letter, row number (a1 bottom-left; aa follows z past 26 columns)"."""
     assert parse_square(name) == square
     assert square_name(square) == name
 
@@ -56,7 +56,7 @@ def test_column_names_refuse_negative_columns():
 
 
 def test_distance_is_chebyshev_and_adjacent_means_the_eight_around():
-    """RULES.md: "Adjacent = the 8 surrounding squares (Chebyshev distance 1)"."""
+    """docs/rulesets/README.md: "Adjacent = the 8 surrounding squares (Chebyshev distance 1)"."""
     c3 = parse_square("c3")
     assert distance(c3, parse_square("e4")) == 2
     assert distance(c3, parse_square("d4")) == 1
@@ -80,7 +80,7 @@ def test_direction_between_squares():
 
 
 def test_line_of_sight_is_blocked_by_walls_and_obscured_by_units_and_cover():
-    """RULES.md: "blocked by blocking terrain; a square holding a unit is partly obscuring"."""
+    """docs/rulesets/README.md: "blocked by blocking terrain; a square holding a unit is partly obscuring"."""
     grid = Grid(8, 8, {parse_square("c1"): "wall", parse_square("b4"): "cover"})
     a1, e1 = parse_square("a1"), parse_square("e1")
     blocked = grid.sight(a1, e1)
@@ -92,7 +92,7 @@ def test_line_of_sight_is_blocked_by_walls_and_obscured_by_units_and_cover():
 
 @given(squares, squares)
 def test_line_of_sight_is_symmetric(a, b):
-    """RULES.md: "Bresenham, symmetric": the squares between a and b are those between b and a."""
+    """docs/rulesets/README.md: "Bresenham, symmetric": the squares between a and b are those between b and a."""
     grid = Grid(61, 61)
     assert set(grid.line(a, b)) == set(grid.line(b, a))
     assert a not in grid.line(a, b) and b not in grid.line(a, b)

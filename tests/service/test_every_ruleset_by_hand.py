@@ -1,4 +1,4 @@
-"""Every registered ruleset, played by hand from the web form and by mail (issues 7, 8, 9).
+"""Every registered ruleset, played by hand from the web form and by mail.
 
 A game is created and joined through the JSON API (embedded mode, CSRF on). Then the
 players act as people would: on the web player page they read the order form (CSRF

@@ -1,4 +1,4 @@
-"""The page's JavaScript against DICE.md and against the Python engine on random inputs."""
+"""The page's JavaScript against docs/dice-spec.md and against the Python engine on random inputs."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_python_and_javascript_agree_on_random_inputs() -> None:
         expected.append(enc(*values).hex())
         cases.append({"op": "H", "fields": tagged})
         expected.append(H(*values).hex())
-        # WebCrypto refuses empty HMAC keys; DICE.md's keys are always 32 bytes.
+        # WebCrypto refuses empty HMAC keys; docs/dice-spec.md's keys are always 32 bytes.
         key = rng.randbytes(rng.choice([1, 16, 32, 64, 65, 100]))
         cases.append({"op": "M", "key": key.hex(), "fields": tagged})
         expected.append(M(key, *values).hex())

@@ -13,7 +13,7 @@ from engine.dice import chain
 from service import verify_page
 from tests.verify.conftest import PAGE, ROOT
 
-LINKS = [link.hex() for link in chain(bytes(range(32)), 4)]  # DICE.md's test chain
+LINKS = [link.hex() for link in chain(bytes(range(32)), 4)]  # docs/dice-spec.md's test chain
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""fivedice: "Combat System with miniatures" (seeds/004). See docs/rulesets/fivedice.md."""
+"""fivedice: "Combat System with miniatures". See docs/rulesets/fivedice.md."""
 
 from engine.rulesets.fivedice.ruleset import FivediceRuleset
 

@@ -51,7 +51,7 @@ def melee_weapon(unit: Unit) -> Weapon:
 def defence_total(unit: Unit, turn: Turn) -> int:
     """Defence dice (while the defence action is unspent) + defence stat + armor bonus.
 
-    "A unit whose defence is spent defends with stat + armor alone" (RULES.md).
+    "A unit whose defence is spent defends with stat + armor alone" (docs/rulesets/fivedice.md).
     """
     armor = unit.sheet.armor_gear
     dice = turn.placement.total("defence") if turn.defence else 0

@@ -2,7 +2,7 @@
 as the unit's skill level allows, chosen by the unit's policy.
 
 The seed lets the player place dice after seeing them; by post that is a policy
-written in advance (RULES.md, "Common to all"), and the engine makes the best legal
+written in advance (docs/rulesets/README.md, "Common to all"), and the engine makes the best legal
 placement for it.
 """
 

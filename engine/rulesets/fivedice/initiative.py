@@ -3,7 +3,7 @@
 "Compare Initiative results to determine each character's turn to act; a character
 with the highest Initiative acts first. Take into account the slowest weapon and the
 slowest armor and sum up the result. The default for no armor is 5 and for no weapon
-5 = 10. Everything else is slower." Ties (RULES.md): the higher I stat, then a roll-off.
+5 = 10. Everything else is slower." Ties (docs/rulesets/fivedice.md): the higher I stat, then a roll-off.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from engine.rulesets.fivedice.context import RoundContext
 from engine.rulesets.fivedice.state import GameState, Unit
 
 DEFAULT_LOSS = "attack"
-WEIGHT = 64  # RULES.md: the order says which, default attack
+WEIGHT = 64  # docs/rulesets/fivedice.md: the order says which, default attack
 
 
 def enemy_squares(state: GameState, unit: Unit) -> set[Square]:
@@ -74,7 +74,7 @@ def move_costs(attack: bool, defence: bool, losses: int, preferred: str, cost: i
                mp: int) -> tuple[list[str], str]:
     """The actions a move of `losses` (0, 1 or 2) pays with, and a note when the preferred
     one could not be used. The cost must not depend on the order of the unit's actions
-    (RULES.md): a spent action cannot pay, so after a shot (attack spent) a move beyond MP
+    (docs/rulesets/fivedice.md): a spent action cannot pay, so after a shot (attack spent) a move beyond MP
     costs the defence, and one that finds nothing left to pay with is skipped, just as a
     shot after such a move would be."""
     unspent = {"attack": attack, "defence": defence}

@@ -1,6 +1,6 @@
 """One round: roll and place every unit's five dice, rank initiative, act in turn.
 
-Dice are asked for in a fixed order (DICE.md numbers them): the five dice of every
+Dice are asked for in a fixed order (docs/dice-spec.md numbers them): the five dice of every
 living unit in unit order, then any initiative roll-offs, highest tie first. Nothing
 after that rolls: combat only adds up dice already placed.
 """

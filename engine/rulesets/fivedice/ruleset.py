@@ -1,4 +1,4 @@
-"""The `fivedice` ruleset: "Combat System with miniatures" (seeds/004), as RULES.md reads it."""
+"""The `fivedice` ruleset: "Combat System with miniatures", as docs/rulesets/fivedice.md reads it."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class FivediceRuleset(Ruleset[GameState]):
         summary="Every unit rolls five dice a round and places them on attack, initiative "
                 "and defence as its skill allows; skirmishes resolve both ways at once.",
         options=OPTIONS,
-        seed="seeds/004_31dbae41576ee524.txt",
+        seed="Combat System with miniatures",
     )
     verbs = VERBS
 

@@ -1,4 +1,4 @@
-"""Heroes United (seed 003): heroes, henchmen, civvies and nemeses in Regal City."""
+"""Heroes United (docs/rulesets/heroes.md): heroes, henchmen, civvies and nemeses in Regal City."""
 
 from engine.rulesets.heroes.ruleset import HeroesRuleset
 

@@ -136,7 +136,7 @@ def _action(raw: Mapping[str, Any], where: str) -> StarAction:
     effect = need(raw, "effect", where, str)
     if effect not in EFFECTS:
         raise CardError(f"{where}: effect {effect!r} is not one of {', '.join(EFFECTS)}")
-    uses = raw.get("uses", 1)  # issue 8: one use unless the card says otherwise
+    uses = raw.get("uses", 1)  # one use unless the card says otherwise (docs/rulesets/heroes.md)
     if uses is not None and (isinstance(uses, bool) or not isinstance(uses, int) or uses < 1):
         raise CardError(f"{where}: uses must be a positive number or null (unlimited)")
     stat = str(raw.get("stat", ""))

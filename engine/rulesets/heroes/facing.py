@@ -2,7 +2,7 @@
 
 Seed: "Close Combat Heroes can attack up to one space away any square in front of them.
 Ranged Heroes can attack like Close Combat Heroes in addition to being able to attack an
-enemy directly in front of them 2 spaces away." RULES.md reads "in front" as the 3
+enemy directly in front of them 2 spaces away." docs/rulesets/heroes.md reads "in front" as the 3
 squares ahead (the facing and its two neighbours), plus the same space; the back is the
 3 squares behind.
 """

@@ -1,6 +1,6 @@
 """The game's figures: henchmen and nemeses act after the last hero's turn.
 
-RULES.md: "Henchmen are run by the game: they strike heroes in their range and otherwise
+docs/rulesets/heroes.md: "Henchmen are run by the game: they strike heroes in their range and otherwise
 step toward the nearest hero." A Nemesis behaves the same way but hunts its own hero
 first. Left to the game, a figure keeps to the streets (it never climbs) and strikes once
 per General A.P. With option `villain_player`, that player's orders move (climbing like a

@@ -12,7 +12,7 @@ henchmen, nemeses and end-of-round rolls come after the last seat of the cycle.
 
 Orders are read in that phase order whatever their line order; general actions keep
 their line order. An order that no longer fits when its phase comes is skipped with an
-event saying why (RULES.md, Common to all).
+event saying why (docs/rulesets/heroes.md, Common to all).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ GENERAL_VERBS = ("save", "capture", "search", "climb")
 class SaveClaims:
     """The round's save orders, for "If two Heroes are trying to save the same Civvi, Roll
     Off": the contest is rolled when the first claimant's save comes, and every hero in it
-    pays its General A.P. then (RULES.md: "each contestant spends its General A.P., win or
+    pays its General A.P. then (docs/rulesets/heroes.md: "each contestant spends its General A.P., win or
     lose"), so a rival's own save line later costs nothing more."""
     saves: dict[str, list[str]] = field(default_factory=dict)  # civvie → heroes ordering it
     paid: dict[str, list[str]] = field(default_factory=dict)  # hero → civvies it contested

@@ -11,7 +11,7 @@ the two low dice" is the lowest die and "the highest of the two high dice" the h
 
 Re-rolls happen after the first throw and before the Result is read: a stat of 1 MUST
 re-roll its highest die; a stat of 5 or more MAY re-roll its lowest die, as the roller's
-policy says (RULES.md default `auto`: when the lowest die is the one being taken, or is a 1).
+policy says (docs/rulesets/heroes.md default `auto`: when the lowest die is the one being taken, or is a 1).
 """
 
 from __future__ import annotations

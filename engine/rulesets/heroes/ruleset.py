@@ -1,4 +1,4 @@
-"""`heroes`: Heroes United (seeds/003), as RULES.md reads it. See docs/rulesets/heroes.md."""
+"""`heroes`: Heroes United, as docs/rulesets/heroes.md reads it."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ class HeroesRuleset(Ruleset[HeroesState]):
         summary="Heroes race to save 10 civvies and capture their Nemesis, while the game "
                 "sends henchmen into Regal City.",
         options=(*COMMON_OPTIONS, *HEROES_OPTIONS),
-        seed="003_1fcb45bb137cbb61.txt",
+        seed="Heroes United",
         shared_squares=True,  # "Attacking on the same space: +1 to Result"
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS

@@ -1,4 +1,4 @@
-"""jep1: the JEP1 combat system (seeds/001_c5a248f8d4f42b88.txt); docs/rulesets/jep1.md."""
+"""jep1: the JEP1 combat system ("JEP1: Combat System Blue Print"); docs/rulesets/jep1.md."""
 
 from engine.rulesets.jep1.ruleset import Jep1Ruleset
 

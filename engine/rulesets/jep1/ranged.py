@@ -1,7 +1,7 @@
 """Ranged attacks: "the system is generally the same with the exception of attacker uses
 his range to roll number of attack & defender uses initiative to roll for defense value."
 
-Our reading (RULES.md): the attacker rolls R dice (+R each), the defender I dice (+I
+Our reading (docs/rulesets/jep1.md): the attacker rolls R dice (+R each), the defender I dice (+I
 each); the shooter needs R of at least 1, the target within the weapon's reach
 (Chebyshev distance) and a line of sight that no blocking terrain cuts. The target
 does not strike back unless the option `ranged_strikes_back` is on, and then only if

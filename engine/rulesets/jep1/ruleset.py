@@ -1,4 +1,4 @@
-"""The jep1 ruleset: the JEP1 combat system (seeds/001) on dicepost's grid.
+"""The jep1 ruleset: the JEP1 combat system (docs/rulesets/jep1.md) on dicepost's grid.
 
 This class only wires the contract to the modules that hold the rules; see
 docs/rulesets/jep1.md for how to play and every reading of the seed.
@@ -53,7 +53,7 @@ class Jep1Ruleset(Ruleset[JepState]):
         summary="Skirmish with initiative, melee and ranged dice pools, blocks, toughness, "
                 "armor and skills; each melee attack is answered by a strike back.",
         options=JEP1_OPTIONS,
-        seed="001_c5a248f8d4f42b88.txt",
+        seed="JEP1: Combat System Blue Print",
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
 

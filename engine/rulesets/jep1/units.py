@@ -1,6 +1,6 @@
 """A JEP1 unit: the seed's stat line, where it stands, and what it has left.
 
-Stats (RULES.md): Initiative I, Melee M, Range R, Strength S, Toughness T, Armor A,
+Stats (docs/rulesets/jep1.md): Initiative I, Melee M, Range R, Strength S, Toughness T, Armor A,
 Health H, the weapon's reach (default 8) and skills with uses per game.
 """
 

@@ -1,4 +1,4 @@
-"""The `universal` ruleset: seed 000 as the project reads it (docs/rulesets/universal.md)."""
+"""The `universal` ruleset: the little universal system, as docs/rulesets/universal.md reads it."""
 
 from engine.rulesets.universal.ruleset import UniversalRuleset
 

@@ -1,4 +1,4 @@
-"""Attacks and counterattacks (seed 000, "Attack", "Counterattack", "Attacking in row",
+"""Attacks and counterattacks (docs/rulesets/universal.md, "Attack", "Counterattack", "Attacking in row",
 "Capture", and the unit types).
 
 Pure helpers over a State: `attack_plan` counts dice and defence from the board as it is

@@ -1,4 +1,5 @@
-"""Point-buy armies (seed 000, step 3): what a player brings, what it costs, why it is refused.
+"""Point-buy armies (docs/rulesets/universal.md, step 3): what a player brings, what it costs,
+why it is refused.
 
 Costs are kept in half points so that "+13 and higher - 1.5 each" stays an integer
 (state and records hold no floats). A force is JSON:

@@ -1,4 +1,4 @@
-"""House rules (seed 000: "System is very, very moddable ... You can add own properties as
+"""House rules (docs/rulesets/universal.md: "System is very, very moddable ... You can add own properties as
 well. Want unit that gain extra power during counterattack? Why don't you just make it").
 
 A game may define its own unit types as data in the `unit_types` option:

@@ -1,4 +1,4 @@
-"""Movement (seed 000): "Each unit can move 2 squares. One square adjacent to enemy is
+"""Movement (docs/rulesets/universal.md): "Each unit can move 2 squares. One square adjacent to enemy is
 equal to 1.5 squares - and 0.5 is rounded down."
 
 Costs are in half squares so they stay integers: a step costs 2, entering a square

@@ -1,4 +1,4 @@
-"""One round (seed 000): sides act in seat order, the first seat rotating each round over
+"""One round (docs/rulesets/universal.md): sides act in seat order, the first seat rotating each round over
 the sides still in;
 each side's orders act in the order they were written.
 

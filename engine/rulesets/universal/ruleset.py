@@ -1,4 +1,4 @@
-"""The `universal` ruleset (seed 000): the contract's entry points, wired to the modules
+"""The `universal` ruleset (docs/rulesets/universal.md): the contract's entry points, wired to the modules
 that hold each rule (forces, setup, movement, combat, orders, resolve, bot)."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class UniversalRuleset(Ruleset[State]):
         summary="Point-buy characters (EP/Pw/D) with Mortar, Runner, Support and Defender "
                 "types; dice from adjacency, one attack per side a round, capture tokens.",
         options=UNIVERSAL_OPTIONS,
-        seed="000_de870f564d7742a3.txt",
+        seed="a little universal system (for a hypnosis game)",
     )
     verbs: ClassVar[tuple[Verb, ...]] = VERBS
 

@@ -2,7 +2,7 @@
 1 top, 2 left, 3 right), centred, filling the next line inwards when an edge is full (a
 wall square is passed over).
 
-Terrain (seed 000: "You decide on how big arena of battle is"; option `terrain`) keeps
+Terrain (docs/rulesets/universal.md: "You decide on how big arena of battle is"; option `terrain`) keeps
 the two lines along every edge clear, where the armies stand:
 - `ruins`: a fixed layout for the grid's size: two wall pillars, two squares tall, a
   quarter of the way in from each side, and a 2 x 2 rough patch in the middle;

@@ -13,7 +13,7 @@ ROLL = [2, 6, 4, 3, 5]  # sorted: 6 5 4 3 2
 
 def test_five_dice_two_attack_one_initiative_two_defence() -> None:
     """'Roll all 5 dice and allocate them to the respective areas of the combat sheet:
-    A Attack, I Initiative, Ω Defense' (2/1/2, RULES.md)."""
+    A Attack, I Initiative, Ω Defense' (2/1/2, docs/rulesets/fivedice.md)."""
     p = allocate(ROLL, 1, ("aggressive",))
     assert (p.attack, p.initiative, p.defence) == ((6, 5), (4,), (3, 2))
 

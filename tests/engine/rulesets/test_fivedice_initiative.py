@@ -55,7 +55,7 @@ def test_highest_initiative_acts_first() -> None:
 
 
 def test_tie_goes_to_the_higher_I_stat() -> None:
-    """Ties: the higher I first (RULES.md). A1 die 5 + I 1 = 6 − 2 (sword) = 4; B1 die 2 +
+    """Ties: the higher I first (docs/rulesets/fivedice.md). A1 die 5 + I 1 = 6 − 2 (sword) = 4; B1 die 2 +
     I 4 − 2 = 4: tied at 4, B1 has the higher I."""
     s = state(unit("A1", "c3", initiative=1), unit("B1", "c8", initiative=4))
     res = play(s, {}, [*FIVE_WITH_MIDDLE[5], *FIVE_WITH_MIDDLE[2]])

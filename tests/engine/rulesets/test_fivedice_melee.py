@@ -24,7 +24,7 @@ def test_skirmish_both_ways_at_once() -> None:
 
 
 def test_damage_is_never_negative() -> None:
-    """'damage = positive difference' (RULES.md): A1 bare-handed, 6+6 + 0 = 12, against
+    """'damage = positive difference' (docs/rulesets/fivedice.md): A1 bare-handed, 6+6 + 0 = 12, against
     B1's 3 + 9 + plate 6 = 18 deals 0, not −6."""
     s = state(unit("A1", "c4", attack=0, weapons=()), unit("B1", "c5", defence=9, armor="plate"))
     res = play(s, {"alice": "A1 attack B1"}, [*A_DICE, *B_DICE])
@@ -60,7 +60,7 @@ def test_a_spent_defence_defends_with_stat_and_armor_alone() -> None:
 
 
 def test_the_attacker_spends_its_defence_too() -> None:
-    """The skirmish spends both units' attack and defence (RULES.md): after A1 attacks B1,
+    """The skirmish spends both units' attack and defence (docs/rulesets/fivedice.md): after A1 attacks B1,
     B2 attacks A1, who defends with 3 alone and cannot strike back. B2 has initiative
     die 1: 6+6 + 3 + 3 = 18 against 3 → 15."""
     s = state(unit("A1", "c4", life=30), unit("B1", "c5", life=30), unit("B2", "d4"))

@@ -26,7 +26,7 @@ def test_move_up_to_movement_points_keeps_attack_and_defence() -> None:
 
 def test_move_up_to_double_loses_the_attack_by_default() -> None:
     """'Up to double Movement Points: loose either Attack or Defence (Player's choice)';
-    RULES.md: default attack. A1 moves 5 (MP 3) and its attack is skipped."""
+    docs/rulesets/fivedice.md: default attack. A1 moves 5 (MP 3) and its attack is skipped."""
     s = state(unit("A1", "c1"), unit("B1", "c7"))
     res = play(s, {"alice": "A1 move c6\nA1 attack B1"}, [*STRONG, *QUIET])
     assert texts(res, "move") == ["A1 moves c1 to c6: 5 squares of movement 3 (costs its attack)."]
@@ -54,7 +54,7 @@ def test_move_up_to_triple_loses_attack_and_defence() -> None:
 
 
 def test_a_shot_first_does_not_make_a_long_move_free() -> None:
-    """'Up to double Movement Points: loose either Attack or Defence'; RULES.md: "The cost of
+    """'Up to double Movement Points: loose either Attack or Defence'; docs/rulesets/fivedice.md: "The cost of
     a long move (losing attack or defence) does not depend on the order of the unit's
     actions: an attack already spent does not pay for it."
 

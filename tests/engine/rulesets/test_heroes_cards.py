@@ -90,7 +90,7 @@ def test_every_hero_has_a_nemesis_card_and_star_actions():
 
 
 def test_star_actions_are_one_use_unless_the_card_says_otherwise():
-    """Issue 8: "(*) actions (one-use unless the card says otherwise)"."""
+    """docs/rulesets/heroes.md: "(*) actions (one-use unless the card says otherwise)"."""
     raw = {"id": "x", "name": "X", "code": "X", "kind": "hero", "S": 1, "U": 1, "P": 1, "E": 1,
            "R": 1, "ATT": 1, "ARM": 1, "AP": "1-1", "vitality": 1,
            "actions": [{"id": "fly", "name": "Fly", "effect": "flight"},

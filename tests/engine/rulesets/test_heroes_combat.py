@@ -15,7 +15,7 @@ def sqs(*names: str) -> set:
 
 
 def test_front_and_back_squares():
-    """RULES.md: "Melee reaches the 3 squares in front and the same space ... Back = the 3
+    """docs/rulesets/heroes.md: "Melee reaches the 3 squares in front and the same space ... Back = the 3
     squares behind.\""""
     assert set(front_squares(parse_square("e5"), "n")) == sqs("d6", "e6", "f6")
     assert set(front_squares(parse_square("e5"), "ne")) == sqs("e6", "f6", "f5")
@@ -133,7 +133,7 @@ def test_a_critical_strike_is_saved_only_by_a_critical():
 
 
 def test_hero_knocked_out_goes_home_and_misses_next_round():
-    """RULES.md: "At 0 Vitality a hero is knocked out: back to its start corner with full
+    """docs/rulesets/heroes.md: "At 0 Vitality a hero is knocked out: back to its start corner with full
     Vitality, missing its next round." Full is the Army Soldier card's 6 (ours)."""
     s = state(round=3)
     a = hero(s, "alice", "army_soldier", "f6", start="a1")
@@ -143,7 +143,7 @@ def test_hero_knocked_out_goes_home_and_misses_next_round():
 
 
 def test_nemesis_at_zero_waits_to_be_captured():
-    """"a Nemesis at 0 waits to be captured" (RULES.md)."""
+    """"a Nemesis at 0 waits to be captured" (docs/rulesets/heroes.md)."""
     s = state()
     hero(s, "alice", "zenith", "e4")
     n = nemesis(s, "alice", "nadir", "e5", vitality=1)

@@ -115,7 +115,7 @@ def test_a_kevlar_vest_adds_an_arm_roll():
 
 
 def test_an_empty_items_deck_is_reshuffled_from_the_discards():
-    """A find with no cards left reshuffles the discards (DICE.md shuffle: one d2 for two
+    """A find with no cards left reshuffles the discards (docs/dice-spec.md shuffle: one d2 for two
     cards; face 1 swaps them), then flips the top one: the car."""
     s = state()
     hero(s, "alice", "zenith", "e4")

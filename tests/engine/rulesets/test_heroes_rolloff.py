@@ -62,7 +62,7 @@ def test_army_soldier_attack_example():
 
 def test_king_castro_arm_example_errata_the_text_wins():
     """"King Castro rolls a 2,14,10. With a (U) of 4 his total is a 14." By the text the two
-    low dice are 2 and 10 and the lowest, 2, is taken: 2 + 4 = 6 (RULES.md: the text wins)."""
+    low dice are 2 and 10 and the lowest, 2, is taken: 2 + 4 = 6 (docs/rulesets/heroes.md: the text wins)."""
     r = rolled([2, 14, 10], 4)
     assert r.result == 2
     assert r.total == 6

@@ -47,7 +47,7 @@ def test_a_six_places_and_rolls_again():
 
 
 def test_henchmen_strike_heroes_in_range():
-    """RULES.md: "Henchmen are run by the game: they strike heroes in their range". The thug
+    """docs/rulesets/heroes.md: "Henchmen are run by the game: they strike heroes in their range". The thug
     behind Zenith reaches him, so Zenith must turn and fight (forced combat) but both his
     attacks (ATT 2: two strikes each) fail (a 1 each time). Then the thug (S 2) strikes: 12,13,2 → 13 + 2 = 15, Strong Strike Dmg
     15; Zenith's ARM (U 4, ARM 2) rolls 2,3,4 twice: no save."""
@@ -114,7 +114,7 @@ def test_victory_needs_ten_civvies_and_the_nemesis():
 
 
 def test_results_list_civvies_saved_per_hero():
-    """Issue 8: "results mails list civvies saved per hero": a standings event every round."""
+    """"Results mails list civvies saved per hero": a standings event every round."""
     s = state(players=("alice", "bob"))
     hero(s, "alice", "zenith", "e4").saved = 3
     hero(s, "bob", "puck", "h8").captured = True

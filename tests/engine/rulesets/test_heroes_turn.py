@@ -169,7 +169,7 @@ def test_two_heroes_saving_one_civvie_roll_off_with_p():
 
 def test_each_contestant_pays_its_general_ap_win_or_lose():
     """"If two Heroes are trying to save the same Civvi, Roll Off and add your (P). Highest
-    total saves the Civvi." RULES.md: "each contestant spends its General A.P., win or lose".
+    total saves the Civvi." docs/rulesets/heroes.md: "each contestant spends its General A.P., win or lose".
 
     Zenith acts first: the contest, Zenith 12,13,2 → 13 + 3 = 16 against Puck 2,3,4 → 2 + 3
     = 5, Zenith saves C1. Puck (General A.P. 2) paid one in the contest, so of his two

@@ -1,4 +1,4 @@
-"""jep1 rulebook: melee, step by step, as seeds/001 writes it (dice scripted, worked by hand).
+"""jep1 rulebook: melee, step by step, as docs/rulesets/jep1.md reads it (dice scripted, worked by hand).
 
 Each test quotes the seed sentence it checks. `exchange` is one attacker's pass from
 PRE-HIT SKILLS to COUNT WOUNDS; `play` resolves a whole round from order text.

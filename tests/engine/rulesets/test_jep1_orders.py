@@ -32,7 +32,7 @@ def test_move_of_five_squares_is_refused_with_its_line():
 
 
 def test_a_move_onto_a_unit_says_who_stands_there():
-    """One unit per square (RULES.md): the refusal names the unit on the square."""
+    """One unit per square (docs/rulesets/jep1.md): the refusal names the unit on the square."""
     s = state(unit("A1", "c1"), unit("B1", "c3"))
     assert errors(s, "alice", "A1 move c3") == [(1, "A1 cannot move to c3: B1 stands there")]
 
@@ -45,7 +45,7 @@ def test_without_diagonals_a_diagonal_route_costs_each_orthogonal_step():
 
 
 def test_units_block_movement():
-    """One unit per square (RULES.md): a wall of units across a narrow board cannot be passed."""
+    """One unit per square (docs/rulesets/jep1.md): a wall of units across a narrow board cannot be passed."""
     s = state(unit("A1", "a1"), unit("B1", "a3"), unit("B2", "b3"), unit("B3", "c3"), unit("B4", "d3"),
               width=4)
     assert errors(s, "alice", "A1 move a4") == [

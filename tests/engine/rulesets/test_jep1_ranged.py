@@ -23,7 +23,7 @@ def test_shooter_rolls_r_dice_plus_r_against_i_dice_plus_i():
 
 
 def test_no_strike_back_after_a_shot_by_default():
-    """RULES.md: ranged has no strike back unless the option says so, even if the target can shoot."""
+    """docs/rulesets/jep1.md: ranged has no strike back unless the option says so, even if the target can shoot."""
     s = state(unit("A1", "c1", R=2), unit("B1", "c6", I=3, R=2))
     res = play(s, {"alice": "A1 shoot B1"}, [1, 1, 6, 6, 6])
     assert texts(res, "strike back") == []
@@ -45,7 +45,7 @@ def test_target_without_a_ranged_attack_cannot_shoot_back():
 
 
 def test_target_beyond_reach_is_refused():
-    """RULES.md: ranged 'needs ... the weapon's reach (unit stat, default 8)'."""
+    """docs/rulesets/jep1.md: ranged 'needs ... the weapon's reach (unit stat, default 8)'."""
     s = state(unit("A1", "c1", R=2, reach=3), unit("B1", "c6"))
     with pytest.raises(OrderErrors, match="beyond A1's reach of 3"):
         play(s, {"alice": "A1 shoot B1"}, [])
@@ -60,7 +60,7 @@ def test_reach_counts_from_where_the_move_ends():
 
 
 def test_a_wall_on_the_line_blocks_the_shot():
-    """RULES.md: 'needs line of sight': the straight line c1 → c6 crosses the wall on c3."""
+    """docs/rulesets/jep1.md: 'needs line of sight': the straight line c1 → c6 crosses the wall on c3."""
     s = state(unit("A1", "c1", R=2), unit("B1", "c6"))
     s.walls = [parse_square("c3")]
     with pytest.raises(OrderErrors, match="no line of sight from c1 to c6"):
@@ -68,7 +68,7 @@ def test_a_wall_on_the_line_blocks_the_shot():
 
 
 def test_units_on_the_line_do_not_block_sight():
-    """RULES.md: 'a square holding a unit is partly obscuring', which jep1 gives no effect."""
+    """docs/rulesets/jep1.md: 'a square holding a unit is partly obscuring', which jep1 gives no effect."""
     s = state(unit("A1", "c1", R=1), unit("A2", "c3"), unit("B1", "c6", I=0, H=1))
     res = play(s, {"alice": "A1 shoot B1"}, [6, 6])
     assert not res.state.unit("B1").alive

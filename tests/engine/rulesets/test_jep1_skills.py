@@ -3,7 +3,7 @@
 Seed: "The attacker may use a skill before rolling his attacks. After the attacker declares his
 skills, the defender may use a skill before the attacker rolls attacks. A maximum of 2 skills can
 be used in this phase for both attacker & defender." (and the same for PRE-DAMAGE SKILLS).
-RULES.md: attack skills are named in orders; defence skills are standing orders of the unit.
+docs/rulesets/jep1.md: attack skills are named in orders; defence skills are standing orders of the unit.
 """
 
 import pytest
@@ -181,7 +181,7 @@ def test_skills_file_entry_with_an_effect_that_does_nothing_in_its_phase_is_reje
 
 def test_the_strike_back_uses_the_standing_strike_back_skills():
     """Seed, PASS PRIORITY: "If defender is alive, the priority is passed & the current
-    defender is the new attacker" and RULES.md: the strike back runs "through the same
+    defender is the new attacker" and docs/rulesets/jep1.md: the strike back runs "through the same
     steps": the unit striking back may use its attack skills, named in its standing orders
     for strike backs.
 
@@ -198,7 +198,7 @@ def test_the_strike_back_uses_the_standing_strike_back_skills():
 
 
 def test_a_standing_shield_is_kept_when_armour_already_cancels_the_damage():
-    """RULES.md: "A standing defence skill is used by policy (default: only when it can
+    """docs/rulesets/jep1.md: "A standing defence skill is used by policy (default: only when it can
     change the outcome, so it is not spent when armour alone already cancels the damage)."
     Seed, ARMOR BUFFER: "if defender has a armor value of 1 as well then no damage is taken".
 

@@ -1,4 +1,4 @@
-"""Rulebook cases for `universal` (seed 000, docs/rulesets/universal.md):
+"""Rulebook cases for `universal` (docs/rulesets/universal.md):
 Attacks, counterattacks, range, one attack a turn, attacking in a row.
 
 One test per rule case. Each docstring quotes the seed sentence it checks; the dice are
@@ -59,7 +59,7 @@ def test_a_character_adjacent_to_the_attacker_only_adds_nothing():
 
 def test_every_character_adjacent_to_both_counts_even_the_defenders_ally():
     """"For each character adjacent to both attacker and defender ... add one dice" and
-    "add +1 to defence per defender's adjacent ally" (RULES.md: every character counts).
+    "add +1 to defence per defender's adjacent ally" (docs/rulesets/universal.md: every character counts).
 
     B2 at d3 touches A1 (c3) and B1 (c4): A1 gets 2 dice, and B1's defence is 5 + 1 = 6.
     6 and 1: the 6 reaches 6, the 1 is unused: 1 damage."""
@@ -173,7 +173,7 @@ def test_a_power_one_defender_has_no_counterattack_dice():
 
 def test_a_unit_attacks_only_an_adjacent_enemy():
     """"Add +1 to defence per defender's adjacent ally" - attacks are between neighbours
-    (RULES.md: a unit attacks an adjacent enemy).
+    (docs/rulesets/universal.md: a unit attacks an adjacent enemy).
 
     B1 is 2 squares from A1: the order is refused on its line."""
     state = position("A1 c3\nB1 c5")
@@ -204,7 +204,7 @@ def test_mortar_cannot_hit_within_three_squares():
 
 def test_mortar_needs_no_line_of_sight():
     """"Mortar: +3 power, can't hit enemy within 3 squares" - nothing about sight
-    (RULES.md: no line of sight needed).
+    (docs/rulesets/universal.md: no line of sight needed).
 
     A wall on c1 between A1 (a1) and B1 (e1) does not stop the attack."""
     state = position("A1 a1 mortar\nB1 e1\nB2 h8", terrain={"c1": "wall", "b1": "wall", "d1": "wall"})
@@ -213,7 +213,7 @@ def test_mortar_needs_no_line_of_sight():
 
 
 def test_mortar_max_range_option_limits_its_reach():
-    """RULES.md: the Mortar has no maximum range unless the option `mortar_max_range` sets one.
+    """docs/rulesets/universal.md: the Mortar has no maximum range unless the option `mortar_max_range` sets one.
 
     With mortar_max_range 5, B1 6 squares away is out of reach and B2 5 squares away is not."""
     state = position("A1 a1 mortar\nB1 g1\nB2 f2", mortar_max_range=5)

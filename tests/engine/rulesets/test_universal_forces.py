@@ -1,4 +1,4 @@
-"""Point-buy for `universal` (seed 000, step 3 "Create characters using this system").
+"""Point-buy for `universal` (docs/rulesets/universal.md, step 3 "Create characters using this system").
 
 Costs are worked out by hand from the seed's table; every refused army names the unit
 and the exact reason, and an over-budget army names its cost.
@@ -126,7 +126,7 @@ def test_the_default_force_is_valid_and_costs_19_points():
 
 
 def test_setup_places_each_side_on_its_own_edge():
-    """RULES.md: each side starts on its own edge: seat 0 bottom, 1 top, 2 left, 3 right."""
+    """docs/rulesets/universal.md: each side starts on its own edge: seat 0 bottom, 1 top, 2 left, 3 right."""
     players = ["alice", "bob", "carol", "dave"]
     army = {"units": [{}, {}, {}]}
     state = RULES.setup(players, dict.fromkeys(players, army), RULES.options({}), ScriptedDice([]))

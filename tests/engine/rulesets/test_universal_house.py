@@ -1,4 +1,4 @@
-"""Rulebook cases for `universal` (seed 000, docs/rulesets/universal.md):
+"""Rulebook cases for `universal` (docs/rulesets/universal.md):
 house rules, the game's own unit types and terrain.
 
 "System is very, very moddable. You decide on how big arena of battle is ... You can add

@@ -1,4 +1,4 @@
-"""Rulebook cases for `universal` (seed 000, docs/rulesets/universal.md):
+"""Rulebook cases for `universal` (docs/rulesets/universal.md):
 Movement.
 
 One test per rule case. Each docstring quotes the seed sentence it checks; the dice are
@@ -78,7 +78,7 @@ def test_waypoints_are_followed_in_turn():
 
 
 def test_occupied_squares_cannot_be_entered_or_crossed():
-    """RULES.md: one unit per square. Without diagonals A1 (a1) can only reach c1 through
+    """docs/rulesets/universal.md: one unit per square. Without diagonals A1 (a1) can only reach c1 through
     b1, where A2 stands; b1 itself is refused too."""
     state = position("A1 a1\nA2 b1\nB1 h8", diagonals=False)
     assert refused(state, "alice", "A1 move b1") == [(1, "A1 cannot move to b1: b1 is occupied")]
@@ -86,7 +86,7 @@ def test_occupied_squares_cannot_be_entered_or_crossed():
 
 
 def test_without_diagonals_steps_are_orthogonal():
-    """RULES.md option `diagonals` (default on): off, b2 is 2 steps from a1 and c3 is 4."""
+    """docs/rulesets/universal.md option `diagonals` (default on): off, b2 is 2 steps from a1 and c3 is 4."""
     state = position("A1 a1\nB1 h8", diagonals=False)
     assert RULES.parse_orders(state, "alice", "A1 move b2")
     assert refused(state, "alice", "A1 move c3")[0][1].startswith("A1 cannot move to c3: no path")

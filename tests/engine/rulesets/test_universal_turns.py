@@ -1,4 +1,4 @@
-"""Rulebook cases for `universal` (seed 000, docs/rulesets/universal.md):
+"""Rulebook cases for `universal` (docs/rulesets/universal.md):
 Order of play, skipped orders, order checks, board and state.
 
 One test per rule case. Each docstring quotes the seed sentence it checks; the dice are
@@ -15,7 +15,7 @@ from tests.engine.rulesets.universal_positions import RULES, first, kinds, posit
 # -- Order of play and skipped orders ----------------------------------------------------
 
 def test_sides_act_in_seat_order_the_first_seat_rotating():
-    """RULES.md: "Sides act in seat order, the first seat rotating each round."
+    """docs/rulesets/universal.md: "Sides act in seat order, the first seat rotating each round."
 
     Both want b3. In round 1 alice acts first and gets it; in round 2 bob does."""
     for round_number, winner in ((1, "A1"), (2, "B1")):
@@ -26,7 +26,7 @@ def test_sides_act_in_seat_order_the_first_seat_rotating():
 
 
 def test_the_first_seat_rotates_over_the_sides_still_in():
-    """RULES.md: "Sides act in seat order, the first seat rotating each round among the
+    """docs/rulesets/universal.md: "Sides act in seat order, the first seat rotating each round among the
     sides still in (a side that is out is skipped, it does not hold a place in the
     rotation)."
 
@@ -43,7 +43,7 @@ def test_the_first_seat_rotates_over_the_sides_still_in():
 
 
 def test_an_attack_on_a_target_that_moved_away_is_skipped_with_a_reason():
-    """RULES.md: an order no longer legal when its turn comes is skipped, and the log says why.
+    """docs/rulesets/universal.md: an order no longer legal when its turn comes is skipped, and the log says why.
 
     Round 2: bob acts first and B1 steps back from c4 to c6; A1's attack is skipped."""
     state = position("A1 c3\nB1 c4", round=2)
@@ -54,14 +54,14 @@ def test_an_attack_on_a_target_that_moved_away_is_skipped_with_a_reason():
 
 
 def test_the_order_of_a_unit_defeated_earlier_in_the_round_is_skipped():
-    """RULES.md: an order no longer legal when its turn comes is skipped (its unit fell)."""
+    """docs/rulesets/universal.md: an order no longer legal when its turn comes is skipped (its unit fell)."""
     state = position("A1 c3\nA2 h1\nB1 c4 pw=2", round=2)
     _after, events = resolve(state, [6, 1], alice="A1 move b3", bob="B1 attack A1")
     assert first(events, "skip")["reason"] == "A1 was defeated"
 
 
 def test_a_side_without_orders_holds():
-    """RULES.md: "a unit without orders holds"; the log says the side held."""
+    """docs/rulesets/universal.md: "a unit without orders holds"; the log says the side held."""
     state = position("A1 a1\nB1 h8")
     after, events = resolve(state, [])
     assert kinds(events) == ["hold", "hold"]
@@ -69,7 +69,7 @@ def test_a_side_without_orders_holds():
 
 
 def test_alternating_turns_expect_one_player_a_round_in_seat_order():
-    """RULES.md option turn_mode alternating: one player a round, in seat order."""
+    """docs/rulesets/universal.md option turn_mode alternating: one player a round, in seat order."""
     state = position("A1 a1\nB1 h8", turn_mode="alternating")
     assert RULES.expected(state) == ["alice"]
     after, _ = resolve(state, [], alice="A1 move a2")
@@ -77,7 +77,7 @@ def test_alternating_turns_expect_one_player_a_round_in_seat_order():
 
 
 def test_simultaneous_turns_expect_every_living_player():
-    """RULES.md option turn_mode simultaneous (default): every living player each round."""
+    """docs/rulesets/universal.md option turn_mode simultaneous (default): every living player each round."""
     assert RULES.expected(position("A1 a1\nB1 h8\nC1 a8")) == ["alice", "bob", "carol"]
 
 
@@ -100,7 +100,7 @@ def test_an_attack_is_judged_from_where_the_attacker_will_stand():
 
 
 def test_two_units_cannot_move_to_one_square():
-    """RULES.md: one unit per square; two moves onto one square are refused at once."""
+    """docs/rulesets/universal.md: one unit per square; two moves onto one square are refused at once."""
     state = position("A1 a1\nA2 c1\nB1 h8")
     assert refused(state, "alice", "A1 move b2\nA2 move b2") == [(2, "A1 already moves to b2")]
 
@@ -142,7 +142,7 @@ def test_state_dumps_to_json_and_loads_back():
 
 
 def test_orders_of_a_player_whose_turn_it_is_not_are_ignored_with_a_reason():
-    """RULES.md: alternating turns expect one player a round; nothing is dropped silently."""
+    """docs/rulesets/universal.md: alternating turns expect one player a round; nothing is dropped silently."""
     state = position("A1 a1\nB1 h8", turn_mode="alternating")
     bob = RULES.parse_orders(state, "bob", "B1 move h7")
     result = RULES.resolve(state, {"bob": bob}, ScriptedDice([]))

@@ -1,4 +1,4 @@
-"""Rulebook cases for `universal` (seed 000, docs/rulesets/universal.md):
+"""Rulebook cases for `universal` (docs/rulesets/universal.md):
 Unit types, capture and victory.
 
 One test per rule case. Each docstring quotes the seed sentence it checks; the dice are
@@ -90,7 +90,7 @@ def test_a_side_with_only_tokens_left_loses_and_the_last_side_standing_wins():
 
 
 def test_with_three_sides_the_game_goes_on_until_one_is_left():
-    """"Defeating enemy ..." - RULES.md: the last side standing wins. Bob falls; alice and
+    """"Defeating enemy ..." - docs/rulesets/universal.md: the last side standing wins. Bob falls; alice and
     carol play on."""
     state = position("A1 c3 pw=2\nB1 c4\nC1 h8")
     after, _ = resolve(state, [6, 1], alice="A1 attack B1")
@@ -100,7 +100,7 @@ def test_with_three_sides_the_game_goes_on_until_one_is_left():
 
 
 def test_max_rounds_ends_the_game_as_a_draw():
-    """RULES.md option `max_rounds`: after the last allowed round the game is a draw."""
+    """docs/rulesets/universal.md option `max_rounds`: after the last allowed round the game is a draw."""
     state = position("A1 a1\nB1 h8", max_rounds=2, round=2)
     after, _ = resolve(state, [], alice="pass", bob="pass")
     outcome = RULES.outcome(after)

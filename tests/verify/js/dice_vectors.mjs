@@ -1,4 +1,4 @@
-// Every test vector of DICE.md, checked in the verifier page's JavaScript.
+// Every test vector of docs/dice-spec.md, checked in the verifier page's JavaScript.
 // Usage: node dice_vectors.mjs path/to/verifier.html  (exit 0 and "ok N" when all hold)
 import assert from "node:assert/strict";
 import { loadCore } from "./core.mjs";
