@@ -256,6 +256,35 @@ class LoginLink(Base):
     __table_args__ = (Index("ix_login_links_email_created", "email", "created_at"),)
 
 
+
+class MailBounce(Base):
+    """A bounce or delivery report that came back for one of our mails (service.mail.bounces)."""
+
+    __tablename__ = "mail_bounces"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    address: Mapped[str] = mapped_column(String(320))  # lower-cased
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))
+    outbox_id: Mapped[int | None] = mapped_column(ForeignKey("outbox.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+    hard: Mapped[bool] = mapped_column(Boolean)
+    status: Mapped[str] = mapped_column(String(16))  # the enhanced status code, 5.1.1
+    diagnostic: Mapped[str] = mapped_column(String(500))
+
+    __table_args__ = (Index("ix_mail_bounces_address_at", "address", "at"),)
+
+
+class FailingAddress(Base):
+    """An address mail no longer reaches: nothing but sign-in links goes to it until the
+    player gives an address again."""
+
+    __tablename__ = "failing_addresses"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)  # lower-cased
+    since: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+    reason: Mapped[str] = mapped_column(String(500))
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))  # the seat whose mail bounced
+
 # Schedule state kept beside the lifecycle's tables, one row per seat or round when needed.
 # A missing row means the defaults, so games created before these tables existed behave.
 

@@ -18,9 +18,10 @@ from service.models import Game, Outbox, Seat
 from service.tasks import deliver_after_commit
 
 KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help",
-         "login")  # login: a dashboard sign-in link, to an address, no game (service.signin)
+         "login", "unreachable")  # login: a dashboard sign-in link, to an address, no game (service.signin)
 # Which kinds a seat's mail_pref lets through.
-WANTS = {"all": set(KINDS), "results": {"invitation", "results", "game_over", "refusal", "help"},
+WANTS = {"all": set(KINDS),
+         "results": {"invitation", "results", "game_over", "refusal", "help", "unreachable"},
          "none": {"invitation", "refusal", "help"}}
 
 

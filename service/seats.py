@@ -5,7 +5,8 @@ Settings: `wait` true keeps the round open until its deadline even when everyone
 `reminder_lead` an ISO 8601 duration (PT0S: no reminders); `absences` a list of
 {"from", "to"} dates; `mail_pref` the seat's mail preference ("all", "results" or "none",
 checked by `mail_pref_choice` here, for the mail preferences page, the dashboard and the
-settings API and form alike). A change of absences
+settings API and form alike); `email` the seat's address: giving one (a new one, or the same
+once its mailbox works again) clears its bounce record, so mail goes to it again. A change of absences
 re-stretches the open round's deadline when it now falls inside one (never shortens it;
 the game's absence limit applies).
 """
@@ -23,6 +24,8 @@ from service.audit import log_action
 from service.clock import now
 from service.errors import BadRequest, Conflict, Invalid, NotFound
 from service.games import seat_by_invite
+from service.inputs import normal_address
+from service.mail.bounces import clear_failing, failing
 from service.models import Game, Round, Seat, SeatSchedule
 from service.rounds import seat_by_token
 from service.schedule.absences import parse_absences, stretch_for_absences
@@ -40,7 +43,7 @@ from service.timekeeping.state import (
 )
 from service.tokens import new_token, token_hash
 
-SETTINGS = ("wait", "reminder_lead", "absences", "mail_pref")
+SETTINGS = ("wait", "reminder_lead", "absences", "mail_pref", "email")
 
 
 PREFS = {"all": "every mail", "results": "results only (results, game over, invitations)",
@@ -66,11 +69,18 @@ def settings_json(row: SeatSchedule) -> dict[str, Any]:
             "played_by": row.controller}
 
 
+def mail_json(session: Session, seat: Seat) -> dict[str, Any]:
+    """The seat's address and, when mail to it bounces, since when and why."""
+    dead = failing(session, seat.email)
+    return {"email": seat.email, "mail_failing": None if dead is None else
+            {"since": dead.since.isoformat(), "reason": dead.reason}}
+
+
 def get_settings(session: Session, game_id: str, token: str | None) -> dict[str, Any]:
     with session.begin():
         seat = seat_by_token(session, game_id, token)
         return {"seat": seat.name, **settings_json(seat_schedule(session, seat, create=False)),
-                "mail_pref": seat.mail_pref}
+                "mail_pref": seat.mail_pref, **mail_json(session, seat)}
 
 
 def seat_settings(session: Session, seat_id: int) -> dict[str, Any]:
@@ -115,6 +125,7 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
         pref = mail_pref_choice(data["mail_pref"]) if "mail_pref" in data else None
     except BadRequest as exc:  # 422 like every other refused setting
         raise Invalid(exc.message, "mail_pref") from None
+    email = normal_address(data["email"], "email") if "email" in data else None
     with session.begin():
         seat = find_seat()
         game = seat.game
@@ -128,11 +139,15 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
             row.absences = [a.to_json() for a in absences]
         if pref is not None:
             set_mail_pref(seat, pref)
+        if email is not None:
+            seat.email = email
+            clear_failing(session, email)
         if rnd is not None and absences and seat.name in rnd.expected and row.controller == "human":
             _restretch(session, game, rnd)
         if rnd is not None and data.get("wait") is False:
             close_early_if_done(session, game, rnd)
-        out = {"seat": seat.name, **settings_json(row), "mail_pref": seat.mail_pref}
+        out = {"seat": seat.name, **settings_json(row), "mail_pref": seat.mail_pref,
+               **mail_json(session, seat)}
     return out
 
 

@@ -34,6 +34,7 @@ from service.dashboard.overview import seats_of
 from service.db import get_session
 from service.errors import NotFound
 from service.inputs import INT_MAX
+from service.mail.bounces import failing
 from service.models import Seat
 from service.seats import PREFS, mail_pref_choice, set_mail_pref
 from service.web.play import Sent, player_context, take_orders
@@ -98,8 +99,9 @@ def home() -> str:
     db = get_session()
     with db.begin():
         lines = seats_of(db, _email())
+        dead = failing(db, _email())
     return render_template("dashboard/games.html", email=_email(), lines=lines, prefs=PREFS,
-                           saved=request.args.get("saved", ""))
+                           mail_failing=dead, saved=request.args.get("saved", ""))
 
 
 def _my_seat(seat_id: int) -> Seat:

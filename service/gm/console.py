@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from service.audit import schedule_entries
 from service.gm.auth import gm_game
 from service.integrity import damage_reports
+from service.mail.bounces import failing
 from service.mail.outbox import failed_mail
 from service.schedule.durations import format_duration
 from service.schedule.policy import policy_to_json
@@ -28,7 +29,9 @@ def console_json(session: Session, game_id: str, token: str | None) -> dict[str,
                           "missed_in_a_row": row.misses, "wait": row.wait, "submitted": seat.name in done,
                           "expected": bool(rnd and seat.name in rnd.expected),
                           "reminder_lead": format_duration(reminder_lead(row)),
-                          "absences": row.absences or []})
+                          "absences": row.absences or [],
+                          "mail_failing": (None if (dead := failing(session, seat.email)) is None else
+                                           {"since": dead.since.isoformat(), "reason": dead.reason})})
         return {
             "id": game.id, "title": game.title, "status": game.status, "round": game.current_round,
             "round_open": rnd is not None,

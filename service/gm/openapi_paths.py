@@ -15,7 +15,11 @@ SETTINGS = {"type": "object", "properties": {
     "wait": {"type": "boolean"}, "reminder_lead": {"type": "string", "description": "ISO 8601 duration"},
     "absences": {"type": "array", "items": {"type": "object", "properties": {"from": STR, "to": STR}}},
     "mail_pref": {"enum": ["all", "results", "none"],
-                  "description": "mail from this game: every mail, results only, or none"}}}
+                  "description": "mail from this game: every mail, results only, or none"},
+    "email": {"type": "string", "description": "the seat's address; giving one clears its bounce record"},
+    "mail_failing": {"type": ["object", "null"], "readOnly": True,
+                     "description": "since when and why mail to the address bounces (null: it does not)",
+                     "properties": {"since": STR, "reason": STR}}}}
 
 
 def _gm(summary: str, body: dict[str, Any] | None = None, method: str = "post") -> dict[str, Any]:
@@ -49,7 +53,7 @@ OPENAPI_PATHS: dict[str, Any] = {
     "/api/games/{game_id}/settings": {
         "get": {"summary": "The player's schedule settings", "parameters": [GAME_ID], "security": BEARER,
                 "responses": {"200": _json(SETTINGS, "the settings"), **_errors(401, 404)}},
-        "put": {"summary": "Change wait / reminder_lead / absences / mail_pref (all checked before storing)",
+        "put": {"summary": "Change wait / reminder_lead / absences / mail_pref / email (all checked first)",
                 "parameters": [GAME_ID], "security": BEARER,
                 "requestBody": {"required": True, "content": {"application/json": {"schema": SETTINGS}}},
                 "responses": {"200": _json(SETTINGS, "stored"), **_errors(400, 401, 404, 422)}}},

@@ -46,11 +46,12 @@ _SUBJECTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "help": lambda _c: "How to play by mail",
     "refusal": lambda _c: "Your mail to dicepost was not accepted",
     "login": lambda _c: "Your sign-in link",
+    "unreachable": lambda c: f"Mail to {c['payload'].get('seat')} bounces",
 }
 
 
 # News the host sends to every player of a game; answers and sign-in links are personal.
-BULK = frozenset({"invitation", "results", "reminder", "game_over"})
+BULK = frozenset({"invitation", "results", "reminder", "game_over", "unreachable"})
 
 
 def auto_replied(row: Outbox) -> bool:

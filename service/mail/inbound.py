@@ -35,6 +35,7 @@ from engine.contract import InvariantError
 from service import clock
 from service.db import session_scope
 from service.inputs import address_key, storable, text_problem
+from service.mail import bounces
 from service.mail.answered import answered_round
 from service.mail.answers import queue_answer, queue_refusal
 from service.mail.body import body_text, parse_message
@@ -145,6 +146,10 @@ def _triage(session: Session, settings: MailSettings, row: InboundMail,
     ignored (a robot) or refused (no valid token, a refusal queued) and the pair says so."""
     subject = text_value(msg, "Subject")
     reply = read_reply(body_text(msg), subject)
+    bounce = bounces.handle(session, settings, msg)
+    if bounce is not None:
+        _record(row, "ignored", bounce[0], bounce[1])
+        return None, reply, ("ignored", bounce[0])
     robot = _robot(msg, settings)
     if robot:
         _record(row, "ignored", robot, None)

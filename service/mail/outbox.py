@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session, joinedload
 from service import clock
 from service.db import session_scope
 from service.faults import pause_point
+from service.mail.bounces import failing, return_path
 from service.mail.compose import compose
 from service.mail.dkim_sign import sign_bytes
 from service.mail.server_url import ConfigError
@@ -59,6 +60,8 @@ FIRST_RETRY = timedelta(minutes=1)
 MAX_RETRY = timedelta(hours=2)
 MAX_ATTEMPTS = 10
 ALWAYS_SENT = ("refusal",)
+# Sent even to an address that bounces: its owner just asked for it on the web.
+ASKED_FOR = ("login",)
 
 
 def backoff(attempts: int) -> timedelta:
@@ -129,8 +132,9 @@ def wanted(row: Outbox, seat: Seat | None) -> bool:
 
 
 def _prepare(session: Session, outbox_id: int, attempt: int,
-             settings: MailSettings) -> tuple[EmailMessage, str] | None:
-    """The message and its recipient, or None after marking the row skipped or failed.
+             settings: MailSettings) -> tuple[EmailMessage, str, str] | None:
+    """The message, its recipient and its envelope sender (the seat's signed return path),
+    or None after marking the row skipped or failed.
 
     The caller owns the transaction."""
     row = session.get(Outbox, outbox_id)
@@ -142,6 +146,11 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
             if row.game_id else None)
     seats = {s.id: s for s in game.seats} if game is not None else {}
     seat = (seats.get(row.seat_id) or session.get(Seat, row.seat_id)) if row.seat_id else None
+    dead = failing(session, row.to_address) if row.kind not in ASKED_FOR else None
+    if dead is not None:
+        _finish(session, outbox_id, attempt, status="skipped",
+                last_error=f"not sent: mail to this address bounced ({dead.reason})"[:2000])
+        return None
     if not wanted(row, seat):
         pref = seat.mail_pref if seat else ""
         _finish(session, outbox_id, attempt, status="skipped",
@@ -154,7 +163,8 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
         _finish(session, outbox_id, attempt, status="failed",
                 last_error=f"could not compose the mail: {type(exc).__name__}: {exc}")
         return None
-    return msg, str(row.to_address)
+    sender = return_path(settings, seat, row.id) if seat is not None else settings.sender
+    return msg, str(row.to_address), sender
 
 
 def deliver(outbox_id: int, transport: Transport | None = None) -> str:
@@ -175,12 +185,12 @@ def _deliver_claimed(session: Session, outbox_id: int, attempt: int, settings: M
         prepared = _prepare(session, outbox_id, attempt, settings)
         if prepared is None:
             return "skipped"
-        msg, recipient = prepared
+        msg, recipient, envelope_sender = prepared
         raw = wire_bytes(msg, settings)
         if transport is None and not settings.smtp_url:  # stored in this same transaction
             return _store(session, outbox_id, attempt, msg, raw, recipient)
     try:
-        (transport or _smtp(settings.smtp_url)).send(raw, settings.sender, recipient)
+        (transport or _smtp(settings.smtp_url)).send(raw, envelope_sender, recipient)
     except DeliveryError as exc:
         return _failed(session, outbox_id, attempt, exc)
     pause_point("mail-sent")  # tests only: kill a worker right after the server's 250

@@ -12,6 +12,8 @@ at app start, by service.config).
                     (default dicepost.localhost)
     DKIM_SELECTOR, DKIM_KEY_FILE  sign every mail (service.mail.dkim_sign); the key is
                     loaded by the app factory into DKIM_KEY
+    SOFT_BOUNCES, SOFT_BOUNCE_DAYS  this many soft bounces (4.x.x) within this many days mark
+                    an address failing (default 3 in 7); one hard bounce does at once
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from service.mail.dkim_sign import DkimKey
 from service.mail.headers import split_address
+from service.mail.server_url import ConfigError
 
 DEFAULT_DOMAIN = "dicepost.localhost"
 
@@ -36,6 +39,8 @@ class MailSettings:
     domain: str
     secret_key: str
     dkim: DkimKey | None = None
+    soft_bounces: int = 3
+    soft_bounce_days: int = 7
 
 
 def _get(config: Mapping[str, Any], key: str) -> str:
@@ -45,6 +50,15 @@ def _get(config: Mapping[str, Any], key: str) -> str:
 def message_domain(config: Mapping[str, Any]) -> str:
     """The right-hand side of every Message-ID dicepost writes."""
     return _get(config, "MAIL_DOMAIN") or DEFAULT_DOMAIN
+
+
+def _count(config: Mapping[str, Any], key: str, default: int) -> int:
+    raw = _get(config, key)
+    if not raw:
+        return default
+    if not raw.isdigit() or not 1 <= int(raw) <= 1000:
+        raise ConfigError(f"DICEPOST_{key}={raw!r}: a whole number from 1 to 1000")
+    return int(raw)
 
 
 def mail_settings(config: Mapping[str, Any]) -> MailSettings:
@@ -65,4 +79,6 @@ def mail_settings(config: Mapping[str, Any]) -> MailSettings:
         domain=domain,
         secret_key=str(config.get("SECRET_KEY") or ""),
         dkim=dkim if isinstance(dkim := config.get("DKIM_KEY"), DkimKey) else None,
+        soft_bounces=_count(config, "SOFT_BOUNCES", 3),
+        soft_bounce_days=_count(config, "SOFT_BOUNCE_DAYS", 7),
     )

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Purpose = Literal["reply", "unsubscribe"]
+Purpose = Literal["reply", "unsubscribe", "bounce"]
 
 # 80 bits, 16 base32 characters: a forger gets one guess a mail, and `play+<uuid>.<mac>`
 # stays within the 64 characters RFC 5321 allows a local part.

@@ -13,6 +13,7 @@ from service import games, rounds
 from service import jsonlimits as limited_json
 from service.db import get_session
 from service.errors import Invalid, OrdersRefused, ServiceError
+from service.mail.bounces import failing
 from service.models import Game, Seat
 from service.render.grid_legend import natural_key
 from service.render.svg import board_caption, board_svg
@@ -73,6 +74,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
                         key=lambda p: natural_key(p.label)) if board else [],
         "svg": board_svg(board, "the grid") if board else None,
         "caption": board_caption(board) if board else "",
+        "mail_failing": failing(session, seat.email),
     }
 
 

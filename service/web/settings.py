@@ -45,6 +45,12 @@ def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
                     "reminder_lead": request.form.get("reminder_lead", "").strip(),
                     "absences": absences_from_text(request.form.get("absences", "")),
                     "mail_pref": request.form.get("mail_pref", "")}
+            current = seats.get_settings(session, game_id, token)
+            email = request.form.get("email", "").strip()
+            # Saving the schedule keeps a bouncing address bouncing; a changed address, or
+            # the box ticked to say the mailbox works again, clears it.
+            if email and (email != current["email"] or request.form.get("mail_works") == "on"):
+                data["email"] = email
             current = seats.update_settings(session, game_id, token, data)
             message = "Saved."
         except ServiceError as exc:
@@ -55,7 +61,8 @@ def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
     if error is None:
         current = seats.get_settings(session, game_id, token)
         form = {"wait": current["wait"], "reminder_lead": current["reminder_lead"],
-                "absences": absences_to_text(current["absences"]), "mail_pref": current["mail_pref"]}
+                "absences": absences_to_text(current["absences"]), "mail_pref": current["mail_pref"],
+                "email": current["email"] or "", "mail_failing": current["mail_failing"]}
     page = render_template("web/gm_settings.html", game_id=game_id, token=token, form=form,
                            prefs=PREFS, error=error, message=message)
     return (page, error.status) if error else page

@@ -69,7 +69,8 @@ def test_sent_over_smtp_with_the_rows_message_id(game, smtp):
     assert (row.status, row.attempts, row.lease_until) == ("sent", 1, None)
     assert len(smtp.received) == 1
     got = smtp.received[0]
-    assert got.recipients == ["alice@example.org"] and got.sender == "dicepost@dicepost.localhost"
+    assert got.recipients == ["alice@example.org"]
+    assert got.sender.startswith(f"bounce+{row.seat_id}-{oid}.") and got.sender.endswith("@dicepost.localhost")
     assert got.message["Message-ID"] == row.message_id
     assert _deliver(game.app, oid) == "busy"  # sent rows are never sent again
     assert len(smtp.received) == 1
