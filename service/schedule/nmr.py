@@ -8,13 +8,15 @@ included):
             (this round included) until the GM seats a person again;
   replace - the seat is opened for a replacement: an invitation goes out by mail and the
             newcomer takes over the seat and its units; until then the units hold.
-A seat that submits resets its count to zero. Seats already played by the bot or waiting
-for a replacement are not counted as missing.
+With `unreachable_after`, a seat whose mail bounces (service.mail.bounces: it gets no
+reminders and no results, so waiting K rounds for it waits for nothing) gets the action
+after that many misses instead. A seat that submits resets its count to zero. Seats
+already played by the bot or waiting for a replacement are not counted as missing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -34,18 +36,21 @@ class MissedTurnPlan:
         return sorted(s for s, a in self.actions.items() if a == action)
 
 
-def seat_action(policy: NmrPolicy, misses: int) -> SeatAction | Literal["extend"]:
-    """The action for one seat missing its `misses`-th consecutive round (this one counted)."""
-    if misses < policy.after or policy.action == "hold":
+def seat_action(policy: NmrPolicy, misses: int, unreachable: bool = False) -> SeatAction | Literal["extend"]:
+    """The action for one seat missing its `misses`-th consecutive round (this one counted);
+    `unreachable`: mail to the seat bounces."""
+    after = policy.unreachable_after if unreachable and policy.unreachable_after is not None else policy.after
+    if misses < after or policy.action == "hold":
         return "hold"
     return policy.action
 
 
-def plan_missed_turns(policy: NmrPolicy, missing: Mapping[str, int], round_extended: bool) -> MissedTurnPlan:
-    """missing: seat -> consecutive misses before this round. The round is extended when any
-    seat's action is 'extend' and it has not been extended yet; otherwise every missing seat
-    gets its action ('extend' seats hold)."""
-    chosen = {seat: seat_action(policy, prior + 1) for seat, prior in missing.items()}
+def plan_missed_turns(policy: NmrPolicy, missing: Mapping[str, int], round_extended: bool,
+                      unreachable: Collection[str] = ()) -> MissedTurnPlan:
+    """missing: seat -> consecutive misses before this round; unreachable: the seats whose
+    mail bounces. The round is extended when any seat's action is 'extend' and it has not
+    been extended yet; otherwise every missing seat gets its action ('extend' seats hold)."""
+    chosen = {seat: seat_action(policy, prior + 1, seat in unreachable) for seat, prior in missing.items()}
     if not round_extended and "extend" in chosen.values():
         return MissedTurnPlan(extend=True)
     actions: dict[str, SeatAction] = {

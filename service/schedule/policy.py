@@ -64,6 +64,9 @@ class NmrPolicy:
     after: int = 1                 # consecutive misses before the action applies
     action: NmrAction = "hold"
     extend_by: timedelta = DEFAULT_EXTEND_BY
+    # For a seat whose mail bounces (it gets no reminders and no results): misses before the
+    # action applies; None: the same `after` as everyone.
+    unreachable_after: int | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,8 @@ def policy_to_json(policy: DeadlinePolicy) -> dict[str, Any]:
     nmr = policy.missed_turns
     out["missed_turns"] = {"after": nmr.after, "action": nmr.action,
                            "extend_by": format_duration(nmr.extend_by)}
+    if nmr.unreachable_after is not None:
+        out["missed_turns"]["unreachable_after"] = nmr.unreachable_after
     return out
 
 
@@ -226,7 +231,7 @@ def _nmr(value: Any, problems: _Problems) -> NmrPolicy:
     if not isinstance(value, Mapping):
         problems.add("missed_turns", f"expected e.g. {{'after': 2, 'action': 'bot'}}, got {value!r}")
         return NmrPolicy()
-    for key in sorted(set(value) - {"after", "action", "extend_by"}):
+    for key in sorted(set(value) - {"after", "action", "extend_by", "unreachable_after"}):
         problems.add(f"missed_turns.{key}", "unknown field")
     after = value.get("after", 1)
     if isinstance(after, bool) or not isinstance(after, int) or after < 1:
@@ -239,5 +244,12 @@ def _nmr(value: Any, problems: _Problems) -> NmrPolicy:
     extend_by = _duration(value.get("extend_by"), "missed_turns.extend_by", problems)
     if extend_by is not None and extend_by <= timedelta(0):
         problems.add("missed_turns.extend_by", "must be longer than zero")
+    unreachable = value.get("unreachable_after")
+    if unreachable is not None and (isinstance(unreachable, bool) or not isinstance(unreachable, int)
+                                    or unreachable < 1):
+        problems.add("missed_turns.unreachable_after",
+                     f"expected a whole number of misses >= 1, got {unreachable!r}")
+        unreachable = None
     return NmrPolicy(after=after, action=action,
-                     extend_by=DEFAULT_EXTEND_BY if extend_by is None else extend_by)
+                     extend_by=DEFAULT_EXTEND_BY if extend_by is None else extend_by,
+                     unreachable_after=unreachable)

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from engine.contract import InvariantError
 from service.audit import log_action
+from service.mail.bounces import failing
 from service.models import Game, Round, Seat
 from service.notify import queue_mail
 from service.rounds import lock_round
@@ -92,8 +93,10 @@ def _apply_deadline(session: Session, game: Game, rnd: Round, at: datetime) -> s
     done = submitted_names(session, game, rnd)
     missing = [s for s in expected_humans(session, game, rnd) if s.name not in done]
     sched = round_schedule(session, rnd)
+    unreachable = {s.name for s in missing if failing(session, s.email) is not None}
     plan = plan_missed_turns(policy.missed_turns,
-                             {s.name: seat_schedule(session, s).misses for s in missing}, sched.extended)
+                             {s.name: seat_schedule(session, s).misses for s in missing}, sched.extended,
+                             unreachable)
     if plan.extend:
         old = rnd.closes_at
         rnd.closes_at = extended_deadline(old, policy.missed_turns.extend_by, policy)

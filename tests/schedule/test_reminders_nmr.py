@@ -77,3 +77,27 @@ def test_extend_once_then_hold():
 def test_next_misses_resets_and_counts():
     assert next_misses({"red": 2, "blue": 1, "green": 3}, {"red"}, {"blue"}) == {"red": 0, "blue": 2, "green": 3}
     assert next_misses({}, set(), {"red"}) == {"red": 1}
+
+
+def test_a_seat_whose_mail_bounces_gets_the_action_sooner():
+    """missed_turns.unreachable_after: a seat that gets no mail (its address bounces) is handed
+    on after that many misses, everyone else after `after`."""
+    policy = NmrPolicy(after=3, action="bot", unreachable_after=1)
+    assert seat_action(policy, 1) == "hold"
+    assert seat_action(policy, 1, unreachable=True) == "bot"
+    plan = plan_missed_turns(policy, {"red": 0, "blue": 0}, False, unreachable={"blue"})
+    assert plan.seats("bot") == ["blue"] and plan.seats("hold") == ["red"]
+    # Without the option an unreachable seat waits like the others.
+    assert seat_action(NmrPolicy(after=3, action="bot"), 1, unreachable=True) == "hold"
+
+
+def test_unreachable_after_is_read_checked_and_written_back():
+    from service.schedule.policy import PolicyError, parse_policy, policy_to_json
+
+    policy = parse_policy({"kind": "none", "missed_turns": {"after": 2, "action": "replace",
+                                                            "unreachable_after": 1}})
+    assert policy.missed_turns.unreachable_after == 1
+    assert policy_to_json(policy)["missed_turns"]["unreachable_after"] == 1
+    assert "unreachable_after" not in policy_to_json(parse_policy({"kind": "none"}))["missed_turns"]
+    with pytest.raises(PolicyError, match="missed_turns.unreachable_after"):
+        parse_policy({"kind": "none", "missed_turns": {"unreachable_after": 0}})
