@@ -99,5 +99,5 @@ def test_unreachable_after_is_read_checked_and_written_back():
     assert policy.missed_turns.unreachable_after == 1
     assert policy_to_json(policy)["missed_turns"]["unreachable_after"] == 1
     assert "unreachable_after" not in policy_to_json(parse_policy({"kind": "none"}))["missed_turns"]
-    with pytest.raises(PolicyError, match="missed_turns.unreachable_after"):
+    with pytest.raises(PolicyError, match=r"missed_turns\.unreachable_after"):
         parse_policy({"kind": "none", "missed_turns": {"unreachable_after": 0}})
