@@ -1,8 +1,10 @@
 """Players made of code: legal orders for the demo, tests, benchmarks and absent seats.
 
-Bots draw their choices from the same derivation as every die (keyed by a bot seed,
-the player and the round), so a bot game from a fixed seed is reproducible and
-`random` is never imported.
+Bots draw their choices from the same derivation as every die, so `random` is never
+imported. Under dicepost-dice/v2 the service hands the bot its bound key
+(`engine.dice.bot_key`, secret until the round's chain link is revealed), and a verifier
+re-runs the bot with the same key; without a key (self-play, tests, v1 games) the choices
+are keyed by a seed, the player and the round, so a bot game from a fixed seed repeats.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from engine.contract import PlayerId, Ruleset
-from engine.dice import PROFILE, Dice, H
+from engine.dice import PROFILE, PROFILE_V2, Dice, H
 from engine.grid import distance, parse_square
 from engine.orders import OrderErrors
 
@@ -22,10 +24,16 @@ def bot_dice(seed: str, player: PlayerId, round_number: int) -> Dice:
     return Dice(H(PROFILE, "bot", seed, player, round_number), 0)
 
 
-def bot_orders(ruleset: Ruleset[Any], state: Any, player: PlayerId, seed: str,
-               kind: BotKind = "greedy") -> str:
-    """An order text the ruleset accepts for this player now ("" when nothing works)."""
-    dice = bot_dice(seed, player, ruleset.round_number(state))
+def bot_orders(ruleset: Ruleset[Any], state: Any, player: PlayerId, seed: str = "",
+               kind: BotKind = "greedy", key: bytes | None = None) -> str:
+    """An order text the ruleset accepts for this player now ("" when nothing works).
+
+    key: the v2 bot key B; the j-th choice among n options is then roll(B, j, n).
+    """
+    if key is not None:
+        dice = Dice(key, 0, PROFILE_V2)
+    else:
+        dice = bot_dice(seed, player, ruleset.round_number(state))
     text: str | None = None
     if kind == "greedy":
         text = ruleset.bot_orders(state, player, dice)

@@ -1,8 +1,14 @@
-"""dicepost-dice/v1: the only source of randomness in dicepost (see docs/fair-dice.md).
+"""dicepost-dice/v1 and v2: the only source of randomness in dicepost (docs/fair-dice.md).
 
 Everything here follows docs/dice-spec.md to the byte: a hash chain committed before
 anyone joins, a salt from every player's entropy, one HMAC key per step, and
-rejection-sampled faces numbered in the order the rules ask for them.
+rejection-sampled faces numbered in the order the rules ask for them. v2 adds the values
+that leave the host no choice: server-made entropy fixed by the commitment, the bot key
+bound to the chain, and receipts for every accepted version.
+
+Every derivation takes the profile it runs under; a record names its profile, so a v1
+record keeps verifying under v1. The default is v1 for the engine's own callers (tests,
+self-play); the service passes each game's profile.
 """
 
 from __future__ import annotations
@@ -14,7 +20,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-PROFILE = "dicepost-dice/v1"
+PROFILE_V1 = "dicepost-dice/v1"
+PROFILE_V2 = "dicepost-dice/v2"
+PROFILES = (PROFILE_V1, PROFILE_V2)
+PROFILE = PROFILE_V1
+NEW_GAME_PROFILE = PROFILE_V2  # what every new game of the service uses
 DEFAULT_CHAIN_LENGTH = 4096
 
 Field = str | int | bytes
@@ -74,13 +84,19 @@ def state_hash(state: Any) -> str:
     return hashlib.sha256(canonical(state)).hexdigest()
 
 
-def chain(tip: bytes, n: int) -> list[bytes]:
+def check_profile(profile: str) -> str:
+    if profile not in PROFILES:
+        raise ValueError(f"unknown dice profile {profile!r} (known: {', '.join(PROFILES)})")
+    return profile
+
+
+def chain(tip: bytes, n: int, profile: str = PROFILE) -> list[bytes]:
     """Return [S_0, S_1, ..., S_n] for the chain whose tip is S_n."""
     if len(tip) != 32:
         raise ValueError("the chain tip must be 32 bytes")
     # H(PROFILE, "chain", S) with the constant fields encoded once: the same bytes, without
     # enc()'s per-field checks, since the service walks the whole chain to reach each S_t.
-    prefix = enc(PROFILE, "chain") + (32).to_bytes(4, "big")
+    prefix = enc(check_profile(profile), "chain") + (32).to_bytes(4, "big")
     sha256 = hashlib.sha256
     links = [tip]
     link = tip
@@ -91,14 +107,32 @@ def chain(tip: bytes, n: int) -> list[bytes]:
     return links
 
 
-def chain_link_ok(s_t: bytes, s_prev: bytes) -> bool:
+def chain_link_ok(s_t: bytes, s_prev: bytes, profile: str = PROFILE) -> bool:
     """A revealed S_t checks against the previous link: H(PROFILE, "chain", S_t) == S_{t-1}."""
-    return hmac.compare_digest(H(PROFILE, "chain", s_t), s_prev)
+    return hmac.compare_digest(H(profile, "chain", s_t), s_prev)
 
 
-def game_salt(game_id: str, entropy: Mapping[str, bytes]) -> bytes:
+def server_entropy(commitment: bytes, game_id: str, player: str) -> bytes:
+    """v2: the entropy of a seat that brought none, E_p = H(PROFILE, "server-made", S_0,
+    game_id, p). Fixed by the commitment before anyone joins, so the host cannot draw it
+    after seeing the other seats' entropy; it adds nothing to the salt, and says so."""
+    return H(PROFILE_V2, "server-made", commitment, game_id, player)
+
+
+def bot_key(s_t: bytes, salt: bytes, t: int, player: str) -> bytes:
+    """v2: the key a bot playing `player` in round t-1 chooses with,
+    B = M(S_t, PROFILE, "bot", G, t, p): secret until S_t is revealed with the results."""
+    return M(s_t, PROFILE_V2, "bot", salt, t, player)
+
+
+def receipt(game_id: str, round_number: int, player: str, version: int, text: str) -> bytes:
+    """v2: R = H(PROFILE, "receipt", game_id, round, p, version, accepted_text)."""
+    return H(PROFILE_V2, "receipt", game_id, round_number, player, version, text)
+
+
+def game_salt(game_id: str, entropy: Mapping[str, bytes], profile: str = PROFILE) -> bytes:
     """G = H(PROFILE, "players", game_id, p1, E_p1, ...), players sorted by UTF-8 bytes."""
-    fields: list[Field] = [PROFILE, "players", game_id]
+    fields: list[Field] = [check_profile(profile), "players", game_id]
     for player in sorted(entropy, key=lambda p: p.encode("utf-8")):
         e = entropy[player]
         if not 16 <= len(e) <= 64:
@@ -107,20 +141,20 @@ def game_salt(game_id: str, entropy: Mapping[str, bytes]) -> bytes:
     return H(*fields)
 
 
-def inputs_digest(inputs: Any) -> bytes:
-    return H(PROFILE, "inputs", canonical(inputs))
+def inputs_digest(inputs: Any, profile: str = PROFILE) -> bytes:
+    return H(check_profile(profile), "inputs", canonical(inputs))
 
 
-def step_key(s_t: bytes, salt: bytes, t: int, inputs: Any) -> bytes:
+def step_key(s_t: bytes, salt: bytes, t: int, inputs: Any, profile: str = PROFILE) -> bytes:
     """K_t = M(S_t, PROFILE, "step", G, t, D_t)."""
-    return M(s_t, PROFILE, "step", salt, t, inputs_digest(inputs))
+    return M(s_t, profile, "step", salt, t, inputs_digest(inputs, profile))
 
 
-_ROLL_HEAD = enc(PROFILE, "roll")
+_ROLL_HEADS = {p: enc(p, "roll") for p in PROFILES}
 _U64_LEN = (8).to_bytes(4, "big")  # the length prefix of an integer field
 
 
-def face_and_words(key: bytes, j: int, n: int) -> tuple[int, int]:
+def face_and_words(key: bytes, j: int, n: int, profile: str = PROFILE) -> tuple[int, int]:
     """The face of roll j with n sides, and how many 32-bit words were read to get it."""
     if n < 1 or n >= 2**32:
         raise ValueError(f"a die needs 1 to 2^32-1 sides, got {n}")
@@ -132,7 +166,11 @@ def face_and_words(key: bytes, j: int, n: int) -> tuple[int, int]:
     read = 0
     ctr = 0
     # M(key, PROFILE, "roll", j, n, ctr) with the constant fields encoded once (enc's bytes).
-    head = _ROLL_HEAD + _U64_LEN + j.to_bytes(8, "big") + _U64_LEN + n.to_bytes(8, "big") + _U64_LEN
+    try:
+        roll_head = _ROLL_HEADS[profile]
+    except KeyError:
+        raise ValueError(check_profile(profile)) from None
+    head = roll_head + _U64_LEN + j.to_bytes(8, "big") + _U64_LEN + n.to_bytes(8, "big") + _U64_LEN
     while True:
         block = hmac.new(key, head + ctr.to_bytes(8, "big"), hashlib.sha256).digest()
         for i in range(8):
@@ -143,9 +181,9 @@ def face_and_words(key: bytes, j: int, n: int) -> tuple[int, int]:
         ctr += 1
 
 
-def face(key: bytes, j: int, n: int) -> int:
+def face(key: bytes, j: int, n: int, profile: str = PROFILE) -> int:
     """Face of roll j with n sides under step key K_t (rejection sampling, no bias)."""
-    return face_and_words(key, j, n)[0]
+    return face_and_words(key, j, n, profile)[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,13 +213,14 @@ class DiceExhausted(Exception):
 class Dice:
     """Numbered, logged rolls for one step. Rules ask; the log records every answer."""
 
-    def __init__(self, key: bytes, step: int) -> None:
+    def __init__(self, key: bytes, step: int, profile: str = PROFILE) -> None:
         self.key = key
         self.step = step
+        self.profile = check_profile(profile)
         self.rolls: list[Roll] = []
 
     def _face(self, j: int, n: int) -> int:
-        return face(self.key, j, n)
+        return face(self.key, j, n, self.profile)
 
     def roll(self, n: int, label: str) -> int:
         """Roll one n-sided die; j is the number of rolls made so far in this step."""

@@ -9,6 +9,17 @@ the game goes on), checksum. Each step: t, inputs, key (the revealed S_t hex),
 inputs_digest (D_t hex), step_key (K_t hex), rolls [{step, j, n, face, label}], events,
 state_hash, checksum.
 
+A `dicepost-dice/v2` record also holds (docs/dice-spec.md, v2):
+- `server_made`: the seats that joined without entropy (theirs is H(.., "server-made", S_0,
+  game_id, p), recomputed by the verifiers);
+- `bots`: [{round, seat, kind}] for every round a seat's orders were the bot's (chosen with
+  the bound key, recomputed by the verifiers);
+- `versions`: [{round, seat, version, at, receipt}] for every accepted version of every
+  seat's orders (the texts of superseded versions stay private; the latest version's
+  receipt is checked against the step's input);
+- `gm_actions`: [{round, action, at, detail}] every GM action that changed a round (listed
+  by the verifiers, not checkable: the player must trust or dispute them).
+
 `inputs_digest` and `step_key` are derived values, written so a player checking by hand
 can compare each stage (docs/dice-spec.md) and a verifier can say which stage differs. The two
 `checksum`s are plain SHA-256 over the canonical JSON of the rest of the step / record:
@@ -24,10 +35,18 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.dice import DEFAULT_CHAIN_LENGTH, PROFILE, canonical, inputs_digest, step_key
+from engine.dice import (
+    DEFAULT_CHAIN_LENGTH,
+    PROFILE,
+    PROFILE_V2,
+    canonical,
+    inputs_digest,
+    step_key,
+)
 
 RECORD_FORMAT = "dicepost-record/1"
 CHECKSUM = "checksum"
+V2_FIELDS = ("server_made", "bots", "versions", "gm_actions")
 
 
 def checksum(node: Mapping[str, Any]) -> str:
@@ -35,13 +54,13 @@ def checksum(node: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical({k: v for k, v in node.items() if k != CHECKSUM})).hexdigest()
 
 
-def seal_step(step: Mapping[str, Any], salt: bytes) -> dict[str, Any]:
+def seal_step(step: Mapping[str, Any], salt: bytes, profile: str = PROFILE) -> dict[str, Any]:
     """A step with its derived D_t, K_t and checksum (recomputed, never trusted)."""
     out = {k: v for k, v in step.items() if k != CHECKSUM}
     s_t = bytes.fromhex(str(step["key"]))
     t = int(step["t"])
-    out["inputs_digest"] = inputs_digest(step["inputs"]).hex()
-    out["step_key"] = step_key(s_t, salt, t, step["inputs"]).hex()
+    out["inputs_digest"] = inputs_digest(step["inputs"], profile).hex()
+    out["step_key"] = step_key(s_t, salt, t, step["inputs"], profile).hex()
     out[CHECKSUM] = checksum(out)
     return out
 
@@ -58,16 +77,18 @@ def build_record(
     chain_length: int = DEFAULT_CHAIN_LENGTH,
     outcome: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
+    profile: str = PROFILE,
 ) -> dict[str, Any]:
     """steps: each {"t", "inputs", "key" (hex S_t), "rolls", "events", "state_hash"}.
 
     `extra` fields are kept (the verifiers list them as not checked by the rules) and
     covered by the record checksum; an `outcome` given in `extra` is the same as the
-    `outcome` argument.
+    `outcome` argument. A v2 record always carries the V2_FIELDS (empty lists when
+    nothing happened), so a verifier can tell "none" from "left out".
     """
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
-        "profile": PROFILE,
+        "profile": profile,
         "game_id": game_id,
         "ruleset": ruleset,
         "commitment": commitment.hex(),
@@ -75,9 +96,11 @@ def build_record(
         "players": list(players),
         "entropy": {p: entropy[p].hex() for p in players},
         "salt": salt.hex(),
-        "steps": [seal_step(s, salt) for s in steps],
+        "steps": [seal_step(s, salt, profile) for s in steps],
         "outcome": dict(outcome) if outcome is not None else None,
     }
+    if profile == PROFILE_V2:
+        record.update({k: [] for k in V2_FIELDS})
     record.update({k: v for k, v in (extra or {}).items() if k != CHECKSUM})
     record[CHECKSUM] = checksum(record)
     return record

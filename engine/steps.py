@@ -59,6 +59,18 @@ def round_inputs(players: Sequence[PlayerId], texts: Mapping[PlayerId, str]) -> 
     return {p: texts.get(p, "") for p in players}
 
 
+def canonical_input(ruleset: Ruleset[Any], state: Any, player: PlayerId, text: str) -> str:
+    """The one text that stands for a player's orders (dicepost-dice/v2): parse, then
+    format, so no respelling reaches the dice; no orders (nothing, or `pass`) is "".
+
+    Raises OrderErrors when the text does not parse against `state`.
+    """
+    if not text.strip():
+        return ""
+    orders = ruleset.parse_orders(state, player, text)
+    return "\n".join(o.format() for o in orders)
+
+
 def _finish(ruleset: Ruleset[Any], t: int, inputs: JSON, state: Any, events: list[JSON],
             dice: Dice) -> StepResult:
     data = ruleset.dump(state)

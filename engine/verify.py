@@ -11,6 +11,16 @@
    for, with their labels, every event and the state hash;
 5. each step's checksum, the outcome and the record's checksum.
 
+A `dicepost-dice/v2` record (the record names its profile) is also checked for what v2
+binds (docs/dice-spec.md): every seat marked server-made has the entropy fixed by S_0;
+every input is the canonical text of its orders (parse, then format: a respelling or
+`pass` for "" is named); every seat the bot played has the orders the bot makes with the
+bound key; the latest version's receipt of every seat and round is the receipt of the
+step's input. With what a player holds (`Held`: the commitment they were shown, their
+entropy, their receipts) it also checks that the record is the game they joined and that
+it counts the latest text they were given a receipt for. Server-made seats, bot rounds
+and GM actions are listed in the report either way.
+
 Checks 1-3 and 5's checksums are exactly what the browser page
 (templates/verify/verifier.html) does with WebCrypto, in the same order and with the same
 names for places, so both verifiers name the same first difference for anything but the
@@ -29,19 +39,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.bots import bot_orders
 from engine.contract import InvariantError, RulesError
 from engine.dice import (
-    PROFILE,
+    PROFILE_V2,
+    PROFILES,
     Dice,
     H,
+    bot_key,
     canonical,
     face,
     game_salt,
     inputs_digest,
+    receipt,
+    server_entropy,
     step_key,
 )
 from engine.orders import OrderErrors
-from engine.record import CHECKSUM, RECORD_FORMAT, checksum
+from engine.record import CHECKSUM, RECORD_FORMAT, V2_FIELDS, checksum
+from engine.registry import find_ruleset
 from engine.stepcheck import (
     Difference,
     RecordError,
@@ -50,8 +66,9 @@ from engine.stepcheck import (
     same_json,
     show_json,
 )
+from engine.steps import canonical_input
 
-__all__ = ["RecordError", "RollRow", "StepRow", "Verification", "parse_record", "verify"]
+__all__ = ["Held", "RecordError", "RollRow", "StepRow", "Verification", "parse_record", "verify"]
 
 RECORD_FIELDS = ("format", "profile", "game_id", "ruleset", "commitment", "chain_length",
                  "players", "entropy", "salt", "steps", CHECKSUM)
@@ -59,9 +76,28 @@ OPTIONAL_RECORD_FIELDS = ("outcome",)
 STEP_FIELDS = ("t", "key", "inputs", "inputs_digest", "step_key", "rolls", "events",
                "state_hash", CHECKSUM)
 ROLL_FIELDS = ("step", "j", "n", "face", "label")
+BOT_KINDS = ("greedy", "random")
 MAX_SIDES = 2**32 - 1
 SAFE_INTEGER = 2**53
 _HEX = re.compile(r"(?:[0-9a-f]{2})+\Z")
+
+
+@dataclass(frozen=True)
+class Held:
+    """What a player keeps from the game, out of the host's reach: the commitment S_0 shown
+    before they joined, their entropy, and their receipts (seat, round, version, R)."""
+
+    commitment: bytes | None = None
+    entropy: dict[str, bytes] = field(default_factory=dict)
+    receipts: list[tuple[str, int, int, bytes]] = field(default_factory=list)
+
+    def latest(self) -> dict[tuple[int, str], tuple[int, bytes]]:
+        """(round, seat) -> the highest version held and its receipt."""
+        out: dict[tuple[int, str], tuple[int, bytes]] = {}
+        for seat, rnd, version, r in self.receipts:
+            if (rnd, seat) not in out or version > out[(rnd, seat)][0]:
+                out[(rnd, seat)] = (version, r)
+        return out
 
 
 @dataclass(frozen=True)
@@ -126,6 +162,11 @@ class Verification:
     replayed: bool = False  # every step went through the engine
     complete: bool = False  # checking reached the record checksum
     final_state: dict[str, Any] | None = None
+    profile: str = ""
+    server_made: list[str] = field(default_factory=list)  # seats whose entropy adds nothing
+    bots: list[dict[str, Any]] = field(default_factory=list)  # {round, seat, kind}
+    gm_actions: list[Any] = field(default_factory=list)  # listed, not checkable
+    held: list[str] = field(default_factory=list)  # what the player's own values confirmed
 
     @property
     def difference(self) -> Difference | None:
@@ -145,7 +186,9 @@ class Verification:
             "commitment": self.commitment, "salt": self.salt, "salt_ok": self.salt_ok,
             "first_difference": self.difference.to_json() if self.difference else None,
             "differences": [d.to_json() for d in self.differences],
-            "unchecked": self.unchecked, "replayed": self.replayed,
+            "unchecked": self.unchecked, "replayed": self.replayed, "profile": self.profile,
+            "server_made": self.server_made, "bots": self.bots, "gm_actions": self.gm_actions,
+            "held": self.held,
             "steps": [s.to_json() for s in self.steps],
         }
 
@@ -184,6 +227,9 @@ def _whole(text: str) -> int:
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
+        if key == "__proto__":  # a JavaScript reader would set the prototype, not a field
+            raise RecordError("the record has the key '__proto__', which the page cannot read "
+                              "as a field")
         if key in out:
             raise RecordError(f"the record has the key {key!r} twice in one object")
         out[key] = value
@@ -199,10 +245,15 @@ def _is_int(value: Any) -> bool:
 
 
 class _Checker:
-    def __init__(self, record: Any) -> None:
+    def __init__(self, record: Any, held: Held | None) -> None:
         self.record = record
+        self.held = held or Held()
         self.v = Verification()
         self.row: StepRow | None = None
+        self.profile = ""
+        self.commitment = b""
+        self.bot_rounds: dict[int, dict[str, str]] = {}
+        self.versions: dict[tuple[int, str], list[tuple[int, bytes]]] = {}
 
     def diff(self, step: int, where: str, expected: str, found: Any) -> None:
         difference = Difference(step, where, expected, show_json(found))
@@ -238,14 +289,22 @@ class _Checker:
                 raise self.stop(0, key, "a field", "missing")
         if r["format"] != RECORD_FORMAT:
             raise self.stop(0, "format", RECORD_FORMAT, r["format"])
-        if r["profile"] != PROFILE:
-            raise self.stop(0, "profile", PROFILE, r["profile"])
+        if r["profile"] not in PROFILES:
+            raise self.stop(0, "profile", " or ".join(PROFILES), r["profile"])
+        self.profile = self.v.profile = r["profile"]
         for key in ("game_id", "ruleset"):
             if not isinstance(r[key], str) or not r[key]:
                 raise self.stop(0, key, "text", r[key])
         self.v.game_id, self.v.ruleset = r["game_id"], r["ruleset"]
         commitment = self.hex(r, "commitment", 0, "commitment")
+        self.commitment = commitment
         self.v.commitment = commitment.hex()
+        if self.held.commitment is not None:
+            if self.held.commitment != commitment:
+                self.diff(0, "commitment", f"the commitment you hold, {self.held.commitment.hex()}",
+                          commitment.hex())
+            else:
+                self.v.held.append("commitment S_0")
         players = r["players"]
         if (not isinstance(players, list) or not players
                 or not all(isinstance(p, str) and p for p in players)
@@ -256,8 +315,18 @@ class _Checker:
             raise self.stop(0, "entropy", "one entropy per player: " + ", ".join(players),
                             sorted(entropy) if isinstance(entropy, dict) else entropy)
         values = {p: self.hex(entropy, p, 0, f"entropy of {p}", range(16, 65)) for p in players}
+        for p, mine in sorted(self.held.entropy.items()):
+            if p not in values:
+                self.diff(0, f"entropy of {p}", "your seat in the record", "no such seat")
+            elif values[p] != mine:
+                self.diff(0, f"entropy of {p}", f"the entropy you hold, {mine.hex()}",
+                          values[p].hex())
+            else:
+                self.v.held.append(f"entropy of {p}")
+        if self.profile == PROFILE_V2:
+            self.v2_header(players, values)
         recorded_salt = self.hex(r, "salt", 0, "salt")
-        salt = game_salt(r["game_id"], values)
+        salt = game_salt(r["game_id"], values, self.profile)
         self.v.salt = salt.hex()
         self.v.salt_ok = recorded_salt == salt
         if not self.v.salt_ok:
@@ -270,6 +339,57 @@ class _Checker:
             raise self.stop(0, "chain_length", f"a whole number of at least {len(steps)} steps", n)
         self.hex(r, CHECKSUM, 0, CHECKSUM)
         return commitment, salt, players
+
+    def v2_header(self, players: list[str], entropy: dict[str, bytes]) -> None:
+        """The v2 lists: server-made seats (recomputed here), bot rounds and versions (kept
+        for the steps), GM actions (listed)."""
+        r = self.record
+        for key in V2_FIELDS:
+            if not isinstance(r.get(key), list):
+                raise self.stop(0, key, "a list (v2 records carry it, empty or not)",
+                                r.get(key, "missing"))
+        for p in r["server_made"]:
+            if p not in entropy:
+                self.diff(0, "server_made", "seats of the game", p)
+                continue
+            made = server_entropy(self.commitment, self.v.game_id, p)
+            self.v.server_made.append(p)
+            if entropy[p] != made:
+                self.diff(0, f"entropy of {p} (server-made)",
+                          f"H(server-made, S_0, game_id, {p}) = {made.hex()}", entropy[p].hex())
+        for i, bot in enumerate(r["bots"]):
+            if (not isinstance(bot, dict) or sorted(bot) != ["kind", "round", "seat"]
+                    or not _is_int(bot["round"]) or bot["round"] < 1
+                    or bot["seat"] not in players or bot["kind"] not in BOT_KINDS):
+                raise self.stop(0, f"bots {i}", "{round, seat, kind} of a seat the bot played",
+                                bot)
+            self.bot_rounds.setdefault(bot["round"], {})[bot["seat"]] = bot["kind"]
+            self.v.bots.append(dict(bot))
+        for i, ver in enumerate(r["versions"]):
+            if (not isinstance(ver, dict) or sorted(ver) != ["at", "receipt", "round", "seat",
+                                                             "version"]
+                    or not _is_int(ver["round"]) or ver["round"] < 1
+                    or not _is_int(ver["version"]) or ver["version"] < 1
+                    or ver["seat"] not in players or not isinstance(ver["at"], str)):
+                raise self.stop(0, f"versions {i}", "{round, seat, version, at, receipt}", ver)
+            r_hex = self.hex(ver, "receipt", 0, f"versions {i} receipt")
+            listed = self.versions.setdefault((ver["round"], ver["seat"]), [])
+            if any(v == ver["version"] for v, _ in listed):
+                self.diff(0, f"versions {i}", "each version once", ver)
+            listed.append((ver["version"], r_hex))
+        for listed in self.versions.values():
+            listed.sort()
+        self.v.gm_actions = list(r["gm_actions"])
+        steps = r.get("steps")
+        resolved = len(steps) - 1 if isinstance(steps, list) else 0
+        for rnd, seat in sorted(self.versions):
+            if rnd > resolved:
+                self.diff(0, f"versions of {seat} in round {rnd}", "resolved rounds only",
+                          f"round {rnd}")
+        for rnd, seat in sorted(self.held.latest()):
+            if rnd > resolved:
+                self.diff(0, f"your receipt of {seat} in round {rnd}", "a resolved round",
+                          f"round {rnd} is not resolved in this record")
 
     # -- one step: the dice ------------------------------------------------------------
 
@@ -291,17 +411,17 @@ class _Checker:
             raise self.stop(t, "t", str(t), step["t"])
         s_t = self.hex(step, "key", t, "key (S_t)")
         row.revealed = s_t.hex()
-        link = H(PROFILE, "chain", s_t)
+        link = H(self.profile, "chain", s_t)
         row.chain = link == previous
         if not row.chain:
             self.diff(t, "chain", f"H(S_{t}) = S_{t - 1} = {previous.hex()}", f"H(S_{t}) = {link.hex()}")
         inputs = step["inputs"]
         self.inputs_shape(t, inputs, players)
         try:
-            d_t = inputs_digest(inputs)
+            d_t = inputs_digest(inputs, self.profile)
         except (TypeError, ValueError) as exc:  # a record handed over as a dict, not parsed
             raise self.stop(t, "inputs", "JSON without floats", f"error: {exc}") from None
-        k_t = step_key(s_t, salt, t, inputs)
+        k_t = step_key(s_t, salt, t, inputs, self.profile)
         row.inputs_digest, row.step_key = d_t.hex(), k_t.hex()
         recorded_d = self.hex(step, "inputs_digest", t, "inputs_digest (D_t)")
         recorded_k = self.hex(step, "step_key", t, "step_key (K_t)")
@@ -355,7 +475,7 @@ class _Checker:
             ok = False
             self.diff(t, f"{where} n", f"1 to {MAX_SIDES} sides", n)
         else:
-            expected = face(k_t, j, n)
+            expected = face(k_t, j, n, self.profile)
             if not _is_int(roll["face"]) or roll["face"] != expected:
                 ok = False
                 self.diff(t, f"{where} face", str(expected), roll["face"])
@@ -366,13 +486,75 @@ class _Checker:
 
     # -- one step: the rules -----------------------------------------------------------
 
+    def v2_inputs(self, t: int, step: dict[str, Any], state: dict[str, Any] | None,
+                  s_t: bytes, salt: bytes) -> None:
+        """Round t-1's inputs: canonical, the bot's where the bot played, each one the text
+        of its seat's latest receipt (and of the latest receipt the player holds)."""
+        inputs: dict[str, str] = step["inputs"]
+        rnd = t - 1
+        if state is not None:
+            try:
+                ruleset = find_ruleset(self.v.ruleset)
+                loaded = ruleset.load(state)
+            except (RulesError, KeyError, ValueError, TypeError) as exc:
+                self.diff(t, "inputs", "a state to read the orders against", f"error: {exc}")
+                return
+            for p, text in sorted(inputs.items()):
+                try:
+                    canon = canonical_input(ruleset, loaded, p, text)
+                except OrderErrors as exc:
+                    self.diff(t, f"input of {p}", "orders that parse", f"{text!r} ({exc})")
+                    continue
+                if canon != text:
+                    self.diff(t, f"input of {p}", f"the canonical text {canon!r}", repr(text))
+            for p, kind in sorted(self.bot_rounds.get(rnd, {}).items()):
+                # bot_orders keeps only lines the ruleset accepts, so this parses
+                made = canonical_input(ruleset, loaded, p, bot_orders(
+                    ruleset, loaded, p, kind=kind, key=bot_key(s_t, salt, t, p)))  # type: ignore[arg-type]
+                if made != inputs.get(p):
+                    self.diff(t, f"bot orders of {p}",
+                              f"what the bot makes with its bound key: {made!r}",
+                              repr(inputs.get(p)))
+        held = self.held.latest()
+        for p in self.record["players"]:
+            text = inputs.get(p, "")
+            listed = self.versions.get((rnd, p), [])
+            if listed:
+                version, recorded = listed[-1]
+                want = receipt(self.v.game_id, rnd, p, version, text)
+                if recorded != want:
+                    self.diff(t, f"receipt of {p} version {version}",
+                              f"the receipt of the input, {want.hex()}", recorded.hex())
+            elif text:
+                self.diff(t, f"receipt of {p}", "a version with a receipt for the counted input",
+                          "no version listed")
+            if (rnd, p) not in held:
+                continue
+            mine_version, mine = held[(rnd, p)]
+            recorded_receipts = dict(listed)
+            last = listed[-1][0] if listed else None
+            if recorded_receipts.get(mine_version) != mine:
+                self.diff(t, f"your receipt of {p} version {mine_version}",
+                          f"listed in the record as {mine.hex()}",
+                          recorded_receipts[mine_version].hex()
+                          if mine_version in recorded_receipts else "not listed")
+            elif last != mine_version:
+                self.diff(t, f"version of {p}", f"your latest receipt, version {mine_version}",
+                          f"version {last}, for which you hold no receipt")
+            elif receipt(self.v.game_id, rnd, p, mine_version, text) != mine:
+                self.diff(t, f"input of {p}", f"the text of your receipt of version {mine_version}",
+                          repr(text))
+            else:
+                self.v.held.append(f"receipt of {p}, round {rnd}, version {mine_version}")
+
     def step_rules(self, t: int, step: dict[str, Any], state: dict[str, Any] | None,
                    k_t: bytes) -> tuple[dict[str, Any] | None, Any]:
         """Re-run step t; return the recomputed state and outcome (state None: stop)."""
         if self.row is None:
             raise InvariantError("step_rules before the step's row")
         try:
-            result = run_recorded_step(self.v.ruleset, state, step["inputs"], t, Dice(k_t, t))
+            result = run_recorded_step(self.v.ruleset, state, step["inputs"], t,
+                                       Dice(k_t, t, self.profile))
         except (OrderErrors, RulesError, KeyError, ValueError, TypeError) as exc:
             self.row.rules = False
             self.diff(t, "rules", "the step to run", f"error: {exc}")
@@ -404,6 +586,8 @@ class _Checker:
                 previous, k_t = self.step_dice(t, step, previous, salt, players)
             except _Stop:
                 return v
+            if self.profile == PROFILE_V2 and t > 1:
+                self.v2_inputs(t, step, state if replaying else None, previous, salt)
             if replaying:
                 state, outcome = self.step_rules(t, step, state, k_t)
                 replaying = state is not None
@@ -417,14 +601,16 @@ class _Checker:
         record = self.record
         if v.replayed and "outcome" in record and not same_json(record["outcome"], outcome):
             self.diff(len(steps), "outcome", show_json(outcome), record["outcome"])
-        v.unchecked = sorted(k for k in record
-                             if k not in RECORD_FIELDS and k not in OPTIONAL_RECORD_FIELDS)
+        known = (*RECORD_FIELDS, *OPTIONAL_RECORD_FIELDS,
+                 *(V2_FIELDS if self.profile == PROFILE_V2 else ()))
+        v.unchecked = sorted(k for k in record if k not in known)
         if record[CHECKSUM] != checksum(record):
             self.diff(0, CHECKSUM, checksum(record), record[CHECKSUM])
         v.complete = True
         return v
 
 
-def verify(record: Any) -> Verification:
-    """Check everything a record claims; see the module doc for the order of checks."""
-    return _Checker(record).run()
+def verify(record: Any, held: Held | None = None) -> Verification:
+    """Check everything a record claims, and against what the player holds if given; see
+    the module doc for the order of checks."""
+    return _Checker(record, held).run()

@@ -4,6 +4,11 @@ RECORD is a file path, `-` for standard input, or an http(s) URL (for instance a
 `/api/games/<id>/record`). The checking itself is `engine.verify` (pure); this module
 only reads the record and prints a short table per step, or `--json` for machines.
 
+What the player holds, from the invitation, the join page and the confirmation mails
+(`--commitment HEX`, `--entropy SEAT=HEX`, `--receipt SEAT:ROUND:VERSION:HEX`), is checked
+against the record too: a record of another chain, another entropy or another text than
+the player's latest receipt fails even when it is consistent in itself.
+
 Exit status: 0 only when everything holds (chain, salt, keys, faces, replayed events and
 state hashes, checksums); 1 when something differs (the first difference is named, with
 what was expected and what was found); 2 when the record cannot be read at all (one line
@@ -22,7 +27,7 @@ from typing import TextIO
 
 import click
 
-from engine.verify import RecordError, Verification, parse_record, verify
+from engine.verify import Held, RecordError, Verification, parse_record, verify
 
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 EXIT_OK, EXIT_DIFFERENT, EXIT_UNREADABLE = 0, 1, 2
@@ -64,8 +69,24 @@ def print_table(v: Verification, out: TextIO) -> None:
           file=out)
     if v.salt:
         print(f"salt G {v.salt} {_mark(v.salt_ok)}", file=out)
+    if v.profile:
+        print(f"profile {v.profile}", file=out)
     if v.unchecked:
         print(f"fields covered by the checksum only: {', '.join(v.unchecked)}", file=out)
+    for seat in v.server_made:
+        print(f"server-made entropy: {seat} (fixed by the commitment; it adds nothing to the salt)",
+              file=out)
+    if v.bots:
+        rounds: dict[str, list[str]] = {}
+        for bot in v.bots:
+            rounds.setdefault(str(bot["seat"]), []).append(str(bot["round"]))
+        for seat, numbers in sorted(rounds.items()):
+            print(f"played by the bot: {seat} in round {', '.join(numbers)} (orders recomputed)",
+                  file=out)
+    for action in v.gm_actions:
+        print(f"GM action: {_action_text(action)}", file=out)
+    for item in v.held:
+        print(f"matches what you hold: {item}", file=out)
     print(f"{'step':>5}  {'S_t':<11}  {'chain':<5}  {'D,K':<3}  {'rolls':<9}  "
           f"{'rules':<5}  {'events':>6}  {'state':<11}  sum", file=out)
     for s in v.steps:
@@ -78,12 +99,52 @@ def print_table(v: Verification, out: TextIO) -> None:
         print(line, file=out)
 
 
+def _action_text(action: object) -> str:
+    if not isinstance(action, dict):
+        return json.dumps(action, ensure_ascii=False)
+    detail = action.get("detail")
+    extra = f" {json.dumps(detail, ensure_ascii=False, sort_keys=True)}" if detail else ""
+    return f"round {action.get('round')}: {action.get('action')} at {action.get('at')}{extra}"
+
+
+def _hex(text: str, what: str, sizes: range) -> bytes:
+    text = text.strip().lower()
+    try:
+        value = bytes.fromhex(text)
+    except ValueError:
+        raise click.BadParameter(f"{what} must be hex, got {text!r}") from None
+    if len(value) not in sizes:
+        raise click.BadParameter(f"{what} must be {sizes.start} to {sizes.stop - 1} bytes of hex, "
+                                 f"got {len(value)}")
+    return value
+
+
+def held_values(commitment: str | None, entropy: Sequence[str], receipts: Sequence[str]) -> Held:
+    """The player's values from the command line; a bad one is a usage error naming it."""
+    held = Held(commitment=_hex(commitment, "--commitment", range(32, 33)) if commitment else None)
+    for item in entropy:
+        seat, sep, value = item.partition("=")
+        if not sep or not seat:
+            raise click.BadParameter(f"--entropy takes SEAT=HEX, got {item!r}")
+        held.entropy[seat] = _hex(value, f"--entropy {seat}", range(16, 65))
+    for item in receipts:
+        parts = item.split(":")
+        if len(parts) != 4 or not parts[0] or not parts[1].isdigit() or not parts[2].isdigit():
+            raise click.BadParameter(f"--receipt takes SEAT:ROUND:VERSION:HEX, got {item!r}")
+        seat, rnd, version, value = parts
+        held.receipts.append((seat, int(rnd), int(version),
+                              _hex(value, f"--receipt {seat}:{rnd}:{version}", range(32, 33))))
+    return held
+
+
 def report(v: Verification, out: TextIO) -> int:
     print_table(v, out)
     if v.ok:
+        v2 = ("canonical inputs, server-made entropy, bot orders, receipts, "
+              if v.profile.endswith("/v2") else "")
         print(f"OK: every check holds: {len(v.steps)} steps, {v.rolls} rolls; chain from the "
-              "commitment, salt, step keys, faces, replayed events and state hashes, checksums.",
-              file=out)
+              f"commitment, salt, step keys, faces, {v2}replayed events and state hashes, "
+              "checksums.", file=out)
         return EXIT_OK
     first = v.difference
     if first is None:
@@ -96,7 +157,7 @@ def report(v: Verification, out: TextIO) -> int:
 
 
 def check(source: str, as_json: bool = False, timeout: float = 30.0,
-          out: TextIO | None = None, err: TextIO | None = None) -> int:
+          out: TextIO | None = None, err: TextIO | None = None, held: Held | None = None) -> int:
     out = out or sys.stdout
     try:
         record = parse_record(read_source(source, timeout))
@@ -105,7 +166,7 @@ def check(source: str, as_json: bool = False, timeout: float = 30.0,
             print(json.dumps({"ok": False, "error": str(exc)}), file=out)
         print(f"FAILED: {exc}", file=err or sys.stderr)
         return EXIT_UNREADABLE
-    v = verify(record)
+    v = verify(record, held)
     if as_json:
         print(json.dumps(v.to_json(), ensure_ascii=False, indent=1), file=out)
         return EXIT_OK if v.ok else EXIT_DIFFERENT
@@ -120,8 +181,15 @@ def check(source: str, as_json: bool = False, timeout: float = 30.0,
 @click.option("--json", "as_json", is_flag=True, help="print the whole report as JSON")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0,
               show_default=True, help="seconds to wait for a URL")
-def command(record: str, as_json: bool, timeout: float) -> int:
-    return check(record, as_json, timeout)
+@click.option("--commitment", metavar="HEX",
+              help="the commitment S_0 you were shown before you joined")
+@click.option("--entropy", "entropy", multiple=True, metavar="SEAT=HEX",
+              help="your seat's entropy, as the join page showed it (repeatable)")
+@click.option("--receipt", "receipts", multiple=True, metavar="SEAT:ROUND:VERSION:HEX",
+              help="a receipt from a confirmation mail or the player page (repeatable)")
+def command(record: str, as_json: bool, timeout: float, commitment: str | None,
+            entropy: tuple[str, ...], receipts: tuple[str, ...]) -> int:
+    return check(record, as_json, timeout, held=held_values(commitment, entropy, receipts))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

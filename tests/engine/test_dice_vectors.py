@@ -1,4 +1,4 @@
-"""Every test vector of docs/dice-spec.md, byte for byte."""
+"""Every dicepost-dice/v1 test vector of docs/dice-spec.md, byte for byte."""
 
 import pytest
 

@@ -32,7 +32,7 @@ def copy(record: dict[str, Any]) -> dict[str, Any]:
 def reseal(record: dict[str, Any]) -> dict[str, Any]:
     """What a forger would do after an edit: recompute D_t, K_t and every checksum."""
     salt = bytes.fromhex(record["salt"])
-    record["steps"] = [seal_step(s, salt) for s in record["steps"]]
+    record["steps"] = [seal_step(s, salt, record["profile"]) for s in record["steps"]]
     record["checksum"] = checksum(record)
     return record
 

@@ -31,6 +31,7 @@ async function run(c) {
       }
       const v = await V.verifyRecord(record);
       return { readable: true, ok: v.ok, complete: v.complete, differences: v.differences,
+        unchecked: v.unchecked, server_made: v.server_made,
         steps: v.steps.map((s) => ({ t: s.t, chain: s.chain, keys: s.keys, checksum: s.checksum,
           rolls: s.rolls.map((r) => r.ok) })) };
     }
