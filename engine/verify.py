@@ -299,12 +299,6 @@ class _Checker:
         commitment = self.hex(r, "commitment", 0, "commitment")
         self.commitment = commitment
         self.v.commitment = commitment.hex()
-        if self.held.commitment is not None:
-            if self.held.commitment != commitment:
-                self.diff(0, "commitment", f"the commitment you hold, {self.held.commitment.hex()}",
-                          commitment.hex())
-            else:
-                self.v.held.append("commitment S_0")
         players = r["players"]
         if (not isinstance(players, list) or not players
                 or not all(isinstance(p, str) and p for p in players)
@@ -315,14 +309,7 @@ class _Checker:
             raise self.stop(0, "entropy", "one entropy per player: " + ", ".join(players),
                             sorted(entropy) if isinstance(entropy, dict) else entropy)
         values = {p: self.hex(entropy, p, 0, f"entropy of {p}", range(16, 65)) for p in players}
-        for p, mine in sorted(self.held.entropy.items()):
-            if p not in values:
-                self.diff(0, f"entropy of {p}", "your seat in the record", "no such seat")
-            elif values[p] != mine:
-                self.diff(0, f"entropy of {p}", f"the entropy you hold, {mine.hex()}",
-                          values[p].hex())
-            else:
-                self.v.held.append(f"entropy of {p}")
+        self.held_header(commitment, values)
         if self.profile == PROFILE_V2:
             self.v2_header(players, values)
         recorded_salt = self.hex(r, "salt", 0, "salt")
@@ -339,6 +326,23 @@ class _Checker:
             raise self.stop(0, "chain_length", f"a whole number of at least {len(steps)} steps", n)
         self.hex(r, CHECKSUM, 0, CHECKSUM)
         return commitment, salt, players
+
+    def held_header(self, commitment: bytes, entropy: dict[str, bytes]) -> None:
+        """The commitment and entropy the player holds against the record's."""
+        if self.held.commitment is not None:
+            if self.held.commitment != commitment:
+                self.diff(0, "commitment", f"the commitment you hold, {self.held.commitment.hex()}",
+                          commitment.hex())
+            else:
+                self.v.held.append("commitment S_0")
+        for p, mine in sorted(self.held.entropy.items()):
+            if p not in entropy:
+                self.diff(0, f"entropy of {p}", "your seat in the record", "no such seat")
+            elif entropy[p] != mine:
+                self.diff(0, f"entropy of {p}", f"the entropy you hold, {mine.hex()}",
+                          entropy[p].hex())
+            else:
+                self.v.held.append(f"entropy of {p}")
 
     def v2_header(self, players: list[str], entropy: dict[str, bytes]) -> None:
         """The v2 lists: server-made seats (recomputed here), bot rounds and versions (kept

@@ -148,7 +148,11 @@ def put_orders(game_id: str) -> Response:
     if "orders" not in data:
         raise Invalid("orders is missing: the order text, one order a line", "orders")
     accepted = rounds.submit(get_session(), game_id, token, data["round"], data["orders"], "api")
-    return jsonify({"round": accepted.round, "accepted": accepted.lines})
+    answer: dict[str, Any] = {"round": accepted.round, "accepted": accepted.lines,
+                              "version": accepted.version, "at": accepted.at}
+    if accepted.receipt:  # keep it: it proves which text was yours (dicepost verify --receipt)
+        answer["receipt"] = accepted.receipt
+    return jsonify(answer)
 
 
 @bp.get("/games/<game_id>/rounds/<int:number>")

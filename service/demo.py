@@ -102,10 +102,12 @@ def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: in
     if record["commitment"] != created["commitment"]:
         raise DemoError("the record's commitment differs from the one published at creation")
     salt = bytes.fromhex(record["salt"])
+    profile = str(record["profile"])  # the game's dice profile, as the record names it
     setup = record["steps"][0]
     previous_key = bytes.fromhex(setup["key"])
-    _check_link(previous_key, bytes.fromhex(record["commitment"]), 1)
-    result = run_setup(setup["inputs"], Dice(step_key(previous_key, salt, 1, setup["inputs"]), 1))
+    _check_link(previous_key, bytes.fromhex(record["commitment"]), 1, profile)
+    result = run_setup(setup["inputs"], Dice(step_key(previous_key, salt, 1, setup["inputs"], profile),
+                                             1, profile))
     _check_step(result.state_hash, result.rolls, setup, 1)
     state = result.state
     pages = 0
@@ -127,10 +129,10 @@ def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: in
         step = _wait_for_round(client, game_id, number, wait_seconds)
         t = step["step"]
         key = bytes.fromhex(step["key"])
-        _check_link(key, previous_key, t)
+        _check_link(key, previous_key, t, profile)
         previous_key = key
         result = run_round(ruleset_id, state, step["inputs"], t,
-                           Dice(step_key(key, salt, t, step["inputs"]), t))
+                           Dice(step_key(key, salt, t, step["inputs"], profile), t, profile))
         _check_step(result.state_hash, result.rolls, step, t)
         state = result.state
     _, record = client.call("GET", f"/api/games/{game_id}/record")
@@ -159,8 +161,8 @@ def _wait_for_round(client: Client, game_id: str, number: int, wait_seconds: flo
         delay = min(delay * 2, 0.5)
 
 
-def _check_link(key: bytes, previous: bytes, t: int) -> None:
-    if not chain_link_ok(key, previous):
+def _check_link(key: bytes, previous: bytes, t: int, profile: str) -> None:
+    if not chain_link_ok(key, previous, profile):
         raise DemoError(f"step {t}: H(S_{t}) is not S_{t - 1}: the revealed key does not check")
 
 

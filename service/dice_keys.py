@@ -14,13 +14,14 @@ from typing import Any
 
 from engine import Dice, chain, step_key
 from engine.contract import InvariantError
+from service.fairdice import game_profile
 from service.models import Game
 
 
-def new_chain(length: int) -> tuple[str, str]:
+def new_chain(length: int, profile: str) -> tuple[str, str]:
     """(the secret tip S_length, the commitment S_0), both hex: the only OS randomness of a game."""
     tip = secrets.token_bytes(32)
-    return tip.hex(), chain(tip, length)[0].hex()
+    return tip.hex(), chain(tip, length, profile)[0].hex()
 
 
 # Every EVERY-th link of a game's chain, kept in this process's memory only (they are as
@@ -29,18 +30,18 @@ def new_chain(length: int) -> tuple[str, str]:
 # Keyed by the tip itself; a bounded LRU (about 2.2 KB a game).
 EVERY = 64
 _MARKS_KEPT = 1024
-_marks: OrderedDict[tuple[bytes, int], list[bytes]] = OrderedDict()
+_marks: OrderedDict[tuple[bytes, int, str], list[bytes]] = OrderedDict()
 _marks_lock = threading.Lock()
 
 
-def _chain_marks(tip: bytes, length: int) -> list[bytes]:
+def _chain_marks(tip: bytes, length: int, profile: str) -> list[bytes]:
     """[S_0, S_EVERY, S_2*EVERY, ...] of the chain whose tip is S_length."""
-    key = (tip, length)
+    key = (tip, length, profile)
     with _marks_lock:
         if key in _marks:
             _marks.move_to_end(key)
             return _marks[key]
-    marks = chain(tip, length)[::EVERY]
+    marks = chain(tip, length, profile)[::EVERY]
     with _marks_lock:
         _marks[key] = marks
         while len(_marks) > _MARKS_KEPT:
@@ -54,8 +55,9 @@ def chain_link(game: Game, t: int) -> bytes:
         raise ValueError(f"step {t} is beyond the dice chain of {game.chain_length} links")
     tip, length = bytes.fromhex(game.chain_tip), game.chain_length
     above = -(-t // EVERY) * EVERY  # the first kept link at or above t
-    start = _chain_marks(tip, length)[above // EVERY] if above <= length else tip
-    return chain(start, min(above, length) - t)[0]
+    profile = game_profile(game)
+    start = _chain_marks(tip, length, profile)[above // EVERY] if above <= length else tip
+    return chain(start, min(above, length) - t, profile)[0]
 
 
 def step_dice(game: Game, t: int, inputs: Any) -> tuple[Dice, bytes]:
@@ -63,4 +65,5 @@ def step_dice(game: Game, t: int, inputs: Any) -> tuple[Dice, bytes]:
     if game.salt is None:
         raise InvariantError(f"game {game.id} has no salt: it is made when the last seat is filled")
     s_t = chain_link(game, t)
-    return Dice(step_key(s_t, bytes.fromhex(game.salt), t, inputs), t), s_t
+    profile = game_profile(game)
+    return Dice(step_key(s_t, bytes.fromhex(game.salt), t, inputs, profile), t, profile), s_t

@@ -17,12 +17,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine import ForceError, OptionError, Ruleset, UnknownRuleset, find_ruleset
-from engine.dice import DEFAULT_CHAIN_LENGTH, game_salt
+from engine.dice import DEFAULT_CHAIN_LENGTH, NEW_GAME_PROFILE, game_salt, server_entropy
 from engine.steps import run_setup, setup_inputs
 from service import clock
 from service.audit import audit
 from service.dice_keys import new_chain, step_dice
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
+from service.fairdice import PROFILE_OPTION, game_profile, is_v2
 from service.inputs import normal_address
 from service.models import Game, Seat
 from service.notify import queue_mail
@@ -33,7 +34,7 @@ from service.tokens import new_game_id, new_token, token_hash
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 HEX_RE = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
 MAX_CHAIN_LENGTH = 100_000
-SERVICE_OPTIONS = ("chain_length",)
+SERVICE_OPTIONS = ("chain_length", PROFILE_OPTION)
 
 
 @dataclass(frozen=True)
@@ -139,13 +140,14 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
     if len(title) > 200:
         raise Invalid("title: at most 200 characters", "title")
     count_game_creation()
-    tip, commitment = new_chain(length)
+    tip, commitment = new_chain(length, NEW_GAME_PROFILE)
     gm_token = new_token()
     with session.begin():
         check_invitations(session, [(s.email, f"seats[{i}].email") for i, s in enumerate(seats)])
         game_id = _free_game_id(session)
         game = Game(id=game_id, ruleset=ruleset.info.id, title=title,
-                    options={**opts, "chain_length": length}, public=public, status="waiting",
+                    options={**opts, "chain_length": length, PROFILE_OPTION: NEW_GAME_PROFILE},
+                    public=public, status="waiting",
                     chain_tip=tip, chain_length=length, commitment=commitment,
                     current_round=0, gm_token_hash=token_hash(gm_token), created_at=clock.now(),
                     deadline_policy=deadline_policy)  # checked by service.gm.actions.checked_policy
@@ -224,7 +226,11 @@ def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
             seat.force = dict(force)
         elif seat.force is None:
             seat.force = ruleset.default_force(seat.seat_index, opts)
-        raw = given_entropy if given_entropy is not None else secrets.token_bytes(32)
+        # v2: a seat without entropy gets the value S_0 fixed before anyone joined, never
+        # bytes drawn after the host has seen the other seats' entropy.
+        raw = (given_entropy if given_entropy is not None
+               else server_entropy(bytes.fromhex(game.commitment), game.id, seat.name) if is_v2(game)
+               else secrets.token_bytes(32))
         seat.entropy = raw.hex()
         seat.entropy_source = "player" if given_entropy is not None else "server"
         player_token = new_token()
@@ -242,7 +248,7 @@ def _start(session: Session, game: Game, ruleset: Ruleset[Any],
     """Salt from every entropy, then step 1 (setup) and round 1."""
     seats = list(game.seats)
     entropy = {s.name: bytes.fromhex(s.entropy or "") for s in seats}
-    game.salt = game_salt(game.id, entropy).hex()
+    game.salt = game_salt(game.id, entropy, game_profile(game)).hex()
     players = [s.name for s in seats]
     inputs = setup_inputs(ruleset.info.id, opts, players, {s.name: s.force or {} for s in seats})
     dice, s_1 = step_dice(game, 1, inputs)

@@ -17,6 +17,7 @@ from engine import StepResult
 from engine.dice import inputs_digest
 from service import clock
 from service.audit import audit
+from service.fairdice import game_profile
 from service.models import Game, Round, Seat, Step
 from service.notify import queue_mail
 from service.tasks import resolve_after_commit
@@ -26,7 +27,7 @@ from service.timekeeping.opening import round_opened
 def record_step(session: Session, game: Game, result: StepResult,
                 s_t: bytes) -> Step:
     step = Step(game_id=game.id, t=result.t, inputs=result.inputs,
-                inputs_digest=inputs_digest(result.inputs).hex(), key=s_t.hex(),
+                inputs_digest=inputs_digest(result.inputs, game_profile(game)).hex(), key=s_t.hex(),
                 state=result.state, state_hash=result.state_hash, events=result.events,
                 rolls=result.rolls)
     session.add(step)

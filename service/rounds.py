@@ -26,6 +26,7 @@ from service import clock
 from service.audit import audit
 from service.dice_keys import step_dice
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused, Unauthorized
+from service.fairdice import input_text, receipt_hex
 from service.faults import pause_point
 from service.inputs import whole_number
 from service.integrity import DamagedData, damaged, latest_state, mark_damaged
@@ -47,6 +48,8 @@ class Accepted:
     lines: list[str]
     version: int
     ready: bool
+    receipt: str = ""  # v2: H(profile, "receipt", game, round, seat, version, text), hex
+    at: str = ""  # when the version was stored (ISO 8601)
 
 
 def seat_by_token(session: Session, game_id: str, token: str | None) -> Seat:
@@ -110,19 +113,22 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         subs = round_submissions(session, rnd.id)
         read_schedules(session, game)  # before the new rows: the early-close check needs no flush
         accepted = format_orders(orders)
-        mine = store_submission(session, rnd, seat, text, accepted, source, clock.now(), known=subs)
+        stored_at = clock.now()
+        mine = store_submission(session, rnd, seat, text, accepted, source, stored_at, known=subs)
         version = mine.version
+        proof = receipt_hex(game, rnd.number, seat.name, version, accepted)
         audit(session, game_id, seat.name, "submitted",
               {"round": rnd.number, "version": version, "source": source})
         queue_mail(session, game, seat, "confirmation",
-                   {"round": rnd.number, "version": version, "accepted": accepted, "source": source})
+                   {"round": rnd.number, "version": version, "accepted": accepted, "source": source,
+                    "receipt": proof, "at": stored_at.isoformat()})
         submitted = latest_of([*subs, mine])
         names = {s.id: s.name for s in game.seats}
         done = {names[seat_id] for seat_id in submitted}
         ready = (rnd.status == "open" and early_close_allowed(session, game, rnd, done)
                  and mark_ready(session, game, rnd, done))  # wait flags, pause, bot seats
         result = Accepted(rnd.number, [o.format() for o in orders], version,
-                          bool(ready) or rnd.status == "ready")
+                          bool(ready) or rnd.status == "ready", proof, stored_at.isoformat())
         if then is not None:
             then(session, result)
     return result
@@ -172,7 +178,7 @@ def _resolve_round(session: Session, game_id: str, number: int) -> bool:
             raise damaged(game_id, f"round {number} is ready but the latest step is {previous.t}")
         seats = list(game.seats)
         by_id = {s.id: s.name for s in seats}
-        texts = {by_id[seat_id]: sub.accepted
+        texts = {by_id[seat_id]: input_text(game, sub.accepted)
                  for seat_id, sub in latest_submissions(session, rnd.id).items()}
         read_schedules(session, game)  # before the new rows: opening the next round needs no query
         inputs = round_inputs([s.name for s in seats], texts)

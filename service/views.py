@@ -16,6 +16,7 @@ from engine.record import build_record
 from service import statecache
 from service.audit import record_extra
 from service.errors import NotFound
+from service.fairdice import game_profile, is_v2, record_fields
 from service.integrity import check_steps, latest_state, loaded_state
 from service.models import Game, Round, Seat, Step
 from service.submissions import latest_submissions
@@ -123,6 +124,9 @@ def record_json(session: Session, game_id: str) -> dict[str, Any]:
             check_steps(session, game_id, steps[-1] if steps else None)
         players = [s.name for s in seats]
         entropy = {s.name: bytes.fromhex(s.entropy) for s in seats if s.entropy}
+        extra = record_extra(session, game)  # GM actions, missed turns, a GM's ending
+        if is_v2(game):
+            extra.update(record_fields(session, game, seats, len(steps) - 1, extra["schedule_log"]))
         return build_record(
             game_id=game.id, ruleset=game.ruleset, commitment=bytes.fromhex(game.commitment),
             players=[p for p in players if p in entropy], entropy=entropy,
@@ -133,7 +137,8 @@ def record_json(session: Session, game_id: str) -> dict[str, Any]:
             extra={"title": game.title, "status": game.status, "outcome": game.outcome,
                    "options": game.options,
                    "entropy_source": {s.name: s.entropy_source for s in seats if s.entropy},
-                   **record_extra(session, game)},  # GM actions, missed turns, a GM's ending
+                   **extra},
+            profile=game_profile(game),
         )
 
 

@@ -5,7 +5,8 @@
     STATUS       the current orders and who is still to move
     CLEAR        withdraw the orders for the open round
     HELP         how to play by mail (also the answer to a mail with nothing in it)
-    JOIN         take the seat an invitation offered (default force, server entropy)
+    JOIN [HEX]   take the seat an invitation offered (default force; HEX is your own entropy,
+                 16 to 64 bytes, else the server's, fixed by the commitment)
     UNSUBSCRIBE  no more mail of this game (mail preference "none")
     WAIT ON|OFF  the wait flag            } through service.seats.update_seat_settings,
     AWAY <from> <to> | AWAY CLEAR         } the settings API's own checks and messages;
@@ -81,7 +82,8 @@ def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: 
             # The service's own confirmation follows the preference; an answer to mail does not.
             done.answers.append(("confirmation", {"round": accepted.round, "version": accepted.version,
                                                   "accepted": "\n".join(accepted.lines) or "pass",
-                                                  "source": "mail"}))
+                                                  "source": "mail", "receipt": accepted.receipt,
+                                                  "at": accepted.at}))
         finish(within, done)
         done.recorded = True
 
@@ -115,7 +117,7 @@ def _clear(session: Session, seat: Seat, bound: int | None, finish: Finish) -> D
     return done
 
 
-def _join(session: Session, seat: Seat) -> Done:
+def _join(session: Session, seat: Seat, entropy: str | None = None) -> Done:
 
     taken = claim_open_seat(session, seat.id)
     if taken is not None:
@@ -124,7 +126,7 @@ def _join(session: Session, seat: Seat) -> Done:
             "note": f"You now play {taken[0]}, its units as they stand. Your page on the web "
                     f"(keep it private): {page}"})])
     try:
-        joined = games.join(session, seat.game_id, None, seat_id=seat.id)
+        joined = games.join(session, seat.game_id, None, entropy=entropy, seat_id=seat.id)
     except ServiceError as exc:
         return Done(f"join refused: {exc.message}", [("status", {"message": exc.message})])
     page = urls.player_url(seat.game_id, joined.player_token)
@@ -195,7 +197,7 @@ def perform(session: Session, seat: Seat, reply: Reply, bound: int | None, finis
     if reply.command == "clear":
         return _clear(session, seat, bound, finish)
     if reply.command == "join":
-        return _join(session, seat)
+        return _join(session, seat, reply.args[0] if reply.args else None)
     if reply.command == "unsubscribe":
         return _unsubscribe(session, seat)
     if reply.command in ("wait", "away", "remind"):

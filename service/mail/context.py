@@ -16,8 +16,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine import Board, find_ruleset
-from engine.dice import chain_link_ok
+from engine.dice import canonical, chain_link_ok, step_key
 from service import statecache, urls
+from service.fairdice import game_profile
 from service.mail.headers import plus_address
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
@@ -165,8 +166,16 @@ def results_context(session: Session, game: Game, seat: Seat | None,
         "key": step.key,
         "previous_key": s_prev,
         "previous_name": f"S_{t - 1}",
-        "chain_ok": chain_link_ok(bytes.fromhex(step.key), bytes.fromhex(s_prev)),
+        "chain_ok": chain_link_ok(bytes.fromhex(step.key), bytes.fromhex(s_prev), game_profile(game)),
         "state_hash": step.state_hash,
+        # Everything a player needs to recompute this step's dice from the mail alone.
+        "profile": game_profile(game),
+        "salt": game.salt or "",
+        "inputs": step.inputs,
+        "inputs_json": canonical(step.inputs).decode("utf-8"),
+        "inputs_digest": step.inputs_digest,
+        "step_key": step_key(bytes.fromhex(step.key), bytes.fromhex(game.salt or ""), t, step.inputs,
+                             game_profile(game)).hex(),
         **grids(game, step),
     }
     player = seat.name if seat else ""

@@ -133,6 +133,8 @@ def read_reply(text: str, subject: str = "") -> Reply:
         if first in COMMANDS:
             return Reply(COMMANDS[first], "", tokens, quoted)
         words = meaningful[0].split()
+        if words[0].lower() == "join" and len(words) == 2:  # JOIN <hex>: the joiner's entropy
+            return Reply("join", "", tokens, quoted, (words[1],))
         if words[0].lower() in SETTING_COMMANDS:
             return Reply(SETTING_COMMANDS[words[0].lower()], "", tokens, quoted, tuple(words[1:]))
         return Reply("orders", "\n".join(kept).strip("\n"), tokens, quoted)

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from engine import Board
 from engine.dice import chain_link_ok
+from service.fairdice import game_profile
 from service.integrity import damaged
 from service.models import Game, Round, Seat, Step
 from service.views import board_of, current_round, get_game, step_of_round, submitted_names
@@ -41,7 +42,8 @@ def key_checks(game: Game, steps: list[Step]) -> list[KeyCheck]:
     previous = game.commitment
     for s in steps:
         out.append(KeyCheck(s.t, s.key, previous, chain_link_ok(bytes.fromhex(s.key),
-                                                                bytes.fromhex(previous))))
+                                                                bytes.fromhex(previous),
+                                                                game_profile(game))))
         previous = s.key
     return out
 

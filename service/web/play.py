@@ -13,6 +13,7 @@ from service import games, rounds
 from service import jsonlimits as limited_json
 from service.db import get_session
 from service.errors import Invalid, OrdersRefused, ServiceError
+from service.fairdice import seat_receipts
 from service.mail.bounces import failing
 from service.models import Game, Seat
 from service.render.grid_legend import natural_key
@@ -44,7 +45,8 @@ def join(game_id: str, invite: str) -> tuple[str, int] | str:
     except ServiceError as exc:
         return render_template("web/join.html", error=exc, force=force_text, **page), exc.status
     return render_template("web/joined.html", joined=joined,
-                           url=player_url(game_id, joined.player_token), **page)
+                           url=player_url(game_id, joined.player_token),
+                           entropy=request.form.get("entropy", "").strip().lower(), **page)
 
 
 def parse_force(text: str) -> Any:
@@ -75,6 +77,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "svg": board_svg(board, "the grid") if board else None,
         "caption": board_caption(board) if board else "",
         "mail_failing": failing(session, seat.email),
+        "receipts": seat_receipts(session, game, seat),
     }
 
 
@@ -97,7 +100,9 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
                                  int(round_field) if round_field.isdigit() else round_field,
                                  sent.text, "web", seat_id=seat_id)
         sent.message = (f"Round {accepted.round}: your orders are stored as version {accepted.version}: "
-                        + ("; ".join(accepted.lines) if accepted.lines else "pass (every unit holds)"))
+                        + ("; ".join(accepted.lines) if accepted.lines else "pass (every unit holds)")
+                        + (f". Receipt {accepted.receipt} (keep it: it proves which text was yours)"
+                           if accepted.receipt else ""))
     except OrdersRefused as exc:
         sent.errors, sent.status = exc.errors, exc.status
     except ServiceError as exc:

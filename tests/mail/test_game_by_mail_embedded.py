@@ -9,7 +9,7 @@ from flask import Flask
 
 from engine import find_ruleset
 from engine.bots import bot_orders
-from engine.dice import PROFILE, H
+from engine.dice import NEW_GAME_PROFILE, H
 from service.db import session_scope
 from service.mail.inbound import receive
 from service.models import Game
@@ -50,7 +50,7 @@ def check_chain_in(text: str) -> None:
     found = re.search(r"Revealed chain key S_(\d+) = ([0-9a-f]{64})", text)
     t, key = int(found.group(1)), found.group(2)
     prev = re.search(rf"S_{t - 1} = ([0-9a-f]{{64}})", text).group(1)
-    assert H(PROFILE, "chain", bytes.fromhex(key)).hex() == prev
+    assert H(NEW_GAME_PROFILE, "chain", bytes.fromhex(key)).hex() == prev
     assert "it does." in text
 
 

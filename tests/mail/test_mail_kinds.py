@@ -11,7 +11,7 @@ from service.db import session_scope
 from service.mail.outbox import deliver
 from service.mail.settings import mail_settings
 from service.mail.tokens import parse_token, verify_token
-from service.models import Game, Outbox, Seat, StoredMail
+from service.models import Game, Outbox, Seat, Step, StoredMail
 from tests.mail.conftest import start_game
 from tests.mail.mail_world import html_of, parse, text_of
 
@@ -139,3 +139,38 @@ def test_game_over_names_the_outcome(sent):
     over = sent["game_over"][0][0]
     assert "Game over: a draw" in str(over["Subject"]) or "won" in str(over["Subject"])
     assert "THE FINAL GRID" in text_of(over)
+
+
+def test_results_mail_checks_on_its_own(sent):
+    """The step's inputs, the salt, D_t and K_t are printed, and they are the record's."""
+    from engine.dice import canonical
+
+    msg = next(m for m, _mid, _seat in sent["results"] if "Round 1 results" in str(m["Subject"]))
+    text = text_of(msg)
+    game = sent["game"]
+    with session_scope(game.app) as s:
+        record_game = s.get(Game, game.id)
+        step = s.scalars(select(Step).where(Step.game_id == game.id, Step.t == 2)).one()
+        salt, inputs = record_game.salt, step.inputs
+        digest = step.inputs_digest
+        profile = record_game.options["dice_profile"]
+    with game.app.test_client() as client:
+        recorded = client.get(f"/api/games/{game.id}/record").json["steps"][1]
+    assert f"Salt G = {salt}" in text
+    assert f"Inputs of step 2 (canonical JSON) = {canonical(inputs).decode()}" in text
+    assert f"D_2 = H(\"{profile}\", \"inputs\", inputs) = {digest}" in text
+    assert f"= {recorded['step_key']}" in text and recorded["inputs_digest"] == digest
+    assert f'SHA-256(enc("{profile}", "chain", S_2))' in text
+
+
+def test_a_stored_confirmation_carries_its_receipt(sent):
+    from engine.dice import receipt
+
+    stored = [m for m, _mid, _seat in sent["confirmation"] if "NOT stored" not in str(m["Subject"])]
+    assert stored
+    text = text_of(stored[0])
+    game = sent["game"]
+    assert "Receipt of version 1" in text
+    line = next(x for x in text.splitlines() if "--receipt" in x)
+    seat, rnd, version, value = line.split("--receipt ", 1)[1].rstrip(").").split(":")
+    assert value == receipt(game.id, int(rnd), seat, int(version), "").hex()  # it sent "pass"

@@ -8,7 +8,7 @@ from flask import Flask
 from sqlalchemy import select
 
 from engine import find_ruleset
-from engine.dice import PROFILE, H, chain_link_ok
+from engine.dice import NEW_GAME_PROFILE, H, chain_link_ok, server_entropy
 from service.db import session_scope
 from service.models import AuditLog, Game, Outbox, Round, Seat, Step
 from service.tokens import token_hash
@@ -54,7 +54,7 @@ def test_commitment_is_the_chain_of_the_stored_tip(app: Flask, client: Any) -> N
         assert game is not None
         link = bytes.fromhex(game.chain_tip)
         for _ in range(5):
-            link = H(PROFILE, "chain", link)
+            link = H(NEW_GAME_PROFILE, "chain", link)
         assert link.hex() == table.created["commitment"]
 
 
@@ -118,13 +118,16 @@ def test_join_runs_setup_on_the_last_seat(app: Flask, client: Any) -> None:
     with session_scope(app) as s, s.begin():
         seats = {x.name: x for x in s.scalars(select(Seat).where(Seat.game_id == table.id))}
         assert seats["alice"].entropy == entropy and seats["alice"].entropy_source == "player"
-        assert seats["bob"].entropy_source == "server" and len(seats["bob"].entropy or "") == 64
+        # No entropy given: the value S_0 fixed before anyone joined, not bytes drawn now.
+        made = server_entropy(bytes.fromhex(table.created["commitment"]), table.id, "bob")
+        assert seats["bob"].entropy_source == "server" and seats["bob"].entropy == made.hex()
         universal = find_ruleset("universal")
         assert seats["alice"].force == universal.default_force(0, universal.options({}))
         assert seats["bob"].force == universal.default_force(1, universal.options({}))
         step = s.scalars(select(Step).where(Step.game_id == table.id)).one()
         assert step.t == 1 and step.inputs["players"] == ["alice", "bob"]
-        assert chain_link_ok(bytes.fromhex(step.key), bytes.fromhex(table.created["commitment"]))
+        assert chain_link_ok(bytes.fromhex(step.key), bytes.fromhex(table.created["commitment"]),
+                             NEW_GAME_PROFILE)
         rnd = s.scalars(select(Round).where(Round.game_id == table.id)).one()
         assert (rnd.number, rnd.status, rnd.expected) == (1, "open", ["alice", "bob"])
         actions = [a.action for a in s.scalars(select(AuditLog).where(AuditLog.game_id == table.id))]

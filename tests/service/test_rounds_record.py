@@ -8,7 +8,7 @@ from flask import Flask
 from sqlalchemy import select
 
 from engine import replay
-from engine.dice import chain_link_ok, inputs_digest
+from engine.dice import NEW_GAME_PROFILE, chain_link_ok, inputs_digest
 from service.db import session_scope
 from service.models import Outbox, Step
 from tests.service.play import start
@@ -36,7 +36,7 @@ def test_round_shape_and_404_before(app: Flask, client: Any) -> None:
     assert all(set(roll) == {"step", "j", "n", "face", "label"} for roll in body["rolls"])
     assert [roll["j"] for roll in body["rolls"]] == list(range(len(body["rolls"])))
     setup = client.get(f"/api/games/{table.id}/record").json["steps"][0]
-    assert chain_link_ok(bytes.fromhex(body["key"]), bytes.fromhex(setup["key"]))
+    assert chain_link_ok(bytes.fromhex(body["key"]), bytes.fromhex(setup["key"]), NEW_GAME_PROFILE)
     assert client.get(f"/api/games/{table.id}/rounds/2").status_code == 404
 
 
@@ -56,7 +56,8 @@ def test_record_replays_and_holds_what_dice_md_needs(app: Flask, client: Any) ->
     assert report.ok, report.difference
     with session_scope(app) as s, s.begin():
         steps = s.scalars(select(Step).where(Step.game_id == table.id).order_by(Step.t)).all()
-        assert [st.inputs_digest for st in steps] == [inputs_digest(st.inputs).hex() for st in steps]
+        assert [st.inputs_digest for st in steps] == [inputs_digest(st.inputs, NEW_GAME_PROFILE).hex()
+                                                    for st in steps]
         # The tip is never revealed: only keys of played steps are.
         assert all(st.key != steps[0].key for st in steps[1:])
 

@@ -1,0 +1,90 @@
+"""What a game's dice profile asks of the service (docs/dice-spec.md, docs/fair-dice.md).
+
+A game keeps the profile it was created under in its options (`dice_profile`; a game
+without one was created under v1), so its record keeps verifying as it was played. Under
+dicepost-dice/v2 the service has no choice left: a seat without entropy gets the value
+fixed by S_0, a round's input is the canonical text (`pass` is ""), a bot chooses with
+the bound key, and every accepted version has a receipt, recomputed from the stored row
+whenever it is shown (the answer, the player page, the confirmation mail, the record).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from engine.dice import PROFILE_V1, PROFILE_V2, receipt
+from service.models import Game, Round, Seat, Submission
+
+PROFILE_OPTION = "dice_profile"
+# Schedule and GM entries that change what a round's inputs are or when it closes.
+ROUND_CHANGING = ("gm_pause", "gm_resume", "gm_extend", "gm_resolve_now", "gm_replace",
+                  "gm_remove", "gm_end_draw", "gm_set_policy", "seat_to_bot", "seat_opened",
+                  "seat_claimed")
+
+
+def game_profile(game: Game) -> str:
+    return str((game.options or {}).get(PROFILE_OPTION, PROFILE_V1))
+
+
+def is_v2(game: Game) -> bool:
+    return game_profile(game) == PROFILE_V2
+
+
+def input_text(game: Game, accepted: str) -> str:
+    """The text of an accepted version as a step's input: v2 writes no orders as ""."""
+    return "" if is_v2(game) and accepted == "pass" else accepted
+
+
+def receipt_hex(game: Game, round_number: int, seat_name: str, version: int, accepted: str) -> str:
+    """The receipt of one accepted version (v2); "" for a v1 game, which has none."""
+    if not is_v2(game):
+        return ""
+    return receipt(game.id, round_number, seat_name, version, input_text(game, accepted)).hex()
+
+
+def seat_receipts(session: Session, game: Game, seat: Seat) -> list[dict[str, Any]]:
+    """Every version the seat sent, oldest first: round, version, time and receipt (v2)."""
+    if not is_v2(game):
+        return []
+    rows = session.execute(
+        select(Round.number, Submission.version, Submission.created_at, Submission.accepted)
+        .join(Round, Round.id == Submission.round_id)
+        .where(Submission.seat_id == seat.id, Submission.source != "bot")
+        .order_by(Round.number, Submission.version)).all()
+    return [{"round": n, "version": v, "at": at.isoformat(),
+             "receipt": receipt_hex(game, n, seat.name, v, accepted)} for n, v, at, accepted in rows]
+
+
+def record_fields(session: Session, game: Game, seats: Sequence[Seat], resolved: int,
+                  schedule_log: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The v2 lists of the record (engine.record): server-made seats, bot rounds, every
+    version of the resolved rounds with its receipt, and the GM actions that changed a
+    round. Rounds still open are left out: a receipt of a short order text could be
+    guessed, and the orders of an open round are secret."""
+    names = {s.id: s.name for s in seats}
+    rows = session.execute(
+        select(Round.number, Submission.seat_id, Submission.version, Submission.created_at,
+               Submission.accepted, Submission.source)
+        .join(Round, Round.id == Submission.round_id)
+        .where(Round.game_id == game.id, Round.number <= resolved)
+        .order_by(Round.number, Submission.seat_id, Submission.version)).all()
+    versions = []
+    latest: dict[tuple[int, str], str] = {}
+    for number, seat_id, version, at, accepted, source in rows:
+        seat = names.get(seat_id)
+        if seat is None:
+            continue
+        versions.append({"round": number, "seat": seat, "version": version, "at": at.isoformat(),
+                         "receipt": receipt_hex(game, number, seat, version, accepted)})
+        latest[(number, seat)] = source
+    bots = [{"round": number, "seat": seat, "kind": "greedy"}
+            for (number, seat), source in sorted(latest.items()) if source == "bot"]
+    gm_actions = [{"round": (e.get("detail") or {}).get("round"), "action": e["action"],
+                   "at": e["at"], "detail": e.get("detail") or {}}
+                  for e in schedule_log if e.get("action") in ROUND_CHANGING]
+    return {"server_made": [s.name for s in seats if s.entropy_source == "server"],
+            "bots": bots, "versions": versions, "gm_actions": gm_actions}
