@@ -119,7 +119,10 @@ def spec() -> dict[str, Any]:
                             "schema": {"type": "object", "required": ["round", "orders"], "properties": {
                                 "round": {"type": "integer"}, "orders": STR}}}}},
                         "responses": {"200": _json({"type": "object", "properties": {
-                            "round": {"type": "integer"}, "accepted": STRS}}, "stored"),
+                            "round": {"type": "integer"}, "accepted": STRS,
+                            "version": {"type": "integer"}, "at": STR,
+                            # dicepost-dice/v2 games: keep it, it proves which text was yours
+                            "receipt": STR}}, "stored"),
                             **_errors(400, 401, 404, 409, 413, 422)}},
             },
             "/api/games/{game_id}/rounds/{number}": {"get": {

@@ -24,7 +24,7 @@ from importlib import resources
 
 from flask import Blueprint, Response, request
 
-from engine.dice import chain_link_ok
+from engine.dice import PROFILE, chain_link_ok
 from service.urls import verify_link
 
 bp = Blueprint("verify_page", __name__)
@@ -88,9 +88,10 @@ bp.add_app_template_global(verify_link)
 
 
 @bp.app_template_global()
-def chain_link_holds(s_t: str, s_prev: str) -> bool:
-    """H(PROFILE, "chain", S_t) == S_{t-1}, both given as hex (False if not hex)."""
+def chain_link_holds(s_t: str, s_prev: str, profile: str = PROFILE) -> bool:
+    """H(PROFILE, "chain", S_t) == S_{t-1}, both given as hex (False if not hex), under the
+    game's profile."""
     try:
-        return chain_link_ok(bytes.fromhex(s_t), bytes.fromhex(s_prev))
+        return chain_link_ok(bytes.fromhex(s_t), bytes.fromhex(s_prev), profile)
     except ValueError:
         return False

@@ -7,6 +7,7 @@ from typing import Any
 from flask import Flask
 from sqlalchemy import select
 
+from engine.dice import receipt
 from service.db import session_scope
 from service.models import Outbox, Step, Submission
 from tests.service.play import counts, start
@@ -32,10 +33,13 @@ def test_put_orders_and_amend(app: Flask, client: Any) -> None:
     table = start(client)
     _unit, move = _first_move(table, "alice")
     r = table.put("alice", "# first try\n" + move.lower())
-    assert r.status_code == 200 and r.json == {"round": 1, "accepted": [move]}
+    assert r.status_code == 200
+    assert r.json == {"round": 1, "accepted": [move], "version": 1, "at": r.json["at"],
+                      "receipt": receipt(table.id, 1, "alice", 1, move).hex()}
     assert table.status()["seats"][0] == {"name": "alice", "joined": True, "submitted": True}
     r = table.put("alice", "pass")
-    assert r.status_code == 200 and r.json == {"round": 1, "accepted": []}
+    assert r.status_code == 200 and r.json["accepted"] == [] and r.json["version"] == 2
+    assert r.json["receipt"] == receipt(table.id, 1, "alice", 2, "").hex()  # no orders: ""
     r = table.put("alice", move)
     assert r.json["accepted"] == [move]
     current = client.get(f"/api/games/{table.id}/orders", headers=table.auth("alice")).json["current"]
@@ -50,7 +54,7 @@ def test_put_orders_and_amend(app: Flask, client: Any) -> None:
     assert table.put("bob", "pass").status_code == 200
     with session_scope(app) as s, s.begin():
         step = s.scalars(select(Step).where(Step.t == 2)).one()
-        assert step.inputs == {"alice": move, "bob": "pass"}
+        assert step.inputs == {"alice": move, "bob": ""}  # the canonical text of no orders
     assert table.status()["round"] == 2
 
 

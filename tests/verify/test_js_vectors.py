@@ -15,6 +15,10 @@ def test_dice_md_vectors_in_the_pages_javascript() -> None:
     assert node("dice_vectors.mjs", str(PAGE)).strip() == "ok 15"
 
 
+def test_v2_vectors_in_the_pages_javascript() -> None:
+    assert node("dice_v2_vectors.mjs", str(PAGE)).strip() == "ok 15"
+
+
 ALPHABET = ("abcXYZ019 _-\"\\/\n\t\r\b\f\x00\x01\x1f\x7f\u00e9\u00df\u2028\u2029\u0394\u4e2d"
             "\ufb01\ufffd\uffff\U0001f600\U0001f3b2\U00010000\U0010ffff")
 
