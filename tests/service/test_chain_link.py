@@ -6,13 +6,18 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from engine import chain
+from engine.dice import PROFILE_V1, PROFILE_V2
 from service import dice_keys
 
 
 def test_every_link_of_chains_around_the_kept_interval() -> None:
-    for length in (1, dice_keys.EVERY - 1, dice_keys.EVERY, dice_keys.EVERY + 1, 3 * dice_keys.EVERY + 7):
-        tip = bytes([length % 256]) * 32
-        game = cast(Any, SimpleNamespace(chain_tip=tip.hex(), chain_length=length))
-        full = chain(tip, length)
-        assert [dice_keys.chain_link(game, t) for t in range(length + 1)] == full
-        assert [dice_keys.chain_link(game, t) for t in reversed(range(length + 1))] == full[::-1]
+    """Under each game's own profile: a v1 game (no profile in its options) and a v2 one."""
+    for options, profile in (({}, PROFILE_V1), ({"dice_profile": PROFILE_V2}, PROFILE_V2)):
+        for length in (1, dice_keys.EVERY - 1, dice_keys.EVERY, dice_keys.EVERY + 1,
+                       3 * dice_keys.EVERY + 7):
+            tip = bytes([length % 256]) * 32
+            game = cast(Any, SimpleNamespace(chain_tip=tip.hex(), chain_length=length,
+                                             options=options))
+            full = chain(tip, length, profile)
+            assert [dice_keys.chain_link(game, t) for t in range(length + 1)] == full
+            assert [dice_keys.chain_link(game, t) for t in reversed(range(length + 1))] == full[::-1]
