@@ -52,7 +52,8 @@ DEFAULT_DB_POOL_SIZE = 10
 # The mail part's settings (service.mail.settings gives their defaults and meaning); each
 # may also be spelled with the DICEPOST_ prefix.
 MAIL_KEYS = ("SMTP_URL", "IMAP_URL", "INBOUND_SECRET", "MAIL_FROM", "MAIL_REPLY_TO", "MAIL_DOMAIN",
-             "DKIM_SELECTOR", "DKIM_KEY_FILE", "SOFT_BOUNCES", "SOFT_BOUNCE_DAYS")
+             "DKIM_SELECTOR", "DKIM_KEY_FILE", "SOFT_BOUNCES", "SOFT_BOUNCE_DAYS",
+             "MAIL_DOMAIN_RATE")
 
 
 def mail_from_env(env: Mapping[str, str]) -> dict[str, str]:

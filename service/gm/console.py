@@ -10,7 +10,7 @@ from service.audit import schedule_entries
 from service.gm.auth import gm_game
 from service.integrity import damage_reports
 from service.mail.bounces import failing
-from service.mail.outbox import failed_mail
+from service.mail.outbox import backlog, failed_mail
 from service.schedule.durations import format_duration
 from service.schedule.policy import policy_to_json
 from service.timekeeping.state import open_round, policy_of, reminder_lead, seat_schedule, submitted_names
@@ -44,5 +44,6 @@ def console_json(session: Session, game_id: str, token: str | None) -> dict[str,
             "failed_mail": [{"id": f.id, "kind": f.kind, "to": f.to_address, "seat": f.seat,
                              "attempts": f.attempts, "error": f.error, "created_at": f.created_at.isoformat()}
                             for f in failed_mail(session, game.id)],
+            "mail_backlog": backlog(session, game.id),  # domain -> mails held back
             "damaged": damage_reports(session, game.id),  # service.integrity: rows to repair
         }

@@ -12,6 +12,8 @@ at app start, by service.config).
                     (default dicepost.localhost)
     DKIM_SELECTOR, DKIM_KEY_FILE  sign every mail (service.mail.dkim_sign); the key is
                     loaded by the app factory into DKIM_KEY
+    MAIL_DOMAIN_RATE  mails a minute to one recipient domain (default 0: no limit); the rest
+                    wait in the outbox, the GM page shows how many
     SOFT_BOUNCES, SOFT_BOUNCE_DAYS  this many soft bounces (4.x.x) within this many days mark
                     an address failing (default 3 in 7); one hard bounce does at once
 """
@@ -41,6 +43,7 @@ class MailSettings:
     dkim: DkimKey | None = None
     soft_bounces: int = 3
     soft_bounce_days: int = 7
+    domain_rate: int = 0  # mails a minute to one recipient domain; 0: no limit
 
 
 def _get(config: Mapping[str, Any], key: str) -> str:
@@ -52,12 +55,12 @@ def message_domain(config: Mapping[str, Any]) -> str:
     return _get(config, "MAIL_DOMAIN") or DEFAULT_DOMAIN
 
 
-def _count(config: Mapping[str, Any], key: str, default: int) -> int:
+def _count(config: Mapping[str, Any], key: str, default: int, low: int = 1) -> int:
     raw = _get(config, key)
     if not raw:
         return default
-    if not raw.isdigit() or not 1 <= int(raw) <= 1000:
-        raise ConfigError(f"DICEPOST_{key}={raw!r}: a whole number from 1 to 1000")
+    if not raw.isdigit() or not low <= int(raw) <= 100000:
+        raise ConfigError(f"DICEPOST_{key}={raw!r}: a whole number from {low} to 100000")
     return int(raw)
 
 
@@ -81,4 +84,5 @@ def mail_settings(config: Mapping[str, Any]) -> MailSettings:
         dkim=dkim if isinstance(dkim := config.get("DKIM_KEY"), DkimKey) else None,
         soft_bounces=_count(config, "SOFT_BOUNCES", 3),
         soft_bounce_days=_count(config, "SOFT_BOUNCE_DAYS", 7),
+        domain_rate=_count(config, "MAIL_DOMAIN_RATE", 0, low=0),
     )

@@ -235,3 +235,29 @@ def test_the_mail_of_one_transaction_rings_one_message_and_the_sweeper_one_per_r
     tasks.send(sqlite_app, tasks.Outgoing(mail=[6]))
     tasks.send_mail(sqlite_app, [7, 8])
     assert sent == [("many", ([4, 5],)), ("one", (6,)), ("one", (7,)), ("one", (8,))]
+
+
+def test_mail_to_one_domain_keeps_the_configured_pace_and_the_gm_sees_the_backlog(game, smtp):
+    """MAIL_DOMAIN_RATE=1: one mail a minute to example.org; the second waits, shown on the
+    GM console and page, and goes once the minute has passed."""
+    game.app.config["MAIL_DOMAIN_RATE"] = "1"
+    with session_scope(game.app) as s, s.begin():  # the start's mails went out long ago
+        s.execute(update(Outbox).values(sent_at=clock.now() - timedelta(minutes=5)))
+    first, second = _queue(game.app, game.id, kind="status"), _queue(game.app, game.id, "bob", kind="help")
+    assert _deliver(game.app, first) == "sent"
+    assert _deliver(game.app, second) == "throttled"
+    row = _row(game.app, second)
+    assert (row.status, row.attempts) == ("pending", 0) and row.next_attempt_at > clock.now()
+    assert row.last_error == "waiting: 1 mails a minute to example.org"
+    assert len(smtp.received) == 1
+    client = game.app.test_client()
+    console = client.get(f"/api/games/{game.id}/gm", headers={"Authorization": f"Bearer {game.gm_token}"})
+    assert console.json["mail_backlog"] == {"example.org": 1}
+    assert "1 to example.org" in client.get(f"/games/{game.id}/gm/{game.gm_token}").get_data(as_text=True)
+    with session_scope(game.app) as s, s.begin():  # a minute later
+        s.execute(update(Outbox).where(Outbox.id == first).values(sent_at=clock.now() - timedelta(minutes=2)))
+    _make_due(game.app, second)
+    assert _deliver(game.app, second) == "sent"
+    assert len(smtp.received) == 2
+    assert client.get(f"/api/games/{game.id}/gm",
+                      headers={"Authorization": f"Bearer {game.gm_token}"}).json["mail_backlog"] == {}
