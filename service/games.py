@@ -25,8 +25,8 @@ from service.dice_keys import new_chain, step_dice
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
 from service.fairdice import PROFILE_OPTION, game_profile, is_v2
 from service.inputs import normal_address
+from service.mail.queue import enqueue
 from service.models import Game, Seat
-from service.notify import queue_mail
 from service.progress import record_step
 from service.sendlimits import check_invitations, count_game_creation
 from service.tokens import new_game_id, new_token, token_hash
@@ -162,8 +162,8 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
             session.flush()
             invites.append((spec.name, invite))
             url = join_url(game_id, invite) if join_url else None
-            queue_mail(session, game, seat, "invitation",
-                       {"join_url": url, "commitment": commitment, "title": title})
+            enqueue(session, "invitation", {"join_url": url, "commitment": commitment, "title": title},
+                    game=game, seat=seat)
         audit(session, game_id, "gm", "created",
               {"ruleset": ruleset.info.id, "seats": [s.name for s in seats], "commitment": commitment})
     return CreatedGame(game_id, commitment, gm_token, invites)

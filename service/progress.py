@@ -18,8 +18,8 @@ from engine.dice import inputs_digest
 from service import clock
 from service.audit import audit
 from service.fairdice import game_profile
+from service.mail.queue import enqueue
 from service.models import Game, Round, Seat, Step
-from service.notify import queue_mail
 from service.tasks import resolve_after_commit
 from service.timekeeping.opening import round_opened
 
@@ -34,7 +34,7 @@ def record_step(session: Session, game: Game, result: StepResult,
     seats = list(game.seats)
     # Step 1 too: the start mail shows the first grid, the setup rolls and S_1 (round 0).
     for seat in seats:
-        queue_mail(session, game, seat, "results", {"round": result.t - 1, "step": result.t})
+        enqueue(session, "results", {"round": result.t - 1, "step": result.t}, game=game, seat=seat)
     if result.outcome is not None:
         _finish(session, game, result.outcome, seats)
     elif result.t + 1 > game.chain_length:
@@ -51,7 +51,7 @@ def _finish(session: Session, game: Game, outcome: dict[str, Any],
     game.outcome = outcome
     audit(session, game.id, "service", "finished", outcome)
     for seat in seats:
-        queue_mail(session, game, seat, "game_over", {"outcome": outcome})
+        enqueue(session, "game_over", {"outcome": outcome}, game=game, seat=seat)
 
 
 def _open_round(session: Session, game: Game, number: int,

@@ -30,8 +30,8 @@ from service.fairdice import input_text, receipt_hex
 from service.faults import pause_point
 from service.inputs import whole_number
 from service.integrity import DamagedData, damaged, latest_state, mark_damaged
+from service.mail.queue import enqueue
 from service.models import Game, Round, Seat
-from service.notify import queue_mail
 from service.progress import record_step
 from service.submissions import latest_of, latest_submissions, round_submissions, store_submission
 from service.timekeeping.closing import early_close_allowed, mark_ready
@@ -119,9 +119,10 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         proof = receipt_hex(game, rnd.number, seat.name, version, accepted)
         audit(session, game_id, seat.name, "submitted",
               {"round": rnd.number, "version": version, "source": source})
-        queue_mail(session, game, seat, "confirmation",
-                   {"round": rnd.number, "version": version, "accepted": accepted, "source": source,
-                    "receipt": proof, "at": stored_at.isoformat()})
+        enqueue(session, "confirmation",
+                {"round": rnd.number, "version": version, "accepted": accepted, "source": source,
+                 "receipt": proof, "at": stored_at.isoformat()},
+                game=game, seat=seat)
         submitted = latest_of([*subs, mine])
         names = {s.id: s.name for s in game.seats}
         done = {names[seat_id] for seat_id in submitted}

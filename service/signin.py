@@ -24,9 +24,9 @@ from sqlalchemy.orm import Session
 from service import clock, urls
 from service.db import session_scope
 from service.inputs import address_key
-from service.models import LoginLink, Outbox, Seat
-from service.notify import mail_domain
-from service.tasks import deliver_after_commit, send_signin_link
+from service.mail.queue import enqueue
+from service.models import LoginLink, Seat
+from service.tasks import send_signin_link
 from service.tokens import token_hash
 
 LIFETIME = timedelta(minutes=20)
@@ -78,12 +78,7 @@ def issue(session: Session, email_text: str, now: datetime | None = None) -> Iss
     session.add(link)
     session.flush()
     link.token_hash = token_hash(link_token(current_app.config["SECRET_KEY"], link.id, salt))
-    row = Outbox(game_id=None, seat_id=None, kind="login", payload={"link": link.id},
-                 message_id=f"<login.{link.id}.{secrets.token_hex(8)}@{mail_domain()}>",
-                 to_address=email, status="pending", attempts=0)
-    session.add(row)
-    session.flush()
-    deliver_after_commit(session, row)
+    enqueue(session, "login", {"link": link.id}, to=email)
     return Issued(True, expires)
 
 

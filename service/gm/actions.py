@@ -26,8 +26,8 @@ from service.clock import as_utc, now
 from service.errors import Conflict, Invalid, NotFound
 from service.gm.auth import gm_game
 from service.inputs import normal_address
+from service.mail.queue import enqueue
 from service.models import Game, Round, Seat
-from service.notify import queue_mail
 from service.schedule.deadlines import extended_deadline, resumed_deadline
 from service.schedule.durations import DurationError, parse_duration
 from service.schedule.policy import PolicyError, parse_policy, policy_to_json
@@ -202,7 +202,7 @@ def end_draw(session: Session, game_id: str, token: str | None) -> Done:
         detail = {"round": game.current_round, "outcome": outcome}
         log_action(session, game.id, "gm", "gm_end_draw", detail)
         for seat in game.seats:
-            queue_mail(session, game, seat, "game_over", {"outcome": outcome})
+            enqueue(session, "game_over", {"outcome": outcome}, game=game, seat=seat)
     return Done("gm_end_draw", detail)
 
 

@@ -33,6 +33,7 @@ from service.audit import audit
 from service.mail.header_values import addresses, raw_values
 from service.mail.headers import plus_address, plus_tokens
 from service.mail.identify import RECIPIENT_HEADERS
+from service.mail.queue import enqueue
 from service.mail.settings import MailSettings
 from service.mail.tokens import SignedSeat, TokenError, make_token, parse_token, verify_token
 from service.models import FailingAddress, Game, MailBounce, Outbox, Seat
@@ -199,11 +200,9 @@ def record(session: Session, settings: MailSettings, seat: Seat, row: Outbox | N
 
 
 def _tell_the_others(session: Session, game: Game, seat: Seat, reason: str) -> None:
-    from service.notify import queue_mail
-
     for other in game.seats:
         if other.id != seat.id and other.email and failing(session, other.email) is None:
-            queue_mail(session, game, other, "unreachable", {"seat": seat.name, "reason": reason})
+            enqueue(session, "unreachable", {"seat": seat.name, "reason": reason}, game=game, seat=other)
 
 
 def handle(session: Session, settings: MailSettings, msg: EmailMessage) -> tuple[str, str | None] | None:

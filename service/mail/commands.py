@@ -34,10 +34,10 @@ from sqlalchemy.orm import Session
 from service import games, rounds, urls
 from service.errors import Invalid, OrdersRefused, ServiceError
 from service.mail.context import when
+from service.mail.queue import wanted
 from service.mail.reply_text import Reply
 from service.mail.withdraw import withdraw
 from service.models import Game, Round, Seat
-from service.notify import WANTS
 from service.seats import claim_open_seat, seat_settings, update_seat_settings
 
 
@@ -78,7 +78,7 @@ def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: 
 
     def stored(within: Session, accepted: rounds.Accepted) -> None:
         done.detail = f"orders stored for round {accepted.round} as version {accepted.version}"
-        if "confirmation" not in WANTS.get(seat.mail_pref, set()):
+        if not wanted("confirmation", seat.mail_pref):
             # The service's own confirmation follows the preference; an answer to mail does not.
             done.answers.append(("confirmation", {"round": accepted.round, "version": accepted.version,
                                                   "accepted": "\n".join(accepted.lines) or "pass",

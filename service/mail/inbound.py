@@ -130,7 +130,7 @@ def _process(session: Session, settings: MailSettings, inbound_id: int) -> Outco
         if writer is None or mail is None:
             raise InvariantError(f"inbound mail {inbound_id} or its seat is gone")
         for kind, payload in done.answers:
-            queue_answer(within, writer.game, writer, kind, payload, settings.domain)
+            queue_answer(within, writer.game, writer, kind, payload)
         _record(mail, "processed", f"{writer.name}: {done.detail}", writer.game_id)
 
     done = perform(session, seat, reply, bound, finish)
@@ -163,7 +163,7 @@ def _triage(session: Session, settings: MailSettings, row: InboundMail,
     if problem:  # the same check as the web's: such text cannot be stored, so say why
         message = (f"Your mail could not be taken: its text {problem}. Nothing was stored; "
                    "send your orders again as plain text.")
-        queue_answer(session, who.seat.game, who.seat, "status", {"message": message}, settings.domain)
+        queue_answer(session, who.seat.game, who.seat, "status", {"message": message})
         _record(row, "refused", f"{who.seat.name}: the text {problem}", who.seat.game_id)
         return None, reply, ("refused", f"the text {problem}")
     return who.seat, reply, ("", "")
@@ -173,8 +173,7 @@ def _refuse(session: Session, settings: MailSettings, msg: EmailMessage, subject
             reason: str) -> str:
     to = address_key(sender_address(msg))  # counted per mailbox, however its case is written
     queued = to is not None and queue_refusal(
-        session, to, f"dicepost could not tell which player sent it: {reason}.", subject,
-        settings.domain) is not None
+        session, to, f"dicepost could not tell which player sent it: {reason}.", subject) is not None
     return reason + ("" if queued else " (no refusal sent: too many to this address)")
 
 

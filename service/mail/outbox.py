@@ -43,11 +43,11 @@ from service.faults import pause_point
 from service.mail.bounces import failing, return_path
 from service.mail.compose import compose
 from service.mail.dkim_sign import sign_bytes
+from service.mail.queue import KINDS, kind_of
 from service.mail.server_url import ConfigError
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
 from service.models import Game, Outbox, Seat, StoredMail
-from service.notify import WANTS
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +59,6 @@ RENEW_EVERY = LEASE / 3
 FIRST_RETRY = timedelta(minutes=1)
 MAX_RETRY = timedelta(hours=2)
 MAX_ATTEMPTS = 10
-ALWAYS_SENT = ("refusal",)
-# Sent even to an address that bounces: its owner just asked for it on the web.
-ASKED_FOR = ("login",)
 
 
 def backoff(attempts: int) -> timedelta:
@@ -126,9 +123,12 @@ def _finish(session: Session, outbox_id: int, attempt: int, **values: object) ->
 
 
 def wanted(row: Outbox, seat: Seat | None) -> bool:
-    if seat is None or row.kind in ALWAYS_SENT or (row.payload or {}).get("answer"):
+    """The seat's preference, asked again at sending (it may have changed since). Mail to an
+    address, answers, and kinds not in the registry (compose marks those failed) go ahead."""
+    spec = KINDS.get(row.kind)
+    if seat is None or spec is None or spec.to == "address" or (row.payload or {}).get("answer"):
         return True
-    return row.kind in WANTS.get(seat.mail_pref, set())
+    return seat.mail_pref in spec.prefs
 
 
 def _prepare(session: Session, outbox_id: int, attempt: int,
@@ -146,7 +146,7 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
             if row.game_id else None)
     seats = {s.id: s for s in game.seats} if game is not None else {}
     seat = (seats.get(row.seat_id) or session.get(Seat, row.seat_id)) if row.seat_id else None
-    dead = failing(session, row.to_address) if row.kind not in ASKED_FOR else None
+    dead = failing(session, row.to_address) if not kind_of(row.kind).despite_bounces else None
     if dead is not None:
         _finish(session, outbox_id, attempt, status="skipped",
                 last_error=f"not sent: mail to this address bounced ({dead.reason})"[:2000])

@@ -37,7 +37,7 @@ def reminder_due(now: datetime, opened_at: datetime, deadline: datetime | None, 
     return opened_at < moment <= now < deadline
 
 
-def reminder_key(game_id: object, seat: object, round_number: int, deadline: datetime) -> str:
-    """Dot-separated so it can be the left half of the outbox row's Message-ID."""
+def reminder_key(seat_id: int, round_number: int, deadline: datetime) -> str:
+    """One reminder per seat, round and deadline: the key of its Message-ID within the game."""
     stamp = deadline.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return f"reminder.{game_id}.{seat}.r{round_number}.{stamp}"
+    return f"{seat_id}.r{round_number}.{stamp}"

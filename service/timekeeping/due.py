@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 from engine.contract import InvariantError
 from service.audit import log_action
 from service.mail.bounces import failing
+from service.mail.queue import enqueue
 from service.models import Game, Round, Seat
-from service.notify import queue_mail
 from service.rounds import lock_round
 from service.schedule.deadlines import extended_deadline
 from service.schedule.nmr import plan_missed_turns
@@ -147,13 +147,13 @@ def open_for_replacement(session: Session, game: Game, seat: Seat, actor: str,
     log_action(session, game.id, actor, "seat_opened", {"seat": seat.name, "invited": email is not None})
     url = takeover_url(game.id, invite)
     if email is not None:
-        queue_mail(session, game, seat, "invitation",
-                   {"join_url": url, "commitment": game.commitment, "title": game.title, "replacement": True})
+        enqueue(session, "invitation", {"join_url": url, "commitment": game.commitment, "title": game.title,
+                                        "replacement": True}, game=game, seat=seat)
     for other in game.seats:
         if other.id != seat.id:
-            queue_mail(session, game, other, "status",
-                       {"message": f"Seat {seat.name} is open for a replacement player; "
-                                   "its units hold until someone takes it."})
+            enqueue(session, "status", {"message": f"Seat {seat.name} is open for a replacement player; "
+                                                   "its units hold until someone takes it."},
+                    game=game, seat=other)
     return invite
 
 

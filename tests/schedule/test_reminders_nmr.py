@@ -31,11 +31,11 @@ def test_reminder_off_and_no_deadline():
 
 
 def test_reminder_key_is_unique_per_seat_round_and_deadline():
-    a = reminder_key(7, "red", 3, DEADLINE)
-    assert a == "reminder.7.red.r3.20260603T120000Z"
-    assert a == reminder_key(7, "red", 3, DEADLINE.astimezone(__import__("zoneinfo").ZoneInfo("Asia/Tokyo")))
-    assert len({a, reminder_key(7, "blue", 3, DEADLINE), reminder_key(7, "red", 4, DEADLINE),
-                reminder_key(7, "red", 3, DEADLINE + timedelta(hours=1))}) == 4
+    a = reminder_key(7, 3, DEADLINE)
+    assert a == "7.r3.20260603T120000Z"
+    assert a == reminder_key(7, 3, DEADLINE.astimezone(__import__("zoneinfo").ZoneInfo("Asia/Tokyo")))
+    assert len({a, reminder_key(8, 3, DEADLINE), reminder_key(7, 4, DEADLINE),
+                reminder_key(7, 3, DEADLINE + timedelta(hours=1))}) == 4
 
 
 def test_parse_lead():

@@ -1,0 +1,155 @@
+"""The outbox's way in: the registry of mail kinds and `enqueue`, the one way to queue a mail.
+
+A row is inserted in the transaction that makes the news and delivered after its COMMIT
+(service.tasks.deliver_after_commit → `worker.tasks.deliver_mail` →
+service.mail.outbox.deliver); a lost send is rung again by the sweeper.
+
+Every row's Message-ID has one form, `<scope.kind.key@domain>`: the scope is the game's
+id (or `mail` for mail that belongs to no game), the key is random unless the caller
+names one to make the mail unique (a reminder per seat, round and deadline: a second
+insert of the same key is dropped, so two sweepers never send it twice). Threading
+(In-Reply-To and References to the game's root per seat) is derived from the row's game
+and seat when it is composed (service.mail.headers.thread_root).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from flask import current_app, has_app_context
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from service.mail.settings import DEFAULT_DOMAIN, message_domain
+from service.models import Game, Outbox, Seat
+from service.tasks import deliver_after_commit
+
+PREFS = frozenset({"all", "results", "none"})  # a seat's mail_pref
+
+
+@dataclass(frozen=True)
+class MailKind:
+    """What one kind of mail is: its templates, subject, headers and who may get it."""
+
+    name: str
+    subject: Callable[[Mapping[str, Any]], str]  # from the composed mail's context
+    to: Literal["seat", "address"]  # a game's seat, or an address outside any game
+    prefs: frozenset[str]  # the seat mail preferences that let it through
+    replied: bool = False  # always answers a person's mail (Auto-Submitted: auto-replied)
+    bulk: bool = False  # news the host sends every player (Precedence: bulk)
+    despite_bounces: bool = False  # sent even to an address that bounces (its owner just asked)
+
+    @property
+    def templates(self) -> tuple[str, str]:
+        """The text and HTML templates (the .html name turns Jinja's autoescape on)."""
+        return f"email/{self.name}.txt", f"email/{self.name}.html"
+
+
+def _confirmation(c: Mapping[str, Any]) -> str:
+    verb = "NOT stored" if c["payload"].get("errors") else "stored"
+    return f"Orders {verb} for round {c['payload'].get('round')}"
+
+
+def _status(c: Mapping[str, Any]) -> str:
+    open_round = c.get("status", {}).get("open_round")
+    return "Status" + (f" of round {open_round}" if open_round else "")
+
+
+def _game_over(c: Mapping[str, Any]) -> str:
+    return "Game over: " + ("a draw" if c["draw"] else " and ".join(c["winners"]) + " won")
+
+
+_ALL = PREFS
+_RESULTS = frozenset({"all", "results"})
+_CHOSEN = frozenset({"all"})
+KINDS: dict[str, MailKind] = {k.name: k for k in (
+    MailKind("invitation", lambda c: f"Invitation: {c['game']['title']}", "seat", _ALL, bulk=True),
+    MailKind("confirmation", _confirmation, "seat", _CHOSEN),
+    MailKind("results", lambda c: "The game has started" if c["step"] == 1 else f"Round {c['round']} results",
+             "seat", _RESULTS, bulk=True),
+    MailKind("reminder", lambda c: f"Reminder: round {c['payload'].get('round')} closes soon", "seat",
+             _CHOSEN, bulk=True),
+    MailKind("game_over", _game_over, "seat", _RESULTS, bulk=True),
+    MailKind("status", _status, "seat", _CHOSEN),
+    MailKind("help", lambda _c: "How to play by mail", "seat", _ALL),
+    # To whoever sent an unusable mail: no game, no seat, and no preference to ask.
+    MailKind("refusal", lambda _c: "Your mail to dicepost was not accepted", "address", _ALL, replied=True),
+    # A dashboard sign-in link (service.signin), to the address that asked for it.
+    MailKind("login", lambda _c: "Your sign-in link", "address", _ALL, despite_bounces=True),
+    # To the other players of a game when a seat's address bounces (service.mail.bounces).
+    MailKind("unreachable", lambda c: f"Mail to {c['payload'].get('seat')} bounces", "seat", _RESULTS,
+             bulk=True),
+)}
+
+_KEY_UNSAFE = re.compile(r"[^A-Za-z0-9.\-_+]")
+
+
+def kind_of(name: str) -> MailKind:
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise LookupError(f"no mail of kind {name!r}") from None
+
+
+def wanted(kind: str, mail_pref: str) -> bool:
+    """Whether a seat with this mail preference gets news of this kind."""
+    return mail_pref in kind_of(kind).prefs
+
+
+def mail_domain() -> str:
+    return message_domain(current_app.config) if has_app_context() else DEFAULT_DOMAIN
+
+
+def message_id_for(scope: str, kind: str, key: str | None = None) -> str:
+    """`<scope.kind.key@domain>`, the one form of every outbox row's Message-ID."""
+    key = _KEY_UNSAFE.sub("-", key) if key else secrets.token_hex(8)
+    return f"<{_KEY_UNSAFE.sub('-', scope)}.{kind}.{key}@{mail_domain()}>"
+
+
+def enqueue(session: Session, kind: str, payload: dict[str, Any], *, game: Game | None = None,
+            seat: Seat | None = None, to: str | None = None, answer: bool = False,
+            key: str | None = None) -> Outbox | None:
+    """Queue one mail; None when it has nowhere to go, is one the seat does not want, or
+    (with a `key`) was queued before.
+
+    A seat's mail goes to its address; `answer` marks a mail the seat asked for by writing,
+    sent whatever its preference says. Mail of an "address" kind goes to `to`.
+    """
+    spec = kind_of(kind)
+    if spec.to == "seat":
+        if game is None or seat is None:
+            raise ValueError(f"{kind} mail goes to a seat of a game")
+        to = seat.email
+        if not answer and not wanted(kind, seat.mail_pref):
+            return None
+    if not to:
+        return None
+    row = Outbox(game_id=game.id if game else None, seat_id=seat.id if seat else None, kind=kind,
+                 payload={**payload, "answer": True} if answer else payload, to_address=to,
+                 message_id=message_id_for(game.id if game else "mail", kind, key),
+                 status="pending", attempts=0)
+    if key is None:
+        session.add(row)  # flushed with the rest of the transaction (service.tasks.Outgoing.mail_rows)
+    elif not _added_once(session, row):
+        return None
+    deliver_after_commit(session, row)
+    return row
+
+
+def _added_once(session: Session, row: Outbox) -> bool:
+    """Insert a keyed row unless its Message-ID is queued already (by us, or by a racing
+    transaction: its insert is rolled back to a savepoint)."""
+    if session.scalar(select(Outbox.id).where(Outbox.message_id == row.message_id)) is not None:
+        return False
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:
+        return False
+    return True
+
