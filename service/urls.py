@@ -50,3 +50,8 @@ def record_url(game_id: str) -> str:
 def verify_link(record_url: str, page: str = "/verify") -> str:
     """The "check these dice" link: the verifier page with `?record=<record url>`."""
     return f"{page}?record={quote(record_url, safe='/:')}"
+
+
+def takeover_url(game_id: str, invite: str) -> str:
+    """The link that hands an open seat to a replacement player."""
+    return absolute("gm.takeover", game_id=game_id, invite=invite)

@@ -18,7 +18,7 @@ from email.message import EmailMessage
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from service.mail.header_values import raw_values
+from service.mail.headers import raw_values
 from service.models import Outbox, Round, Seat
 
 _MSGID_RE = re.compile(r"<[^<>\s]{1,900}>")

@@ -30,8 +30,7 @@ from sqlalchemy.orm import Session
 
 from service import clock
 from service.audit import audit
-from service.mail.header_values import addresses, raw_values
-from service.mail.headers import plus_address, plus_tokens
+from service.mail.headers import addresses, plus_address, plus_tokens, raw_values
 from service.mail.identify import RECIPIENT_HEADERS
 from service.mail.queue import enqueue
 from service.mail.settings import MailSettings

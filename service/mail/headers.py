@@ -1,4 +1,4 @@
-"""Header values for outgoing mail, and reading addresses back from incoming mail.
+"""Header values: written for outgoing mail, read back from incoming mail.
 
 Every text that reaches a header goes through `clean_header_text` first: player names,
 game titles and subjects are anyone's to choose, and a CR or LF in one of them must
@@ -8,14 +8,20 @@ values too; cleaning them first means a hostile name gives a tidy mail, not a cr
 Threading (RFC 5322 section 3.6.4): every mail of a game names one root Message-ID per
 game and seat in In-Reply-To and References, so clients group a game's mails in one
 conversation. The root itself is never sent; clients thread on the reference alone.
+
+Incoming mail is anyone's to write, and Python's email package parses a header when it
+is read (a malformed address header can make that raise), so `raw_values`, `text_value`
+and `addresses` read the raw values (`raw_items`) and decode RFC 2047 words themselves,
+falling back to the raw text: a broken header is read as text, never as an error.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from email.header import decode_header, make_header
 from email.headerregistry import Address
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
 from email.utils import getaddresses
 
 # C0 and C1 controls, DEL, and Unicode line and paragraph separators.
@@ -151,3 +157,36 @@ def list_id(game_id: object, title: object, domain: str) -> str:
     label = re.sub(r"[^A-Za-z0-9\-]", "-", str(game_id)).strip("-").lower() or "game"
     phrase = clean_header_text(title, 80).replace("\\", "").replace('"', "'")
     return f'"{phrase}" <{label}.{domain}>' if phrase else f"<{label}.{domain}>"
+
+
+# Reading incoming mail.
+
+_FOLD_RE = re.compile(r"\r?\n[ \t]")
+
+
+def raw_values(msg: Message, name: str) -> list[str]:
+    """Every value of one header, unfolded, as sent."""
+    wanted = name.lower()
+    return [_clean(_FOLD_RE.sub(" ", str(value))) for key, value in msg.raw_items() if key.lower() == wanted]
+
+
+def _clean(value: str) -> str:
+    """Undecodable bytes (kept as surrogates by the parser) become U+FFFD: storable text."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def text_value(msg: Message, name: str) -> str:
+    """The first value of a header as text, encoded words decoded when they decode."""
+    values = raw_values(msg, name)
+    if not values:
+        return ""
+    try:
+        return str(make_header(decode_header(values[0]))).strip()
+    except (ValueError, LookupError, UnicodeError):
+        return values[0].strip()
+
+
+def addresses(msg: Message, names: tuple[str, ...]) -> list[str]:
+    """The plain addresses (local@domain) in these headers, in order."""
+    values = [v for name in names for v in raw_values(msg, name)]
+    return [addr for _display, addr in getaddresses(values) if addr.count("@") == 1]

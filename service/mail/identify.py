@@ -15,8 +15,7 @@ from email.message import EmailMessage
 
 from sqlalchemy.orm import Session
 
-from service.mail.header_values import addresses
-from service.mail.headers import plus_tokens
+from service.mail.headers import addresses, plus_tokens
 from service.mail.settings import MailSettings
 from service.mail.tokens import Purpose, TokenError, parse_token, verify_token
 from service.models import Seat

@@ -40,7 +40,7 @@ from service.mail.answered import answered_round
 from service.mail.answers import queue_answer, queue_refusal
 from service.mail.body import body_text, parse_message
 from service.mail.commands import Done, perform
-from service.mail.header_values import raw_values, text_value
+from service.mail.headers import raw_values, text_value
 from service.mail.identify import candidate_tokens, identify, sender_address
 from service.mail.reply_text import Reply, read_reply
 from service.mail.settings import MailSettings, mail_settings

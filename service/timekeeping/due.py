@@ -24,7 +24,6 @@ from service.schedule.deadlines import extended_deadline
 from service.schedule.nmr import plan_missed_turns
 from service.timekeeping.bots import submit_for_bot
 from service.timekeeping.closing import close_early_if_done, early_close_allowed, mark_ready
-from service.timekeeping.links import takeover_url
 from service.timekeeping.state import (
     expected_humans,
     policy_of,
@@ -33,6 +32,7 @@ from service.timekeeping.state import (
     submitted_names,
 )
 from service.tokens import new_token, token_hash
+from service.urls import takeover_url
 
 log = logging.getLogger(__name__)
 
