@@ -28,8 +28,12 @@ from service.inputs import normal_address
 from service.mail.bounces import clear_failing, failing
 from service.models import Game, Round, Seat, SeatSchedule
 from service.rounds import seat_by_token
-from service.schedule.absences import parse_absences, stretch_for_absences
-from service.schedule.deadlines import outside_quiet_hours, rule_deadline
+from service.schedule.deadlines import (
+    outside_quiet_hours,
+    parse_absences,
+    rule_deadline,
+    stretch_for_absences,
+)
 from service.schedule.durations import format_duration
 from service.schedule.reminders import parse_lead
 from service.timekeeping.closing import close_early_if_done

@@ -2,13 +2,15 @@
 reminders and missed turns. The service's sweeper and GM console call these with the time
 from service.clock."""
 
-from service.schedule.absences import Absence, parse_absences, stretch_for_absences
 from service.schedule.deadlines import (
+    Absence,
     extended_deadline,
     outside_quiet_hours,
+    parse_absences,
     resumed_deadline,
     round_deadline,
     rule_deadline,
+    stretch_for_absences,
 )
 from service.schedule.durations import DurationError, format_duration, parse_duration
 from service.schedule.nmr import MissedTurnPlan, next_misses, plan_missed_turns, seat_action

@@ -2,21 +2,113 @@
 moved by pauses.
 
 All arguments and results are timezone-aware UTC datetimes; wall-clock rules are read in the
-policy's zone through localtime.local_instant (daylight saving resolved there).
+policy's zone through local_instant (daylight saving resolved there).
 Order of application: the rule gives a deadline; absences stretch it (at most the game's
 absence limit); quiet hours then move it to their end, because "no round closes in quiet
 hours" is the one rule without exceptions.
+
+Local times: a wall-clock time in an IANA zone becomes a UTC instant. A local time that
+does not exist (the spring-forward gap, e.g. 02:30 in Europe/Berlin on the last Sunday of
+March) is read with the offset in force before the change, which moves it forward
+by the gap's length: 02:30 becomes 03:30 CEST. A local time that happens twice
+(the autumn fall-back) means its first occurrence: 02:30 CEST, not 02:30 CET an hour later.
+Both are PEP 495's `fold=0` reading, which is what zoneinfo does; the tests pin it down.
+
+Absences are whole days a player is away, which stretch deadlines inside them. Stored on
+the player as JSON: `[{"from": "2026-12-24", "to": "2026-12-27"}, ...]`, dates
+inclusive and read in the game's time zone (an absence runs from local midnight at the
+start of `from` to local midnight after `to`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from service.schedule.absences import Absence, stretch_for_absences
-from service.schedule.localtime import local_date, local_instant
 from service.schedule.policy import CalendarRule, DeadlinePolicy, DurationRule, QuietHours
+
+
+def local_instant(day: date, at: time, zone: ZoneInfo) -> datetime:
+    """The UTC instant of wall-clock `at` on `day` in `zone` (gap: moved forward; twice: the first)."""
+    return datetime.combine(day, at, tzinfo=zone).replace(fold=0).astimezone(UTC)
+
+
+def local_date(instant: datetime, zone: ZoneInfo) -> date:
+    return instant.astimezone(zone).date()
+
+
+MAX_ABSENCES = 20
+MAX_ABSENCE_DAYS = 366
+MIN_YEAR, MAX_YEAR = 2000, 2999
+
+
+@dataclass(frozen=True)
+class Absence:
+    first: date
+    last: date
+
+    def span(self, zone: ZoneInfo) -> tuple[datetime, datetime]:
+        return (local_instant(self.first, time(0), zone),
+                local_instant(self.last + timedelta(days=1), time(0), zone))
+
+    def to_json(self) -> dict[str, str]:
+        return {"from": self.first.isoformat(), "to": self.last.isoformat()}
+
+
+def parse_absences(data: Any, root: str = "absences") -> list[Absence]:
+    """A sorted list of absences; ValueError naming the field (e.g. `absences[1].to`)."""
+    if not isinstance(data, list):
+        raise ValueError(f"{root}: expected a list of {{'from': 'YYYY-MM-DD', 'to': 'YYYY-MM-DD'}}")
+    if len(data) > MAX_ABSENCES:
+        raise ValueError(f"{root}: at most {MAX_ABSENCES} absences, got {len(data)}")
+    out: list[Absence] = []
+    for i, item in enumerate(data):
+        where = f"{root}[{i}]"
+        if not isinstance(item, dict):
+            raise ValueError(f"{where}: expected an object with 'from' and 'to'")
+        unknown = sorted(set(item) - {"from", "to"})
+        if unknown:
+            raise ValueError(f"{where}.{unknown[0]}: unknown field")
+        first = _date(item.get("from"), f"{where}.from")
+        last = _date(item.get("to"), f"{where}.to")
+        if last < first:
+            raise ValueError(f"{where}.to: {last} is before from {first}")
+        if (last - first).days >= MAX_ABSENCE_DAYS:
+            raise ValueError(f"{where}: an absence may last at most {MAX_ABSENCE_DAYS} days")
+        out.append(Absence(first, last))
+    return sorted(out, key=lambda a: (a.first, a.last))
+
+
+def _date(value: Any, field: str) -> date:
+    if not isinstance(value, str):
+        raise ValueError(f"{field}: expected a date 'YYYY-MM-DD', got {value!r}")
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{field}: expected a date 'YYYY-MM-DD', got {value!r}") from None
+    if not MIN_YEAR <= day.year <= MAX_YEAR:
+        raise ValueError(f"{field}: a date from {MIN_YEAR} to {MAX_YEAR}, got {value!r}")
+    return day
+
+
+def stretch_for_absences(deadline: datetime, absences: Iterable[Absence], limit: timedelta,
+                         zone: ZoneInfo) -> datetime:
+    """Move a deadline that falls inside any absence to that absence's end (absences that
+    touch or overlap are followed one after another), never more than `limit` past `deadline`."""
+    spans = [a.span(zone) for a in absences]
+    cap = deadline + limit
+    moved = deadline
+    changed = True
+    while changed and moved < cap:
+        changed = False
+        for start, end in spans:
+            if start <= moved < end:
+                moved, changed = end, True
+    return min(moved, cap)
+
 
 ONE_DAY = timedelta(days=1)
 

@@ -9,7 +9,7 @@ from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
 from service.models import Game, Round, RoundSchedule, Seat, SeatSchedule
-from service.schedule.absences import Absence, parse_absences
+from service.schedule.deadlines import Absence, parse_absences
 from service.schedule.policy import DeadlinePolicy, parse_policy
 from service.schedule.reminders import DEFAULT_LEAD
 from service.submissions import latest_submissions

@@ -2,15 +2,17 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from service.schedule.absences import Absence, parse_absences, stretch_for_absences
 from service.schedule.deadlines import (
+    Absence,
     extended_deadline,
+    local_instant,
     outside_quiet_hours,
+    parse_absences,
     resumed_deadline,
     round_deadline,
     rule_deadline,
+    stretch_for_absences,
 )
-from service.schedule.localtime import local_instant
 from service.schedule.policy import parse_policy
 
 

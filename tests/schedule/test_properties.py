@@ -8,8 +8,13 @@ from zoneinfo import ZoneInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.schedule.absences import Absence, stretch_for_absences
-from service.schedule.deadlines import calendar_deadline, outside_quiet_hours, resumed_deadline
+from service.schedule.deadlines import (
+    Absence,
+    calendar_deadline,
+    outside_quiet_hours,
+    resumed_deadline,
+    stretch_for_absences,
+)
 from service.schedule.durations import format_duration, parse_duration
 from service.schedule.policy import CalendarRule, DeadlinePolicy, QuietHours
 
