@@ -34,7 +34,7 @@ from service.mail.queue import enqueue
 from service.models import Game, Round, Seat
 from service.progress import record_step
 from service.submissions import latest_of, latest_submissions, round_submissions, store_submission
-from service.timekeeping.closing import early_close_allowed, mark_ready
+from service.timekeeping.open_close import early_close_allowed, mark_ready
 from service.timekeeping.state import read_schedules
 from service.tokens import token_hash
 

@@ -36,7 +36,7 @@ from service.schedule.deadlines import (
 )
 from service.schedule.durations import format_duration
 from service.schedule.reminders import parse_lead
-from service.timekeeping.closing import close_early_if_done
+from service.timekeeping.open_close import close_early_if_done
 from service.timekeeping.state import (
     absences_of,
     expected_humans,

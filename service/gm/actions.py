@@ -32,8 +32,8 @@ from service.schedule.deadlines import extended_deadline, resumed_deadline
 from service.schedule.durations import DurationError, parse_duration
 from service.schedule.policy import PolicyError, parse_policy, policy_to_json
 from service.sendlimits import check_invitations
-from service.timekeeping.closing import close_early_if_done, mark_ready
 from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player
+from service.timekeeping.open_close import close_early_if_done, mark_ready
 from service.timekeeping.state import open_round, policy_of, seat_schedule
 from service.urls import takeover_url
 

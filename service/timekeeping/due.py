@@ -23,7 +23,7 @@ from service.rounds import lock_round
 from service.schedule.deadlines import extended_deadline
 from service.schedule.nmr import plan_missed_turns
 from service.timekeeping.bots import submit_for_bot
-from service.timekeeping.closing import close_early_if_done, early_close_allowed, mark_ready
+from service.timekeeping.open_close import close_early_if_done, early_close_allowed, mark_ready
 from service.timekeeping.state import (
     expected_humans,
     policy_of,

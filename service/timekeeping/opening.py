@@ -11,7 +11,7 @@ from service.clock import now
 from service.models import Game, Round
 from service.schedule.deadlines import round_deadline
 from service.timekeeping.bots import submit_for_bot
-from service.timekeeping.closing import close_early_if_done
+from service.timekeeping.open_close import close_early_if_done
 from service.timekeeping.state import absences_of, controller, expected_seats, policy_of, seat_schedule
 
 
