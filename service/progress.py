@@ -21,7 +21,7 @@ from service.fairdice import game_profile
 from service.mail.queue import enqueue
 from service.models import Game, Round, Seat, Step
 from service.tasks import resolve_after_commit
-from service.timekeeping.opening import round_opened
+from service.timekeeping.open_close import round_opened
 
 
 def record_step(session: Session, game: Game, result: StepResult,

@@ -39,7 +39,7 @@ from service.timekeeping.state import read_schedules
 from service.tokens import token_hash
 
 log = logging.getLogger(__name__)
-SOURCES = ("web", "api", "mail")  # what a player submits through (bots: service.timekeeping.bots)
+SOURCES = ("web", "api", "mail")  # what a player submits through (bots: service.timekeeping.open_close)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from service.db import session_scope
 from service.mail.imap import poll_configured as poll_mail
 from service.models import Outbox, Round
 from service.tasks import send_mail, send_rounds
-from service.timekeeping.sweep import sweep_schedule
+from service.timekeeping.due import sweep_schedule
 
 log = logging.getLogger(__name__)
 READY_GRACE = timedelta(seconds=5)  # a fresh doorbell is probably still on its way

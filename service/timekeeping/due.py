@@ -1,32 +1,50 @@
-"""Rounds whose deadline has passed: apply the missed-turn policy, then close (missing hold).
+"""What the sweeper finds due: rounds past their deadline (the missed-turn policy applied,
+then closed, missing players hold), complete rounds whose early close was held back, and
+reminders. The lifecycle's sweeper calls `sweep_schedule()` each interval, then sends again
+the tasks of whatever is still ready or pending.
 
 Each round is handled in its own transaction that locks the round row and re-checks that
 it is still open and due, so two sweepers running at once close it once: the loser finds
 it ready (or its deadline moved) and does nothing.
+
+Due reminders become outbox rows keyed by (seat, round, deadline). The key makes the row's
+Message-ID, which the outbox holds unique: two sweepers queueing the same reminder leave one
+row (service.mail.queue.enqueue) and nothing is sent twice. A moved deadline (pause,
+extension) has a new key, so the player is reminded of the new one.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine.contract import InvariantError
 from service.audit import log_action
+from service.clock import Clock, app_clock
+from service.db import session_scope
 from service.mail.bounces import failing
 from service.mail.queue import enqueue
 from service.models import Game, Round, Seat
 from service.rounds import lock_round
 from service.schedule.deadlines import extended_deadline
+from service.schedule.durations import describe_duration, format_duration
 from service.schedule.nmr import plan_missed_turns
-from service.timekeeping.bots import submit_for_bot
-from service.timekeeping.open_close import close_early_if_done, early_close_allowed, mark_ready
+from service.schedule.reminders import reminder_due, reminder_key
+from service.timekeeping.open_close import (
+    close_early_if_done,
+    early_close_allowed,
+    mark_ready,
+    submit_for_bot,
+)
 from service.timekeeping.state import (
     expected_humans,
     policy_of,
+    reminder_lead,
     round_schedule,
     seat_schedule,
     submitted_names,
@@ -35,6 +53,36 @@ from service.tokens import new_token, token_hash
 from service.urls import takeover_url
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ScheduleSweep:
+    closed: int
+    extended: int
+    reminders: int
+
+
+def sweep_schedule(clock: Clock | None = None) -> ScheduleSweep:
+    """One pass. A round that fails (damaged data) is logged and left; the others go on."""
+    at = (clock or app_clock()).now()
+    closed = extended = 0
+    with session_scope() as session:
+        for game_id, number in due_rounds(session, at):
+            try:
+                result = close_due_round(session, game_id, number, at)
+            except Exception:
+                log.exception("could not close %s round %d at its deadline", game_id, number)
+                continue
+            closed += result == "closed"
+            extended += result == "extended"
+        for game_id, number in complete_rounds(session):
+            try:
+                closed += close_if_complete(session, game_id, number)
+            except Exception:
+                log.exception("could not close complete round %d of %s; other games go on", number, game_id)
+    with session_scope() as session:
+        reminders = send_due_reminders(session, at)
+    return ScheduleSweep(closed, extended, reminders)
 
 
 def due_rounds(session: Session, at: datetime) -> list[tuple[str, int]]:
@@ -162,3 +210,31 @@ def revoke_player(seat: Seat) -> None:
     mail reply tokens is renewed, so tokens in mail already sent stop working too."""
     seat.player_token_hash = None
     seat.reply_token_salt = secrets.token_hex(16)
+
+
+def send_due_reminders(session: Session, at: datetime) -> int:
+    """Queue every reminder due at `at`; the number queued by this call."""
+    queued = 0
+    with session.begin():
+        rounds = session.execute(
+            select(Round, Game).join(Game, Game.id == Round.game_id).where(
+                Round.status == "open", Round.closes_at.is_not(None), Round.closes_at > at,
+                Game.status == "active", Game.paused_at.is_(None)).order_by(Round.id)).all()
+        for rnd, game in rounds:
+            done = submitted_names(session, game, rnd)
+            for seat in expected_humans(session, game, rnd):
+                if seat.name in done:
+                    continue
+                lead = reminder_lead(seat_schedule(session, seat))
+                if reminder_due(at, rnd.opened_at, rnd.closes_at, lead):
+                    queued += _queue(session, game, rnd, seat, lead)
+    return queued
+
+
+def _queue(session: Session, game: Game, rnd: Round, seat: Seat, lead: timedelta) -> bool:
+    if rnd.closes_at is None:
+        raise InvariantError(f"round {rnd.number} of game {game.id} has no deadline to remind of")
+    payload = {"round": rnd.number, "deadline": rnd.closes_at.isoformat(), "lead": describe_duration(lead),
+               "lead_iso": format_duration(lead), "title": game.title}
+    return enqueue(session, "reminder", payload, game=game, seat=seat,
+                   key=reminder_key(seat.id, rnd.number, rnd.closes_at)) is not None

@@ -1,5 +1,7 @@
-"""Closing a round: early when every expected person is in (and nobody asked to wait),
-at the deadline otherwise, or when the GM says so. Missing players hold.
+"""A round opens and closes. On opening its deadline is set and bot-played seats write
+orders (engine.bots.bot_orders); the lifecycle calls `round_opened` right after it adds the
+round row (service.progress). It closes early when every expected person is in (and nobody
+asked to wait), at the deadline otherwise, or when the GM says so. Missing players hold.
 
 Closing marks the round `ready` and rings the lifecycle's resolve doorbell; the
 resolution itself stays service.rounds.resolve_round's job. The consecutive-miss count
@@ -12,12 +14,69 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
+from engine import find_ruleset
+from engine.bots import bot_orders
+from engine.contract import InvariantError
+from engine.dice import bot_key
+from engine.orders import format_orders
+from service.audit import log_action
 from service.clock import now
-from service.models import Game, Round
-from service.schedule.deadlines import in_quiet_hours
+from service.dice_keys import chain_link
+from service.fairdice import is_v2
+from service.models import Game, Round, Seat, Submission
+from service.schedule.deadlines import in_quiet_hours, round_deadline
 from service.schedule.nmr import next_misses
+from service.submissions import store_submission
 from service.tasks import resolve_after_commit
-from service.timekeeping.state import controller, expected_humans, policy_of, seat_schedule, submitted_names
+from service.timekeeping.state import (
+    absences_of,
+    controller,
+    expected_humans,
+    expected_seats,
+    policy_of,
+    seat_schedule,
+    submitted_names,
+)
+from service.views import latest_step
+
+
+def round_opened(session: Session, game: Game, rnd: Round) -> None:
+    rnd.opened_at = now()
+    seats = expected_seats(game, rnd)
+    humans = [s for s in seats if controller(session, s) == "human"]
+    absences = [a for s in humans for a in absences_of(seat_schedule(session, s))]
+    rnd.closes_at = round_deadline(policy_of(game), rnd.opened_at, absences)
+    bots = [s for s in seats if controller(session, s) == "bot"]
+    if humans and not bots:
+        return  # nobody has moved in a round just opened and a person must: it stays open
+    session.flush()  # the round's id, for the bots' submissions and an early close
+    for seat in bots:
+        submit_for_bot(session, game, rnd, seat)
+    if rnd.status == "open":
+        close_early_if_done(session, game, rnd)
+
+
+def submit_for_bot(session: Session, game: Game, rnd: Round, seat: Seat) -> Submission:
+    """Store the bot's orders for `seat` in this round as a submission with source 'bot'."""
+    step = latest_step(session, game.id)
+    if step is None:
+        raise InvariantError(f"game {game.id}: a round opens only after its step is stored")
+    ruleset = find_ruleset(game.ruleset)
+    state = ruleset.load(step.state)
+    if is_v2(game):  # the bound key: secret until S_{r+1} is revealed, then recomputable
+        if game.salt is None:
+            raise InvariantError(f"game {game.id}: a bot plays only after the salt is made")
+        t = rnd.number + 1
+        text = bot_orders(ruleset, state, seat.name,
+                          key=bot_key(chain_link(game, t), bytes.fromhex(game.salt), t, seat.name))
+    else:
+        text = bot_orders(ruleset, state, seat.name, seed=f"{game.id}:{game.salt}")
+    accepted = format_orders(ruleset.parse_orders(state, seat.name, text)) if text else ""
+    sub = store_submission(session, rnd, seat, text, accepted, "bot", now())
+    session.flush()
+    log_action(session, game.id, "bot", "bot_orders",
+               {"round": rnd.number, "seat": seat.name, "version": sub.version})
+    return sub
 
 
 def early_close_allowed(session: Session, game: Game, rnd: Round, done: set[str]) -> bool:
