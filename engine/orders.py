@@ -210,6 +210,8 @@ def parse_order_text(
 
 def _parse_line(body: str, verbs: Mapping[str, Verb], number: int) -> Order:
     words = body.replace(",", " ").split()
+    if not words:  # a line of commas alone
+        raise ValueError("write one order a line: a unit, then a verb (A1 move c3)")
     first = words[0].lower()
     if first in verbs and verbs[first].unitless:
         verb = verbs[first]

@@ -46,6 +46,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SESSION_TAG = f"{os.getpid()}_{secrets.token_hex(3)}"
 CHECKOUT_INSTANCE = ROOT / "instance"
 # Set before any app is made (create_app reads it), inherited by every subprocess.
+# Tests make many apps, some never disposed until collected: a small pool each keeps the
+# suite within PostgreSQL's 100 connections (the service's default of 10 is for a web server).
+os.environ.setdefault("DICEPOST_DB_POOL_SIZE", "2")
 os.environ["DICEPOST_INSTANCE_PATH"] = tempfile.mkdtemp(prefix=f"dicepost-instance-{SESSION_TAG}-")
 
 

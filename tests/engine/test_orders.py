@@ -138,3 +138,11 @@ def test_parsing_normalizes_case(line):
     (order,) = parse_order_text(line, VERBS)
     assert parse_order_text(order.format(), VERBS) == [order]
     assert order.unit == order.unit.upper() and order.args[0] == order.args[0].lower()
+
+
+def test_a_line_of_commas_alone_is_refused_by_line() -> None:
+    """Commas separate list items; a line of nothing else names no unit and no verb."""
+    with pytest.raises(OrderErrors) as refused:
+        parse_order_text("A1 move c3\n, ,", VERBS)
+    assert [(e.line, e.message) for e in refused.value.errors] == [
+        (2, "write one order a line: a unit, then a verb (A1 move c3)")]

@@ -232,7 +232,10 @@ def play(app: Flask, web: Player) -> None:
     web.get(f"/me/play/{alice_seat}")
 
     # Every stored mail in the mailbox, and the mail settings pages its links lead to.
+    from service.web.mailbox import KEY_PARAM, mailbox_key
+
     mails = stored(app)
+    web.get(f"/mailbox?{KEY_PARAM}={mailbox_key(app)}", 302)  # the printed link: its key becomes a cookie
     web.get("/mailbox")
     for mail_id, _kind, _msg in mails:
         web.get(f"/mailbox/{mail_id}")

@@ -210,7 +210,7 @@ def test_the_real_command_prints_no_traceback(tmp_path: Path, args: tuple[str, .
 
 def test_make_run_takes_a_port() -> None:
     """`make run PORT=8123` serves on 8123 (dry run: the command make would run)."""
-    done = subprocess.run(["make", "-n", "run", "PORT=8123"], cwd=ROOT, capture_output=True,
+    done = subprocess.run(["make", "--no-print-directory", "-n", "run", "PORT=8123"], cwd=ROOT, capture_output=True,
                           text=True, timeout=60, check=True)
     assert done.stdout.strip().splitlines()[-1].endswith("/dicepost run --port 8123")
     assert "`make run PORT=8080`" in (ROOT / "README.md").read_text()
