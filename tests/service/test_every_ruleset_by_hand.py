@@ -328,7 +328,9 @@ class Game:
         assert found is not None, error_box(page)
         assert int(found.group(1)) == number
         if lines:
-            accepted = found.group(3).replace("&#39;", "'").split("; ")
+            # The stored text, without the receipt sentence that follows it.
+            text = re.sub(r"\. Receipt [0-9a-f]{64} \(keep it[^)]*\)\s*$", "", found.group(3))
+            accepted = text.replace("&#39;", "'").split("; ")
             assert norm(accepted) == norm(lines), (accepted, lines)
         confirmation = mails(self.players[seat], f"Orders stored for round {number}")[-1]
         assert "sent by web" in text_of(confirmation)
