@@ -13,10 +13,8 @@ from engine.contract import (
     ForceError,
     Options,
     OptionSpec,
-    Outcome,
     PlayerId,
     Resolution,
-    Ruleset,
     RulesetInfo,
     UnitId,
 )
@@ -31,7 +29,7 @@ from engine.rulesets.fivedice.orders import VERBS, check_order, check_order_set
 from engine.rulesets.fivedice.resolve import resolve_round
 from engine.rulesets.fivedice.state import SIDE_LETTERS, GameState, Unit
 from engine.rulesets.fivedice.terrain import MIN_SIDE, battlefield, deployment_zone
-from engine.turns import expected_players, standing_outcome
+from engine.turns import StandingRuleset
 
 # Grids of at least 6 × 6, so that every seat's deployment zone holds 4 units.
 OPTIONS = (
@@ -44,7 +42,7 @@ OPTIONS = (
 )
 
 
-class FivediceRuleset(Ruleset[GameState]):
+class FivediceRuleset(StandingRuleset[GameState]):
     info = RulesetInfo(
         id="fivedice",
         title="Combat System with miniatures",
@@ -80,14 +78,11 @@ class FivediceRuleset(Ruleset[GameState]):
                                   DEFAULT_POLICY))
         return GameState(list(players), opts, 1, terrain, units)
 
-    def round_number(self, state: GameState) -> int:
-        return state.round
+    def seats(self, state: GameState) -> list[PlayerId]:
+        return state.players
 
-    def expected(self, state: GameState) -> list[PlayerId]:
-        if self.outcome(state) is not None:
-            return []
-        return expected_players(str(state.options["turn_mode"]), state.players,
-                                state.players_alive(), state.round)
+    def players_in(self, state: GameState) -> list[PlayerId]:
+        return state.players_alive()
 
     def legal_orders(self, state: GameState, player: PlayerId) -> dict[UnitId, list[str]]:
         return legal_lines(state, player)
@@ -110,9 +105,6 @@ class FivediceRuleset(Ruleset[GameState]):
     def resolve(self, state: GameState, orders: Mapping[PlayerId, Sequence[Order]],
                 dice: Dice) -> Resolution[GameState]:
         return resolve_round(state, orders, dice, self.expected(state))
-
-    def outcome(self, state: GameState) -> Outcome | None:
-        return standing_outcome(state.players_alive(), int(state.options["max_rounds"]), state.round)
 
     def board(self, state: GameState) -> Board:
         return board_view.board(state)

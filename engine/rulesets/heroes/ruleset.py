@@ -15,7 +15,6 @@ from engine.contract import (
     Outcome,
     PlayerId,
     Resolution,
-    Ruleset,
     RulesetInfo,
     UnitId,
 )
@@ -37,7 +36,7 @@ from engine.rulesets.heroes.general_actions import contest
 from engine.rulesets.heroes.phases import resolve_round
 from engine.rulesets.heroes.spawning import henchmen_and_civvies_roll, nemesis_entries, parse_trigger
 from engine.rulesets.heroes.state import Figure, HeroesState
-from engine.turns import expected_players, max_rounds_reached
+from engine.turns import RoundsRuleset, expected_players
 
 HEROES_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("nemesis_trigger", "saved:5",
@@ -53,7 +52,7 @@ HEROES_OPTIONS: tuple[OptionSpec, ...] = (
 FORCE_KEYS = ("hero", "tile")
 
 
-class HeroesRuleset(Ruleset[HeroesState]):
+class HeroesRuleset(RoundsRuleset[HeroesState]):
     info: ClassVar[RulesetInfo] = RulesetInfo(
         id="heroes",
         title="Heroes United",
@@ -121,9 +120,6 @@ class HeroesRuleset(Ruleset[HeroesState]):
         return state
 
     # -- each round ------------------------------------------------------------------
-    def round_number(self, state: HeroesState) -> int:
-        return state.round
-
     def expected(self, state: HeroesState) -> list[PlayerId]:
         if self.outcome(state) is not None:
             return []
@@ -153,7 +149,7 @@ class HeroesRuleset(Ruleset[HeroesState]):
     def outcome(self, state: HeroesState) -> Outcome | None:
         if state.winner is not None:
             return Outcome((state.winner,), state.end_reason)
-        if max_rounds_reached(int(state.options["max_rounds"]), state.round):
+        if self.round_cap_reached(state):
             if state.villain is not None:
                 return Outcome((state.villain,), "no hero won before the last round: the villains win")
             return Outcome((), f"no hero won in {state.options['max_rounds']} rounds: a draw")

@@ -16,11 +16,9 @@ from engine.contract import (
     Mark,
     Options,
     OptionSpec,
-    Outcome,
     Piece,
     PlayerId,
     Resolution,
-    Ruleset,
     RulesetInfo,
 )
 from engine.dice import Dice
@@ -30,6 +28,7 @@ from engine.rulesets.jep1.initiative import acting_order, first_round_order, kee
 from engine.rulesets.jep1.resolve import resolve_round
 from engine.rulesets.jep1.state import JepState
 from engine.rulesets.jep1.terrain import LEGEND, WALL, place_walls
+from engine.turns import StandingRuleset, StandingWords
 
 JEP1_OPTIONS: tuple[OptionSpec, ...] = (
     *COMMON_OPTIONS,
@@ -44,7 +43,7 @@ JEP1_OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-class Jep1Ruleset(Ruleset[JepState]):
+class Jep1Ruleset(StandingRuleset[JepState]):
     info: ClassVar[RulesetInfo] = RulesetInfo(
         id="jep1",
         title="JEP1 combat system",
@@ -56,6 +55,7 @@ class Jep1Ruleset(Ruleset[JepState]):
         seed="JEP1: Combat System Blue Print",
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
+    words: ClassVar[StandingWords] = progress.WORDS
 
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
         return forces.validate_force(force, self.options(options))
@@ -74,11 +74,11 @@ class Jep1Ruleset(Ruleset[JepState]):
         keep_roll_offs(units, dice)
         return JepState(opts, list(players), units, 1, first, [], walls)
 
-    def round_number(self, state: JepState) -> int:
-        return state.round
+    def seats(self, state: JepState) -> list[PlayerId]:
+        return state.players
 
-    def expected(self, state: JepState) -> list[PlayerId]:
-        return progress.expected(state)
+    def players_in(self, state: JepState) -> list[PlayerId]:
+        return state.alive_players()
 
     def legal_orders(self, state: JepState, player: PlayerId) -> dict[str, list[str]]:
         return legal.legal_orders(state, player)
@@ -91,7 +91,7 @@ class Jep1Ruleset(Ruleset[JepState]):
 
     def parse_orders(self, state: JepState, player: PlayerId, text: str) -> list[Order]:
         """As the contract's, but a clash between lines names its line and text."""
-        expecting = player in progress.expected(state)
+        expecting = player in self.expected(state)
         given = parse_order_text(text, self.verbs, lambda o: orders.check_order(state, player, o, expecting))
         problems = orders.check_order_set(state, player, given)
         if problems:
@@ -102,9 +102,6 @@ class Jep1Ruleset(Ruleset[JepState]):
     def resolve(self, state: JepState, given: Mapping[PlayerId, Sequence[Order]],
                 dice: Dice) -> Resolution[JepState]:
         return resolve_round(state, given, dice)
-
-    def outcome(self, state: JepState) -> Outcome | None:
-        return progress.outcome(state)
 
     def board(self, state: JepState) -> Board:
         place = {uid: n for n, uid in enumerate(acting_order(state.units, state.round, state.first), 1)}

@@ -13,15 +13,14 @@ from engine.contract import (
     Mark,
     Options,
     OptionSpec,
-    Outcome,
     Piece,
+    PlayerId,
     Resolution,
-    Ruleset,
     RulesetInfo,
 )
 from engine.dice import Dice
 from engine.orders import Order, Verb, parse_order_text
-from engine.turns import expected_players, max_rounds_reached
+from engine.turns import StandingRuleset, StandingWords
 
 from . import forces
 from .bot import greedy_orders
@@ -50,7 +49,7 @@ UNIVERSAL_OPTIONS: tuple[OptionSpec, ...] = (
 TERRAIN_LEGEND = {"wall": "cannot be entered", "rough": "costs 1.5 squares to enter"}
 
 
-class UniversalRuleset(Ruleset[State]):
+class UniversalRuleset(StandingRuleset[State]):
     info: ClassVar[RulesetInfo] = RulesetInfo(
         id="universal",
         title="Universal skirmish",
@@ -62,6 +61,9 @@ class UniversalRuleset(Ruleset[State]):
         seed="a little universal system (for a hypnosis game)",
     )
     verbs: ClassVar[tuple[Verb, ...]] = VERBS
+    words: ClassVar[StandingWords] = StandingWords(
+        last="{player} is the last side standing", none="no side is left standing",
+        cap="the round limit of {max_rounds} was reached")
 
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
         return forces.validate_force(force, int(options.get("budget", 20)), type_table(options))
@@ -73,14 +75,11 @@ class UniversalRuleset(Ruleset[State]):
               options: Options, dice: Dice) -> State:
         return place(players, forces_, self.options(options), dice)
 
-    def round_number(self, state: State) -> int:
-        return state.round
+    def seats(self, state: State) -> list[PlayerId]:
+        return state.seats
 
-    def expected(self, state: State) -> list[str]:
-        if self.outcome(state) is not None:
-            return []
-        return expected_players(str(state.options["turn_mode"]), state.seats, state.alive_sides,
-                                state.round)
+    def players_in(self, state: State) -> list[PlayerId]:
+        return state.alive_sides
 
     def legal_orders(self, state: State, player: str) -> dict[str, list[str]]:
         return legal_orders(state, player)
@@ -99,16 +98,6 @@ class UniversalRuleset(Ruleset[State]):
     def resolve(self, state: State, orders: Mapping[str, Sequence[Order]], dice: Dice) -> Resolution[State]:
         new, events = resolve_round(state, orders, dice)
         return Resolution(new, events, list(dice.rolls))
-
-    def outcome(self, state: State) -> Outcome | None:
-        alive = state.alive_sides
-        if len(alive) == 1:
-            return Outcome((alive[0],), f"{alive[0]} is the last side standing")
-        if not alive:
-            return Outcome((), "no side is left standing")
-        if max_rounds_reached(int(state.options["max_rounds"]), state.round):
-            return Outcome((), f"the round limit of {state.options['max_rounds']} was reached")
-        return None
 
     def board(self, state: State) -> Board:
         pieces = [
