@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from functools import cache
+from importlib.resources import files
+
 from flask import Blueprint, render_template
+from markupsafe import Markup
 
 from service.errors import ServiceError
 from service.render.grid_legend import mark_text, piece_rows
@@ -12,10 +16,17 @@ from service.web.deadlines import deadline_text
 bp = Blueprint("web", __name__)
 
 
+@cache
+def stylesheet() -> Markup:
+    """The one stylesheet (templates/web/dicepost.css), inlined in every page and HTML mail
+    so nothing is fetched from elsewhere."""
+    return Markup(files("templates").joinpath("web/dicepost.css").read_text(encoding="utf-8"))
+
+
 @bp.app_context_processor
 def board_helpers() -> dict[str, object]:
     return {"piece_rows": piece_rows, "mark_text": mark_text, "board_caption": board_caption,
-            "deadline_text": deadline_text}
+            "deadline_text": deadline_text, "stylesheet": stylesheet}
 
 
 @bp.app_errorhandler(ServiceError)

@@ -64,7 +64,8 @@ def test_a_link_signs_in_once_and_the_dashboard_shows_the_players_games(app: Fla
     token = sign_in(app, client, "red@example.org")
     me = client.get("/me").get_data(as_text=True)
     assert "Dash" in me and "waiting for you" in me and "1 game waits for your orders" in me
-    assert me.count("<td>red</td>") == 1 and "<td>blue</td>" not in me  # only red's seat
+    # only red's seat (each cell names its column, for the phone cards)
+    assert me.count('<td data-label="You play">red</td>') == 1 and '<td data-label="You play">blue</td>' not in me
 
     again = app.test_client().post(f"/signin/{token}")
     assert again.status_code == 410 and b"does not work any more" in again.data
