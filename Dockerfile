@@ -22,7 +22,8 @@ RUN pip install --no-deps /wheels/dicepost-*.whl && pip check \
 WORKDIR /app
 USER dicepost
 EXPOSE 8000
-# Full mode only: without DATABASE_URL and REDIS_URL, service.gunicorn_conf refuses 0.0.0.0.
+# Full mode only: without DATABASE_URL and REDIS_URL, service.gunicorn_conf refuses 0.0.0.0;
+# with DATABASE_URL it needs DICEPOST_SEAL_KEY too (passed at run time, never built in).
 HEALTHCHECK --interval=30s --timeout=10s --start-period=20s --retries=3 \
     CMD ["python", "-m", "service.health", "web", "http://127.0.0.1:8000/healthz"]
 # gunicorn's access log through service.logs: tokens in paths masked, the request id added.

@@ -218,8 +218,9 @@ def base_env(port: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DICEPOST_")
            and k not in ("DATABASE_URL", "REDIS_URL")}
     # One load generator creates every game: the per-client game limit would refuse it.
-    env.update(SECRET_KEY=secrets.token_hex(16), PYTHONUNBUFFERED="1",
-               DICEPOST_BASE_URL=f"http://127.0.0.1:{port}", DICEPOST_GAMES_PER_CLIENT="off")
+    env.update(SECRET_KEY=secrets.token_hex(16), DICEPOST_SEAL_KEY=secrets.token_hex(32),
+               PYTHONUNBUFFERED="1", DICEPOST_BASE_URL=f"http://127.0.0.1:{port}",
+               DICEPOST_GAMES_PER_CLIENT="off")
     # `dicepost worker` without its supervisor (service.supervise): the process started is
     # the Celery worker itself, whose CPU the bench splits into consumer and pool.
     env[CHILD_ENV] = "1"

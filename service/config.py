@@ -124,7 +124,8 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
     sweep = int(env.get("DICEPOST_SWEEP_SECONDS", DEFAULT_SWEEP_SECONDS))
     prefix = env.get("DICEPOST_QUEUE_PREFIX", "")
     return {
-        "SECRET_KEY": env.get("SECRET_KEY") or _instance_secret(instance_path),
+        "SECRET_KEY": env.get("SECRET_KEY") or _instance_secret(instance_path, "secret_key"),
+        **seal_key(env, instance_path),
         "DATABASE_URL": database_url(env.get("DATABASE_URL"), instance_path),
         "REDIS_URL": redis_url,
         "BASE_URL": env.get("DICEPOST_BASE_URL", ""),
@@ -161,14 +162,45 @@ def finish(config: dict[str, Any]) -> None:
                                                              DEFAULT_VISIBILITY_TIMEOUT))))
 
 
-def _instance_secret(instance_path: str) -> str:
+SEAL_KEY_FILE = "seal_key"
+
+
+def seal_key(env: Mapping[str, str], instance_path: str) -> dict[str, str]:
+    """SEAL_KEY (64 hex digits: the key the chain tips are sealed with at rest, see
+    service.dice_keys) and SEAL_KEY_SOURCE (where it came from, for error messages).
+
+    DICEPOST_SEAL_KEY when set; required with DATABASE_URL, whose database outlives any one
+    instance folder; else a key made once and kept in the instance folder (mode 600)."""
+    raw = (env.get("DICEPOST_SEAL_KEY") or "").strip()
+    source = "DICEPOST_SEAL_KEY"
+    if not raw:
+        if env.get("DATABASE_URL"):
+            raise ValueError("DICEPOST_SEAL_KEY is required when DATABASE_URL is set: the key that "
+                             "seals the games' chain tips at rest (64 hex digits; keep it apart from "
+                             "the database's backups)")
+        source = str(Path(instance_path) / SEAL_KEY_FILE)
+        raw = _instance_secret(instance_path, SEAL_KEY_FILE)
+    try:
+        if len(bytes.fromhex(raw)) == 32:
+            return {"SEAL_KEY": raw.lower(), "SEAL_KEY_SOURCE": source}
+    except ValueError:
+        pass
+    raise ValueError(f"{source}: the seal key must be 64 hex digits (32 random bytes, for instance "
+                     "`python3 -c 'import secrets; print(secrets.token_hex(32))'`)")
+
+
+def _instance_secret(instance_path: str, name: str) -> str:
     """A stable secret for the embedded default, kept in the instance folder."""
-    path = Path(instance_path) / "secret_key"
+    path = Path(instance_path) / name
     try:
         return path.read_text().strip()
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
-        key = secrets.token_hex(32)
-        path.write_text(key)
-        path.chmod(0o600)
-        return key
+    key = secrets.token_hex(32)
+    try:  # made unreadable to others before the key is written into it
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as out:
+        out.write(key)
+    return key

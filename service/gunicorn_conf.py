@@ -49,8 +49,32 @@ def refusal(binds: Iterable[str], env: Mapping[str, str]) -> str | None:
             f"{PUBLIC_EMBEDDED}=1 to serve it there anyway.")
 
 
+def seal_refusal() -> str | None:
+    """Why the seal key cannot serve the database (service.dice_keys.seal_problem), or None;
+    a database that cannot be reached yet is the health check's to report, not this one's."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from service import create_app
+    from service.db import engine_of
+    from service.dice_keys import seal_problem
+
+    try:
+        app = create_app()
+    except ValueError as exc:  # a setting in the environment, the seal key's included
+        return f"dicepost: a setting in the environment is not valid: {exc}"
+    engine = engine_of(app)
+    try:
+        with engine.connect() as conn:
+            problem = seal_problem(conn, bytes.fromhex(app.config["SEAL_KEY"]), app.config["SEAL_KEY_SOURCE"])
+    except SQLAlchemyError:
+        return None
+    finally:
+        engine.dispose()
+    return f"dicepost: {problem}" if problem else None
+
+
 def on_starting(server: Any) -> None:
     """gunicorn's hook before it binds any socket: a refusal ends it with status 1."""
-    problem = refusal(server.cfg.bind, os.environ)
+    problem = refusal(server.cfg.bind, os.environ) or seal_refusal()
     if problem:
         raise SystemExit(problem)

@@ -18,8 +18,10 @@ def alembic_config(engine: Engine) -> Config:
     return cfg
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
+def upgrade(engine: Engine, revision: str = "head", seal_key: bytes | None = None) -> None:
+    """seal_key: what seals the chain tips of games made before they were sealed at rest."""
     cfg = alembic_config(engine)
+    cfg.attributes["seal_key"] = seal_key
     with engine.connect() as conn:
         sqlite = conn.dialect.name == "sqlite"
         if sqlite:

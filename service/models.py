@@ -2,8 +2,9 @@
 
 The database is the source of truth.
 
-Secrets are never stored in the clear: the chain tip is the one secret value kept
-(never served); every token is kept as its SHA-256 (service.tokens).
+Secrets are never stored in the clear: the chain tip, the one secret value kept (never
+served), is sealed with the seal key (service.dice_keys); every token is kept as its
+SHA-256 (service.tokens).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ class Game(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     public: Mapped[bool] = mapped_column(Boolean, default=True)
     status: Mapped[str] = mapped_column(String(16), default="waiting")  # waiting/active/finished
-    chain_tip: Mapped[str] = mapped_column(String(64))  # hex S_N: secret, never served
+    sealed_tip: Mapped[str] = mapped_column(String(96))  # S_N sealed (service.dice_keys): never served
     chain_length: Mapped[int] = mapped_column(Integer)
     commitment: Mapped[str] = mapped_column(String(64))  # hex S_0
     salt: Mapped[str | None] = mapped_column(String(64))

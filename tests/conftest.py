@@ -50,6 +50,9 @@ CHECKOUT_INSTANCE = ROOT / "instance"
 # suite within PostgreSQL's 100 connections (the service's default of 10 is for a web server).
 os.environ.setdefault("DICEPOST_DB_POOL_SIZE", "2")
 os.environ["DICEPOST_INSTANCE_PATH"] = tempfile.mkdtemp(prefix=f"dicepost-instance-{SESSION_TAG}-")
+# One seal key for the session's apps and the subprocesses that share their databases
+# (full mode requires it; tests/service/test_seal.py tries the instance file and wrong keys).
+SEAL_KEY = os.environ.setdefault("DICEPOST_SEAL_KEY", secrets.token_hex(32))
 
 
 def _instance_snapshot() -> dict[str, tuple[int, int]]:
@@ -75,10 +78,11 @@ def checkout_instance_untouched() -> Iterator[None]:
 
 def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment without the service's settings, except the session's
-    instance folder, plus `extra`: what a subprocess under test starts from."""
+    instance folder and seal key, plus `extra`: what a subprocess under test starts from."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY") and not k.startswith("DICEPOST_")}
     env["DICEPOST_INSTANCE_PATH"] = os.environ["DICEPOST_INSTANCE_PATH"]
+    env["DICEPOST_SEAL_KEY"] = SEAL_KEY
     env.update(extra)
     return env
 

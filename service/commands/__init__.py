@@ -15,6 +15,25 @@ class Refused(click.ClickException):
     exit_code = 2
 
 
+def migrate_app(app: Flask, revision: str = "head") -> None:
+    """The packaged migrations on the app's database, sealing any plain tips with its key."""
+    from service.db import engine_of
+    from service.migrate import upgrade
+
+    upgrade(engine_of(app), revision, seal_key=bytes.fromhex(app.config["SEAL_KEY"]))
+
+
+def require_seal(app: Flask) -> None:
+    """Refuse to start with a seal key that does not open the tips already stored."""
+    from service.db import engine_of
+    from service.dice_keys import seal_problem
+
+    with engine_of(app).connect() as conn:
+        problem = seal_problem(conn, bytes.fromhex(app.config["SEAL_KEY"]), app.config["SEAL_KEY_SOURCE"])
+    if problem:
+        raise Refused(problem)
+
+
 def make_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The app for a command; a setting that cannot be read is one line, not a traceback."""
     from service import create_app

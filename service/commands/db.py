@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from service.commands import make_app
+from service.commands import make_app, migrate_app, require_seal
 from service.db import engine_of
-from service.migrate import current, upgrade
+from service.migrate import current
 
 
 @click.group("db", help="Database migrations.")
@@ -18,7 +18,8 @@ def command() -> None:
 @click.argument("revision", default="head")
 def run_upgrade(revision: str) -> int:
     app = make_app()
-    upgrade(engine_of(app), revision)
+    migrate_app(app, revision)
+    require_seal(app)
     click.echo(f"database at {current(engine_of(app))}: {engine_of(app).url.render_as_string()}")
     return 0
 

@@ -18,10 +18,8 @@ from pathlib import Path
 import click
 
 from engine import UnknownRuleset, find_ruleset, replay
-from service.commands import make_app
-from service.db import engine_of
+from service.commands import make_app, migrate_app
 from service.demo import NAMES, DemoError, play
-from service.migrate import upgrade
 
 
 def start_server(base_config: dict[str, object] | None = None) -> str:
@@ -32,7 +30,7 @@ def start_server(base_config: dict[str, object] | None = None) -> str:
     server = make_server("127.0.0.1", 0, None, threaded=True)  # type: ignore[arg-type]
     port = server.server_port
     app = make_app({**(base_config or {}), "BASE_URL": f"http://127.0.0.1:{port}"})
-    upgrade(engine_of(app))
+    migrate_app(app)
     server.app = app
     threading.Thread(target=server.serve_forever, name="dicepost-demo-web", daemon=True).start()
     return f"http://127.0.0.1:{port}"

@@ -16,10 +16,9 @@ from flask import Flask
 from sqlalchemy import func, select
 
 from service import games
-from service.commands import make_app
+from service.commands import make_app, migrate_app, require_seal
 from service.commands.serve import address_options, schema_problem, serve
-from service.db import engine_of, session_scope
-from service.migrate import upgrade
+from service.db import session_scope
 from service.models import Game
 from service.urls import game_url, join_url, player_url
 
@@ -77,9 +76,10 @@ def command(host: str, port: int, no_serve: bool) -> int:
     configured = bool(os.environ.get("DICEPOST_BASE_URL"))
     app = make_app(None if configured else {"BASE_URL": f"http://{host}:{port}"})
     try:
-        upgrade(engine_of(app))
+        migrate_app(app)
     except CommandError as exc:  # a revision this version does not know, say
         raise click.ClickException(schema_problem(app) or f"database migration: {exc}") from None
+    require_seal(app)
     click.echo(ensure_demo(app), nl=False)
     if no_serve:
         click.echo(f"Not serving (--no-serve); `dicepost serve --host {host} --port {port}` "

@@ -14,7 +14,7 @@ import click
 from alembic.script import ScriptDirectory
 from flask import Flask
 
-from service.commands import make_app
+from service.commands import make_app, require_seal
 from service.db import engine_of
 from service.migrate import MIGRATIONS, current
 from service.web.mailbox import mailbox_link
@@ -56,6 +56,7 @@ def serve(app: Flask, host: str, port: int) -> None:
     from werkzeug.serving import run_simple
 
     require_schema(app)
+    require_seal(app)
     if app.config["EMBEDDED"]:
         from service.sweeper import start_thread
 

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from service.commands import Refused, make_app
+from service.commands import Refused, make_app, require_seal
 from service.supervise import is_child, supervise
 
 
@@ -20,6 +20,7 @@ def command(queues: str, concurrency: int, loglevel: str) -> int:
     if app.config["EMBEDDED"]:
         raise Refused(
             "dicepost worker needs REDIS_URL (embedded mode runs tasks in-process)")
+    require_seal(app)
     if not is_child():  # this process watches; a child of it runs the worker
         return supervise(sys.orig_argv)
     celery = app.extensions["celery"]

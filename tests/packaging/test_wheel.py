@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, free_port
+from tests.conftest import ROOT, SEAL_KEY, free_port
 from tests.packaging import dockerfile
 
 pytestmark = [pytest.mark.packaging, pytest.mark.timeout(900)]
@@ -127,7 +127,8 @@ def test_the_installed_wheel_renders_every_page_and_every_mail(image: Image, tmp
     script = work / "render_all.py"
     shutil.copy2(Path(__file__).with_name("render_all.py"), script)
     db_file = work / "render.sqlite3"
-    env = image.env(DATABASE_URL=f"sqlite:///{db_file}", SECRET_KEY="render-all", DICEPOST_LOG_LEVEL="WARNING")
+    env = image.env(DATABASE_URL=f"sqlite:///{db_file}", SECRET_KEY="render-all", DICEPOST_LOG_LEVEL="WARNING",
+                    DICEPOST_SEAL_KEY=SEAL_KEY)
     run([image.bin("dicepost"), "db", "upgrade"], cwd=work, env=env)
     done = subprocess.run([image.bin("python"), str(script), str(db_file)], cwd=work, env=env,
                           capture_output=True, text=True)
@@ -157,7 +158,8 @@ def served(image: Image, tmp_path: Path) -> Iterator[tuple[int, dict[str, str]]]
     command = dockerfile.exec_form(dockerfile.only(image.stage, "CMD").args)
     argv = [a.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for a in command]
     assert argv != command, "the image's CMD does not bind 0.0.0.0:8000"
-    env = image.env(DATABASE_URL=f"sqlite:///{tmp_path}/served.sqlite3", SECRET_KEY="served")
+    env = image.env(DATABASE_URL=f"sqlite:///{tmp_path}/served.sqlite3", SECRET_KEY="served",
+                    DICEPOST_SEAL_KEY=SEAL_KEY)
     run([image.bin("dicepost"), "db", "upgrade"], cwd=image.root, env=env)
     with (tmp_path / "gunicorn.log").open("wb") as log:
         proc = _serve(image, argv, env, stderr=log)
@@ -200,3 +202,16 @@ def test_the_image_command_refuses_the_embedded_default_on_all_addresses(image: 
         _stop(proc)
     assert proc.returncode == 1
     assert b"refusing to serve the embedded default on 0.0.0.0" in err and b"DICEPOST_PUBLIC_EMBEDDED=1" in err
+
+
+def test_the_image_command_refuses_a_database_without_the_seal_key(image: Image, tmp_path: Path) -> None:
+    """`docker run -e DATABASE_URL=...` without DICEPOST_SEAL_KEY: one line, before any bind."""
+    command = dockerfile.exec_form(dockerfile.only(image.stage, "CMD").args)
+    argv = [a.replace("0.0.0.0:8000", f"127.0.0.1:{free_port()}") for a in command]
+    proc = _serve(image, argv, image.env(DATABASE_URL=f"sqlite:///{tmp_path}/keyless.sqlite3", SECRET_KEY="k"))
+    try:
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        _stop(proc)
+    assert proc.returncode == 1
+    assert b"DICEPOST_SEAL_KEY is required when DATABASE_URL is set" in err

@@ -131,7 +131,8 @@ def test_gunicorns_access_log_carries_no_token(tmp_path: Path) -> None:
     engine_of(migrated).dispose()
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DICEPOST_")}
-    env.update(DATABASE_URL=url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1", DICEPOST_LOG_FORMAT="json")
+    env.update(DATABASE_URL=url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1", DICEPOST_LOG_FORMAT="json",
+               DICEPOST_SEAL_KEY=os.environ["DICEPOST_SEAL_KEY"])
     out = tmp_path / "gunicorn.log"
     with out.open("wb") as handle:
         proc = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "--bind", f"127.0.0.1:{port}",

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from engine import find_ruleset
 from engine.dice import NEW_GAME_PROFILE, H, chain_link_ok, server_entropy
 from service.db import session_scope
+from service.dice_keys import open_tip
 from service.models import AuditLog, Game, Outbox, Round, Seat, Step
 from service.tokens import token_hash
 from tests.service.play import counts, create, start
@@ -35,7 +36,7 @@ def test_create_game_shape(app: Flask, client: Any) -> None:
         assert game.gm_token_hash == token_hash(body["gm_token"])
         seats = list(game.seats)
         assert [x.invite_token_hash for x in seats] == [token_hash(x["invite_token"]) for x in body["seats"]]
-        assert game.chain_tip != game.commitment and game.chain_length == 4096
+        assert game.commitment not in game.sealed_tip and game.chain_length == 4096
         invitations = s.scalars(select(Outbox).where(Outbox.kind == "invitation")).all()
         assert sorted(o.to_address for o in invitations) == ["a@example.org", "b@example.org"]
         assert all(o.message_id.startswith("<") and o.payload["join_url"] for o in invitations)
@@ -52,7 +53,7 @@ def test_commitment_is_the_chain_of_the_stored_tip(app: Flask, client: Any) -> N
     with session_scope(app) as s, s.begin():
         game = s.get(Game, table.id)
         assert game is not None
-        link = bytes.fromhex(game.chain_tip)
+        link = open_tip(bytes.fromhex(app.config["SEAL_KEY"]), game.id, game.sealed_tip)
         for _ in range(5):
             link = H(NEW_GAME_PROFILE, "chain", link)
         assert link.hex() == table.created["commitment"]

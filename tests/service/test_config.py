@@ -30,11 +30,13 @@ def test_embedded_default(tmp_path: Path) -> None:
 
 def test_full_mode(tmp_path: Path) -> None:
     config = from_env(str(tmp_path), {"DATABASE_URL": "postgres://u:p@db/x", "REDIS_URL": "redis://r:6379/1",
-                                      "SECRET_KEY": "k", "DICEPOST_QUEUE_PREFIX": "t1_",
+                                      "SECRET_KEY": "k", "DICEPOST_SEAL_KEY": "AB" * 32,
+                                      "DICEPOST_QUEUE_PREFIX": "t1_",
                                       "DICEPOST_REDIS_PREFIX": "p:", "DICEPOST_SWEEP_SECONDS": "7"})
     finish(config)
     assert config["DATABASE_URL"] == "postgresql+psycopg://u:p@db/x"
     assert config["EMBEDDED"] is False
+    assert config["SEAL_KEY"] == "ab" * 32 and config["SEAL_KEY_SOURCE"] == "DICEPOST_SEAL_KEY"
     celery = config["CELERY"]
     assert celery["broker_url"] == "redis://r:6379/1" and celery["task_always_eager"] is False
     assert celery["task_acks_late"] and celery["task_reject_on_worker_lost"]

@@ -55,6 +55,16 @@ def _parsed_command(args: list[str]) -> click.Command:
     return command
 
 
+def test_every_dicepost_service_gets_the_seal_key_and_the_image_bakes_none_in() -> None:
+    """Compose passes DICEPOST_SEAL_KEY from the host's environment (refusing to start without
+    it); the Dockerfile neither sets it nor takes it as a build argument, so no image holds it."""
+    services = _compose()["services"]
+    for name in ("migrate", "web", "worker", "beat"):
+        assert services[name]["environment"]["DICEPOST_SEAL_KEY"].startswith("${DICEPOST_SEAL_KEY:?"), name
+    for stage in dockerfile.stages(ROOT / "Dockerfile"):
+        assert not [i for i in stage if i.name in ("ENV", "ARG") and "DICEPOST_SEAL_KEY" in i.args]
+
+
 def test_dicepost_commands_of_compose_parse() -> None:
     for name in ("migrate", "worker", "beat"):
         command = _compose()["services"][name]["command"]

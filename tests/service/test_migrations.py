@@ -16,6 +16,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from flask import Flask
 from sqlalchemy import (
+    JSON,
     Column,
     Engine,
     ForeignKeyConstraint,
@@ -23,17 +24,38 @@ from sqlalchemy import (
     MetaData,
     PrimaryKeyConstraint,
     UniqueConstraint,
+    column,
     inspect,
     select,
+    text,
 )
+from sqlalchemy import table as sa_table
 from sqlalchemy.exc import IntegrityError
 
 from service import clock
 from service.config import database_url
 from service.db import engine_of, make_engine
-from service.migrate import current, upgrade
-from service.models import Base
+from service.dice_keys import SealError, open_tip
+from service.migrate import alembic_config, current, upgrade
+from service.models import Base, UTCDateTime
 from tests.conftest import PG_ADMIN, SESSION_TAG, _pg_admin
+
+SEAL = bytes(range(32))
+# The games table as the migrations before the seal left it (the models have moved on).
+GAMES_BEFORE_THE_SEAL = sa_table(
+    "games", column("options", JSON()), column("created_at", UTCDateTime()),
+    *(column(name) for name in ("id", "ruleset", "title", "public", "status", "chain_tip", "chain_length",
+                                "commitment", "current_round", "gm_token_hash")))
+
+
+def upgrade_down(engine: Engine, revision: str, seal_key: bytes) -> None:
+    from alembic import command
+
+    cfg = alembic_config(engine)
+    cfg.attributes["seal_key"] = seal_key
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, revision)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -113,7 +135,8 @@ def test_renaming_the_constraints_keeps_the_rows_and_their_links(empty_engine: E
     """A database made before the naming convention keeps its data through the upgrade
     (SQLite rebuilds every table), and its foreign keys still hold afterwards."""
     upgrade(empty_engine, "0003_login_links")
-    games, seats, seat_schedule = (Base.metadata.tables[t] for t in ("games", "seats", "seat_schedule"))
+    seats, seat_schedule = (Base.metadata.tables[t] for t in ("seats", "seat_schedule"))
+    games = GAMES_BEFORE_THE_SEAL
     game = {"id": "g1", "ruleset": "jep1", "title": "Old", "options": {}, "public": True,
             "status": "active", "chain_tip": "a" * 64, "chain_length": 3, "commitment": "b" * 64,
             "current_round": 1, "gm_token_hash": "c" * 64, "created_at": clock.now()}
@@ -122,14 +145,47 @@ def test_renaming_the_constraints_keeps_the_rows_and_their_links(empty_engine: E
         conn.execute(seats.insert(), {"id": 7, "game_id": "g1", "seat_index": 0, "name": "p1",
                                       "invite_token_hash": "d" * 64, "mail_pref": "all"})
         conn.execute(seat_schedule.insert(), {"seat_id": 7, "absences": [], "misses": 2})
-    upgrade(empty_engine)
-    assert current(empty_engine) == "0005_bounces"
+    upgrade(empty_engine, seal_key=SEAL)
+    assert current(empty_engine) == "0006_sealed_tip"
     with empty_engine.connect() as conn:
         assert conn.execute(select(games.c.title)).scalars().all() == ["Old"]
         assert conn.execute(select(seat_schedule.c.misses, seat_schedule.c.controller)).all() == [(2, "human")]
     with pytest.raises(IntegrityError), empty_engine.begin() as conn:
         conn.execute(seats.insert(), {"game_id": "nope", "seat_index": 1, "name": "p2",
                                       "invite_token_hash": "e" * 64, "mail_pref": "all"})
+
+
+def _game_at_0005(engine: Engine, game_id: str, tip: str) -> None:
+    upgrade(engine, "0005_bounces")
+    with engine.begin() as conn:
+        conn.execute(GAMES_BEFORE_THE_SEAL.insert(), {
+            "id": game_id, "ruleset": "universal", "title": "Old", "options": {}, "public": True,
+            "status": "active", "chain_tip": tip, "chain_length": 3, "commitment": "b" * 64,
+            "current_round": 1, "gm_token_hash": "c" * 64, "created_at": clock.now()})
+
+
+def test_the_migration_seals_the_stored_tips_and_keeps_no_plain_copy(empty_engine: Engine) -> None:
+    tip = "5e" * 32
+    _game_at_0005(empty_engine, "g1", tip)
+    upgrade(empty_engine, seal_key=SEAL)
+    assert "chain_tip" not in {c["name"] for c in inspect(empty_engine).get_columns("games")}
+    with empty_engine.connect() as conn:
+        sealed = conn.execute(text("SELECT sealed_tip FROM games WHERE id = 'g1'")).scalar_one()
+    assert tip not in sealed and len(sealed) == 96
+    assert open_tip(SEAL, "g1", sealed).hex() == tip
+    with pytest.raises(SealError):
+        open_tip(bytes(32), "g1", sealed)
+    # Back down: the plain tip again, opened with the same key.
+    upgrade_down(empty_engine, "0005_bounces", SEAL)
+    with empty_engine.connect() as conn:
+        assert conn.execute(text("SELECT chain_tip FROM games")).scalar_one() == tip
+
+
+def test_games_without_the_seal_key_are_not_migrated(empty_engine: Engine) -> None:
+    _game_at_0005(empty_engine, "g1", "5e" * 32)
+    with pytest.raises(RuntimeError, match="sealing the chain tips of 1 games needs the seal key"):
+        upgrade(empty_engine)
+    assert current(empty_engine) == "0005_bounces"
 
 
 def test_upgrade_is_idempotent(sqlite_app: Flask) -> None:
