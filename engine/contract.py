@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from engine.dice import Dice, Roll
+from engine.looks import ARROWS, PLAIN_ARROW, PLAIN_PIECE, MarkLook, PieceLook, arrow_look
 from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
 
 PlayerId = str
@@ -173,26 +174,38 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Piece:
-    """One figure on the board, as pictures need it."""
+    """One figure on the board, as pictures need it. The renderers draw it from its
+    `look` alone; `label` is the badge written on it, and its accessible name is said
+    from label, side, kind, square, health and note ("A1 (alice, unit) on b3, health 3/4")."""
 
     id: str
     square: str
     side: PlayerId | None  # None: run by the game (henchmen, civvies, nemeses)
-    kind: str  # "unit", "token", "henchman", "civvie", "nemesis", ...
+    kind: str  # the ruleset's word for it, said in legends; engine.looks.UNIT_KIND for a plain figure
     label: str  # what to write on it, short ("A1", "Zen")
     health: int | None = None
     max_health: int | None = None
     facing: str | None = None  # one of engine.grid.DIRECTIONS
     note: str = ""  # a few words for tooltips and legends ("Runner, Support")
+    look: PieceLook = PLAIN_PIECE
 
 
 @dataclass(frozen=True)
 class Mark:
-    """Last round's arrows: a move along squares, or an attack from one square to another."""
+    """One of last round's arrows (a move along squares, an attack from one square to
+    another, ...): kind is the ruleset's word, look says how it is drawn."""
 
-    kind: Literal["move", "attack", "shot", "spell"]
+    kind: str
     squares: tuple[str, ...]
     side: PlayerId | None = None
+    look: MarkLook = PLAIN_ARROW
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any], looks: Mapping[str, MarkLook] = ARROWS) -> Mark:
+        """A mark kept in a state as {"kind", "squares", "side"}, with the look declared
+        for its kind (the stock arrows unless the ruleset gives its own)."""
+        kind = str(d["kind"])
+        return cls(kind, tuple(d["squares"]), d.get("side"), arrow_look(kind, looks))
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from engine.contract import Board, Mark, Piece
 from engine.grid import column_name
+from engine.looks import UNIT_KIND
 
 CELL = 3  # characters a square takes in the ASCII grid; labels are at most this long
 EMPTY = "."
@@ -48,8 +49,8 @@ class PieceRow:
 
     @property
     def kind_shown(self) -> str:
-        """The kind where it tells pieces apart (hero, civvie, henchman, nemesis); plain units: ""."""
-        return "" if self.kind == "unit" else self.kind
+        """The ruleset's word for the piece where it tells pieces apart; plain units: ""."""
+        return "" if self.kind == UNIT_KIND else self.kind
 
 
 def natural_key(text: str) -> list[tuple[int, str]]:
@@ -88,7 +89,7 @@ def pieces_at(board: Board) -> dict[str, list[Piece]]:
     for piece in board.pieces:
         out.setdefault(piece.square.lower(), []).append(piece)
     for stack in out.values():  # a player's piece is drawn over the game's on a shared square
-        stack.sort(key=lambda p: (p.side is None, p.kind != "unit", p.label))
+        stack.sort(key=lambda p: (p.side is None, p.kind != UNIT_KIND, p.label))
     return out
 
 

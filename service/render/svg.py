@@ -1,11 +1,11 @@
 """The grid as inline SVG for the web pages, drawn from an engine Board.
 
 Terrain fills, pieces in side colours with their label and health written on them
-(colour is never the only signal: each piece carries its label, shapes differ —
-circles for units, squares for tokens, diamonds for pieces the game runs: civvies
-dashed, nemeses heavy; a black triangle on the edge shows a piece's facing), and last
-round's marks as arrows: moves solid, attacks dashed; the page adds a legend table naming
-each piece's side. Every text is escaped. Shares
+(colour is never the only signal: each piece carries its label, and its shape and
+outline are the ones its ruleset declares in `Piece.look`; a black triangle on the edge
+shows a piece's facing), and last round's marks as arrows drawn as each `Mark.look`
+says; the caption puts the looks into words and the page adds a legend table naming
+each piece's side. Nothing here knows a ruleset's piece or mark kinds. Every text is escaped. Shares
 symbols and colours with the mail pictures through service.render.grid_legend.
 The root carries its geometry (data-cell, data-margin, data-rows, data-columns) so the
 player page's square picker can turn a click into a square name.
@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 
 from engine.contract import Board, Mark, Piece
 from engine.grid import DIRECTIONS, SquareError, parse_square
+from engine.looks import TONES, MarkLook, Outline, PieceLook, Shape, Tone
 from service.render.grid_legend import (
     SIDE_COLOURS,
     SIDE_FILLS,
@@ -31,8 +32,11 @@ from service.render.grid_legend import (
 CELL = 44
 MARGIN = 22
 GAME_COLOUR = "#444444"
-MARK_COLOURS = {"move": "#333333", "attack": "#c62828", "shot": "#6a1b9a", "spell": "#00838f"}
-GAME_OUTLINES = {"civvie": 'stroke-width="2" stroke-dasharray="3 2"', "nemesis": 'stroke-width="4"'}
+TONE_COLOURS: dict[Tone, str] = {"ink": "#333333", "red": "#c62828", "purple": "#6a1b9a", "teal": "#00838f",
+                                 "blue": "#1565c0", "green": "#2e7d32", "orange": "#e65100"}
+OUTLINES: dict[Outline, str] = {
+    "solid": 'stroke-width="2"', "dashed": 'stroke-width="2" stroke-dasharray="3 2"',
+    "dotted": 'stroke-width="2" stroke-dasharray="1 2"', "heavy": 'stroke-width="4"'}
 
 
 def _centre(board: Board, square: str) -> tuple[float, float] | None:
@@ -93,16 +97,7 @@ def _piece(board: Board, piece: Piece, stacked: int) -> str:
     x, y = c[0] + stacked * 5, c[1] + stacked * 5
     stroke, fill = _colours(board, piece.side)
     r = CELL * 0.4
-    if piece.side is None:
-        # The game's figures tell their kind by outline too: civvies dashed, nemeses heavy.
-        outline = GAME_OUTLINES.get(piece.kind, 'stroke-width="2"')
-        shape = (f'<polygon points="{x:g},{y - r:g} {x + r:g},{y:g} {x:g},{y + r:g} {x - r:g},{y:g}" '
-                 f'fill="{fill}" stroke="{stroke}" {outline}/>')
-    elif piece.kind == "token":
-        shape = (f'<rect x="{x - r:g}" y="{y - r:g}" width="{2 * r:g}" height="{2 * r:g}" rx="3" '
-                 f'fill="{fill}" stroke="{stroke}" stroke-width="2" stroke-dasharray="4 2"/>')
-    else:
-        shape = f'<circle cx="{x:g}" cy="{y:g}" r="{r:g}" fill="{fill}" stroke="{stroke}" stroke-width="2"/>'
+    shape = _shape(piece.look, x, y, r, f'fill="{fill}" stroke="{stroke}" {OUTLINES[piece.look.outline]}')
     health = ""
     if piece.health is not None:
         hp = f"{piece.health}/{piece.max_health}" if piece.max_health is not None else str(piece.health)
@@ -117,6 +112,14 @@ def _piece(board: Board, piece: Piece, stacked: int) -> str:
             f"{_facing(piece, x, y, r)}"
             f'<text x="{x:g}" y="{y + 1:g}" class="label" fill="{stroke}">{escape(short_label(piece))}</text>'
             f"{health}</g>")
+
+
+def _shape(look: PieceLook, x: float, y: float, r: float, paint: str) -> str:
+    if look.shape == "square":
+        return f'<rect x="{x - r:g}" y="{y - r:g}" width="{2 * r:g}" height="{2 * r:g}" rx="3" {paint}/>'
+    if look.shape == "diamond":
+        return f'<polygon points="{x:g},{y - r:g} {x + r:g},{y:g} {x:g},{y + r:g} {x - r:g},{y:g}" {paint}/>'
+    return f'<circle cx="{x:g}" cy="{y:g}" r="{r:g}" {paint}/>'
 
 
 def _facing(piece: Piece, x: float, y: float, r: float) -> str:
@@ -150,32 +153,47 @@ def _mark(board: Board, mark: Mark) -> str:
         return ""
     points[-1] = _toward(points[-1], points[-2], CELL * 0.45)  # stop at the piece's edge
     points[0] = _toward(points[0], points[1], CELL * 0.25)
-    colour = MARK_COLOURS.get(mark.kind, "#333333")
-    dash = "" if mark.kind == "move" else ' stroke-dasharray="6 4"'
+    colour = TONE_COLOURS[mark.look.tone]
+    dash = "" if mark.look.line == "solid" else ' stroke-dasharray="6 4"'
     pts = " ".join(f"{x:g},{y:g}" for x, y in points)
     title = f"{mark.kind}: {' → '.join(mark.squares)}" + (f" ({mark.side})" if mark.side else "")
     return (f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="3" '
-            f'stroke-opacity="0.75"{dash} marker-end="url(#arrow-{escape(mark.kind)})">'
+            f'stroke-opacity="0.75"{dash} marker-end="url(#arrow-{mark.look.tone})">'
             f"<title>{escape(title)}</title></polyline>")
 
 
-MARK_WORDS = {"attack": "attacks (red)", "shot": "shots (purple)", "spell": "spells (teal)"}
-OUTLINE_WORDS = {"civvie": "dashed for civvies", "nemesis": "heavy for nemeses"}  # GAME_OUTLINES
+SHAPE_WORDS: dict[Shape, str] = {"circle": "circles", "square": "squares", "diamond": "diamonds"}
+OUTLINE_WORDS: dict[Outline, str] = {"solid": "", "dashed": "dashed ", "dotted": "dotted ", "heavy": "heavy "}
+
+
+def _and(words: list[str]) -> str:
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
+
+
+def _piece_words(board: Board) -> list[str]:
+    """'circles are units', 'dashed squares are tokens': one phrase per look on the board."""
+    names: dict[tuple[Shape, Outline], list[str]] = {}
+    for look in sorted({p.look for p in board.pieces}, key=lambda k: (list(SHAPE_WORDS).index(k.shape),
+                                                                       list(OUTLINES).index(k.outline))):
+        said = names.setdefault((look.shape, look.outline), [])
+        if look.name not in said:
+            said.append(look.name)
+    return [f"{OUTLINE_WORDS[outline]}{SHAPE_WORDS[shape]} are {_and(words)}"
+            for (shape, outline), words in names.items()]
+
+
+def _mark_words(looks: set[MarkLook], line: str) -> list[str]:
+    """Last round's arrows of one line, in words: 'moves', 'attacks (red)'."""
+    return [look.name + ("" if look.tone == "ink" else f" ({look.tone})")
+            for look in sorted(looks, key=lambda k: (TONES.index(k.tone), k.name)) if look.line == line]
 
 
 def board_caption(board: Board) -> str:
     """What the picture shows, in words, naming only what is on this board."""
-    said = []
-    players = [p for p in board.pieces if p.side is not None]
-    if any(p.kind != "token" for p in players):
-        said.append("circles are the players' figures, each with its label and health")
-    if any(p.kind == "token" for p in players):
-        said.append("dashed squares are tokens")
-    game = {p.kind for p in board.pieces if p.side is None}
-    if game:
-        outlines = [words for kind, words in OUTLINE_WORDS.items() if kind in game]
-        said.append("diamonds are pieces the game runs" + (f" (outlined {' and '.join(outlines)})"
-                                                              if outlines else ""))
+    said = _piece_words(board)
+    if board.pieces:
+        health = any(p.health is not None for p in board.pieces)
+        said.append("each piece carries its label" + (", and its health where it has one" if health else ""))
     if any(p.facing in DIRECTIONS for p in board.pieces):
         said.append("a black triangle on a piece's edge points the way it faces")
     symbols = terrain_symbols(board)
@@ -183,12 +201,13 @@ def board_caption(board: Board) -> str:
     if kinds:
         said.append("the letter in a square's corner is its terrain ("
                     + ", ".join(f"{symbols.get(k, '?')} {k}" for k in kinds) + ")")
-    marked = {m.kind for m in board.marks}
-    if "move" in marked:
-        said.append("solid arrows are last round's moves")
-    others = [words for kind, words in MARK_WORDS.items() if kind in marked]
-    if others:
-        said.append("dashed arrows last round's " + ", ".join(others))
+    looks = {m.look for m in board.marks}
+    solid, dashed = _mark_words(looks, "solid"), _mark_words(looks, "dashed")
+    if solid:
+        said.append("solid arrows are last round's " + ", ".join(solid))
+    if dashed:
+        said.append(("dashed arrows last round's " if solid else "dashed arrows are last round's ")
+                    + ", ".join(dashed))
     if not said:
         return "An empty grid."
     text = "; ".join(said) + "."
@@ -199,10 +218,10 @@ def board_svg(board: Board, caption: str = "") -> Markup:
     width = board.width * CELL + 2 * MARGIN
     height = board.height * CELL + 2 * MARGIN
     markers = "".join(
-        f'<marker id="arrow-{kind}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" '
+        f'<marker id="arrow-{tone}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" '
         f'markerHeight="6" orient="auto-start-reverse">'
         f'<path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker>'
-        for kind, colour in MARK_COLOURS.items())
+        for tone, colour in TONE_COLOURS.items() if tone in {m.look.tone for m in board.marks})
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}" role="img" aria-label="{escape(caption or "the grid")}" '

@@ -178,8 +178,9 @@ def test_the_board_caption_explains_this_board(app: Flask, client: Any) -> None:
     # Setup's spawn roll comes from this game's own dice: the caption names the game's
     # figures exactly when the grid draws some (wording per kind: tests/service/test_svg.py).
     drawn = set(re.findall(r'<g class="piece (henchman|civvie|nemesis)">', page))
-    assert ("diamonds are pieces the game runs" in caption) == bool(drawn)
-    assert ("dashed for civvies" in caption) == ("civvie" in drawn)
+    assert ("diamonds are henchmen" in caption) == ("henchman" in drawn)
+    assert ("dashed diamonds are civvies" in caption) == ("civvie" in drawn)
+    assert ("heavy diamonds are nemeses" in caption) == ("nemesis" in drawn)
     universal = start(client)
     caption = _html(client.get(f"/games/{universal.id}")).split("<figcaption>")[1].split("</figcaption>")[0]
     assert "triangle" not in caption and "diamonds" not in caption and "Circles are" in caption

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Literal, cast
-
 from engine.contract import Board, Mark, Piece
+from engine.looks import UNIT_KIND, PieceLook
 from engine.rulesets.fivedice.state import GameState
 from engine.rulesets.fivedice.terrain import LEGEND
 
-MarkKind = Literal["move", "attack", "shot", "spell"]
+UNIT = PieceLook("circle", "solid", "units")
 
 
 def board(state: GameState) -> Board:
     pieces = []
     for u in state.living():
         gear = ", ".join(g for g in (u.wielded, u.sheet.armor) if g) or "no gear"
-        pieces.append(Piece(id=u.id, square=u.square.name, side=u.player, kind="unit", label=u.id,
+        pieces.append(Piece(id=u.id, square=u.square.name, side=u.player, kind=UNIT_KIND, label=u.id,
                             health=u.life, max_health=u.sheet.life,
-                            note=f"{u.sheet.name}, skill {u.sheet.skill}, {gear}"))
-    marks = [Mark(cast(MarkKind, m["kind"]), tuple(m["squares"]), m.get("side")) for m in state.marks]
+                            note=f"{u.sheet.name}, skill {u.sheet.skill}, {gear}", look=UNIT))
+    marks = [Mark.from_json(m) for m in state.marks]
     return Board(width=int(state.options["width"]), height=int(state.options["height"]),
                  terrain={sq.name: kind for sq, kind in sorted(state.terrain.items())},
                  pieces=pieces, marks=marks, legend=dict(LEGEND), sides=list(state.players))

@@ -13,10 +13,8 @@ from engine.contract import (
     COMMON_OPTIONS,
     JSON,
     Board,
-    Mark,
     Options,
     OptionSpec,
-    Piece,
     PlayerId,
     Resolution,
     RulesetInfo,
@@ -24,10 +22,11 @@ from engine.contract import (
 from engine.dice import Dice
 from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
 from engine.rulesets.jep1 import bot, forces, legal, orders, progress
-from engine.rulesets.jep1.initiative import acting_order, first_round_order, keep_roll_offs
+from engine.rulesets.jep1.board import board
+from engine.rulesets.jep1.initiative import first_round_order, keep_roll_offs
 from engine.rulesets.jep1.resolve import resolve_round
 from engine.rulesets.jep1.state import JepState
-from engine.rulesets.jep1.terrain import LEGEND, WALL, place_walls
+from engine.rulesets.jep1.terrain import place_walls
 from engine.turns import StandingRuleset, StandingWords
 
 JEP1_OPTIONS: tuple[OptionSpec, ...] = (
@@ -104,22 +103,7 @@ class Jep1Ruleset(StandingRuleset[JepState]):
         return resolve_round(state, given, dice)
 
     def board(self, state: JepState) -> Board:
-        place = {uid: n for n, uid in enumerate(acting_order(state.units, state.round, state.first), 1)}
-        pieces = [
-            Piece(id=u.id, square=u.at.name, side=u.side, kind="unit", label=u.id, health=u.H,
-                  max_health=u.max_h,
-                  note=f"{u.kind} {u.stat_line()}; skills: "
-                       + (", ".join(f"{k} {u.uses[k]}" for k in u.skills) or "none")
-                       + (f"; guard: {', '.join(u.guard)}" if u.guard else "")
-                       + (" (always)" if u.guard and u.guard_when == "always" else "")
-                       + (f"; strikes back with: {', '.join(u.strike)}" if u.strike else "")
-                       + f"; acts #{place[u.id]} in round {state.round}")
-            for u in state.living()
-        ]
-        marks = [Mark(m["kind"], tuple(m["squares"]), m["side"]) for m in state.marks]
-        terrain = {sq.name: WALL for sq in state.walls}
-        return Board(int(state.options["width"]), int(state.options["height"]), terrain, pieces, marks,
-                     dict(LEGEND) if terrain else {}, list(state.players))
+        return board(state)
 
     def dump(self, state: JepState) -> JSON:
         return state.to_json()

@@ -10,10 +10,8 @@ from engine.contract import (
     COMMON_OPTIONS,
     JSON,
     Board,
-    Mark,
     Options,
     OptionSpec,
-    Piece,
     PlayerId,
     Resolution,
     RulesetInfo,
@@ -23,6 +21,7 @@ from engine.orders import Order, Verb, parse_order_text
 from engine.turns import StandingRuleset, StandingWords
 
 from . import forces
+from .board import board
 from .bot import greedy_orders
 from .house import EFFECTS, check_option, type_table
 from .orders import VERBS, OrderPlan, check_order, legal_orders, set_problems
@@ -44,9 +43,6 @@ UNIVERSAL_OPTIONS: tuple[OptionSpec, ...] = (
                "and rough squares (1.5 to enter); scattered: walls and rough squares placed by "
                "the setup dice", kind="choice", choices=("open", "ruins", "scattered")),
 )
-
-
-TERRAIN_LEGEND = {"wall": "cannot be entered", "rough": "costs 1.5 squares to enter"}
 
 
 class UniversalRuleset(StandingRuleset[State]):
@@ -100,18 +96,7 @@ class UniversalRuleset(StandingRuleset[State]):
         return Resolution(new, events, list(dice.rolls))
 
     def board(self, state: State) -> Board:
-        pieces = [
-            Piece(id=u.id, square=u.square.name, side=u.side, kind="token" if u.token else "unit",
-                  label=u.id, health=u.ep, max_health=u.max_ep,
-                  note=", ".join(t.capitalize() for t in u.types) + ("; " if u.types else "")
-                  + f"{u.ep}/{state.power(u)}/{state.defence(u)}")
-            for u in state.units.values()
-        ]
-        marks = [Mark(m["kind"], tuple(m["squares"]), m.get("side")) for m in state.marks]
-        legend = {k: TERRAIN_LEGEND[k] for k in sorted(set(state.terrain.values()))
-                  if k in TERRAIN_LEGEND}
-        return Board(int(state.options["width"]), int(state.options["height"]), dict(state.terrain),
-                     pieces, marks, legend, list(state.seats))
+        return board(state)
 
     def dump(self, state: State) -> JSON:
         return state.to_json()
