@@ -30,7 +30,8 @@ pytest: venv
 
 test: lint typecheck pytest
 
-# Benchmarks (docs/performance.md): uses the local PostgreSQL and Redis, about 6 minutes.
+# Benchmarks (docs/performance.md): uses the local PostgreSQL and Redis, about 12 minutes; first the
+# side-by-side table with boardgame.io (its harness: --peer DIR or DICEPOST_PEER_DIR, skipped when absent).
 # Sizes as flags, e.g. make bench BENCH_ARGS="--games 50 --seconds 60" (python -m bench --help).
 bench: venv
 	$(BIN)/python -m bench $(BENCH_ARGS)

@@ -1,4 +1,5 @@
-"""`python -m bench` (`make bench`): floor, engine, full stack, embedded default and capacity in one go.
+"""`python -m bench` (`make bench`): side by side with boardgame.io, floor, engine, full stack, embedded
+default and capacity in one go.
 
 Every size is a flag; the default run takes about six minutes on 2 cores. Results print
 as text (and optionally as JSON and as Markdown for docs/performance.md).
@@ -12,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-PARTS = ("floor", "engine", "full", "embedded", "capacity")
+PARTS = ("peer", "floor", "engine", "full", "embedded", "capacity")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -48,6 +49,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="web floor and capacity: concurrent connections of the load generator")
     p.add_argument("--capacity-timeout", type=float, default=180,
                    help="capacity: at most this long for the R rounds to be resolved")
+    p.add_argument("--peer", metavar="DIR",
+                   help="peer: the boardgame.io harness's folder (default: $DICEPOST_PEER_DIR, else "
+                        "../shared/peers/boardgameio next to the checkout); skipped when absent")
+    p.add_argument("--peer-games", type=int, default=200, help="peer: matches played")
+    p.add_argument("--peer-turns", type=int, default=50, help="peer: turns per match")
+    p.add_argument("--peer-clients", default="200,16",
+                   help="peer: comma-separated concurrencies, each run by the peer and by dicepost")
     p.add_argument("--json", type=Path, help="also write the results as JSON here")
     p.add_argument("--markdown", type=Path, help="also write the report as Markdown here")
     return p.parse_args(argv)
@@ -65,6 +73,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         rounds=args.capacity_rounds, seconds=args.capacity_seconds, clients=args.capacity_clients,
         tool=args.client, players=args.players, emails=not args.no_email, timeout=args.capacity_timeout,
         floor_seconds=args.web_floor_seconds)
+    if "peer" in parts:
+        from bench import peer
+
+        peer_spec = peer.PeerSpec(games=args.peer_games, turns=args.peer_turns,
+                                  concurrencies=tuple(int(c) for c in args.peer_clients.split(",")))
+        results["peer"] = peer.run(sizes, capacity_spec, args.peer, peer_spec)
     if "floor" in parts:
         from bench import floor
 

@@ -172,28 +172,38 @@ def hammered(stack: Stack, requests: list[hammer.Request], spec: CapacitySpec, t
 
 
 # -- the web floor --------------------------------------------------------------------------
-def web_floor(sizes: FullSizes, spec: CapacitySpec) -> dict[str, Any]:
-    """bench/floorapp.py under gunicorn as the stack runs it: GET /ping and PUT /update."""
+def floor_stack(exits: ExitStack, sizes: FullSizes) -> Stack:
+    """bench/floorapp.py under gunicorn as the stack runs it, on a private database, until exits close."""
     from bench.floorapp import prepare
 
+    url = exits.enter_context(private_database("webfloor"))
+    prepare(url)
+    workdir = Path(exits.enter_context(tempfile.TemporaryDirectory(prefix="dicepost-bench-")))
+    port = stacks.free_port()
+    env = stacks.base_env(port)
+    env["BENCH_FLOOR_DATABASE_URL"] = url
+    stack = Stack("webfloor", port, env, workdir, url, database=url.rsplit("/", 1)[1])
+    exits.callback(stack.stop)
+    stack.start("web", stacks.gunicorn("bench.floorapp:create_app()", port, sizes))
+    stacks.wait_http(stack, path="/ping")
+    return stack
+
+
+def floor_update(stack: Stack, spec: CapacitySpec, tool: str) -> dict[str, Any]:
+    return hammered(stack, [hammer.Request("PUT", "/update", "{}")], spec, tool, spec.floor_seconds,
+                    f"web floor PUT /update, {spec.clients} connections")
+
+
+def web_floor(sizes: FullSizes, spec: CapacitySpec) -> dict[str, Any]:
+    """The floor app: GET /ping and PUT /update."""
     tool = hammer.choose_tool(spec.tool)
     with ExitStack() as exits:
-        url = exits.enter_context(private_database("webfloor"))
-        prepare(url)
-        workdir = Path(exits.enter_context(tempfile.TemporaryDirectory(prefix="dicepost-bench-")))
-        port = stacks.free_port()
-        env = stacks.base_env(port)
-        env["BENCH_FLOOR_DATABASE_URL"] = url
-        stack = Stack("webfloor", port, env, workdir, url, database=url.rsplit("/", 1)[1])
-        exits.callback(stack.stop)
-        stack.start("web", stacks.gunicorn("bench.floorapp:create_app()", port, sizes))
-        stacks.wait_http(stack, path="/ping")
+        stack = floor_stack(exits, sizes)
         out: dict[str, Any] = {"tool": tool, "load_before": loadavg(),
                                "gunicorn": f"-w {sizes.web_workers} -k gthread --threads {sizes.web_threads}"}
         out["ping"] = hammered(stack, [hammer.Request("GET", "/ping")], spec, tool, spec.floor_seconds,
                                "web floor GET /ping")
-        out["update"] = hammered(stack, [hammer.Request("PUT", "/update", "{}")], spec, tool,
-                                 spec.floor_seconds, "web floor PUT /update")
+        out["update"] = floor_update(stack, spec, tool)
     return out
 
 

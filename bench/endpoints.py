@@ -63,13 +63,25 @@ def play_round(meter: Meter, client: Any, gid: str, tokens: list[str], rng: rand
     return int(game["round"])
 
 
-def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
+def metered_app(url: str, meter: Meter) -> Any:
+    """The service in-process on a migrated database, its SQL statements counted by meter."""
     from sqlalchemy import event
 
-    from service import create_app, rounds, tasks
+    from service import create_app
+    from service.db import engine_of
+    from service.migrate import upgrade
+
+    app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "SECRET_KEY": "bench",
+                      "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off"})
+    upgrade(engine_of(app))
+    event.listen(engine_of(app), "before_cursor_execute", meter.on_statement)
+    return app
+
+
+def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
+    from service import rounds, tasks
     from service.db import engine_of, session_scope
     from service.mail.outbox import deliver
-    from service.migrate import upgrade
 
     ready: list[tuple[str, int]] = []
     mail: list[int] = []
@@ -81,10 +93,7 @@ def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
     tasks.send = caught
     meter = Meter()
     with private_database("endpoints") as url:
-        app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "SECRET_KEY": "bench",
-                          "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off"})
-        upgrade(engine_of(app))
-        event.listen(engine_of(app), "before_cursor_execute", meter.on_statement)
+        app = metered_app(url, meter)
         client = app.test_client()
         rng = random.Random(1)
         bar = Progress("endpoints", games * rounds_)

@@ -187,6 +187,65 @@ def capacity_text(results: dict[str, Any], md: bool) -> str:
     return f"{about}\n\n{submissions}\n\n{resolution}"
 
 
+def _server_ms(cpu_ms: dict[str, float]) -> float:
+    """A request's server CPU: the web processes and their PostgreSQL backends."""
+    return cpu_ms.get("web", 0.0) + cpu_ms.get("postgres", 0.0)
+
+
+def _ratio(ours: float | None, theirs: float | None) -> str:
+    return f"{ours / theirs:.2f}×" if ours is not None and theirs else "-"
+
+
+def peer_rows(peer: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for run in peer["runs"]:
+        c, bg, dp, fl = run["clients"], run["peer"], run["dicepost"], run["floor"]
+        bg_cpu, dp_cpu, fl_cpu = (bg["server_cpu_ms_per_move"], _server_ms(dp["cpu_ms_per_ok"]),
+                                  _server_ms(fl["cpu_ms_per_ok"]))
+        rows += [
+            [f"turns accepted per second, {c} at once", f"{bg['moves_per_s']:,.0f} moves/s",
+             f"{dp['ok_per_s']:,.0f} submissions/s", _ratio(dp["ok_per_s"], bg["moves_per_s"]),
+             f"{fl['ok_per_s']:,.0f}/s"],
+            [f"answer ms p50 / p99, {c} at once", f"{bg['p50_ms']:,.0f} / {bg['p99_ms']:,.0f}",
+             f"{dp['p50_ms']:,.0f} / {dp['p99_ms']:,.0f}", _ratio(dp["p99_ms"], bg["p99_ms"]) + " (p99)",
+             f"{fl['p50_ms']:,.0f} / {fl['p99_ms']:,.0f}"],
+            [f"server CPU ms per turn, {c} at once", f"{bg_cpu:.2f}" if bg_cpu is not None else "-",
+             f"{dp_cpu:.2f} (web {dp['cpu_ms_per_ok'].get('web', 0):.2f} + PostgreSQL "
+             f"{dp['cpu_ms_per_ok'].get('postgres', 0):.2f})", _ratio(dp_cpu, bg_cpu), f"{fl_cpu:.2f}"],
+            [f"errors, {c} at once", f"{bg['errors']}" + (" (timed out)" if bg["timed_out"] else ""),
+             _answers(dp), "", _answers(fl)],
+        ]
+    res = peer.get("resolution")
+    if res:
+        worker = res["cpu_ms_per_round"].get("worker", 0.0)
+        rows.append([f"rounds resolved per second, {res['workers']} workers", "(resolves inline)",
+                     f"{res['rounds_per_s']:,.0f}/s, {worker:.1f} ms worker CPU a round", "", ""])
+    mem = peer.get("memory") or []
+    if mem:
+        web = max((m for m in mem if m["role"] == "web"), key=lambda m: m["peak_rss_mb"], default=None)
+        bg_mb = max((r["peer"]["server_peak_rss_mb"] or 0 for r in peer["runs"]), default=0)
+        if web:
+            rows.append(["peak memory of a server process", f"{bg_mb:,.0f} MB",
+                         f"{web['peak_rss_mb']:,.0f} MB (web)", "", ""])
+    return rows
+
+
+def peer_text(results: dict[str, Any], md: bool) -> str:
+    peer = results["peer"]
+    if "skipped" in peer:
+        return f"skipped: {peer['skipped']}"
+    spec, v = peer["spec"], peer["versions"]
+    about = (f"boardgame.io {v['boardgame.io']} ({spec['storage']} storage, node {v['node']}, harness from "
+             f"{peer['where']}), {spec['games']} matches × {spec['turns']} turns, bare socket.io clients; "
+             "then dicepost's capacity submissions (seat 1 of 600 games replacing its orders, "
+             f"{peer['tool']}) and "
+             "the floor (a Flask app doing one single-row UPDATE under the same gunicorn) at the same "
+             "concurrency, in the same run. Server CPU: the peer's server less a setup-only run; dicepost's "
+             "and the floor's web processes and PostgreSQL backends.")
+    return about + "\n\n" + table(["figure", "boardgame.io", "dicepost", "dicepost ÷ boardgame.io",
+                                     "the floor of our stack"], peer_rows(peer), md)
+
+
 def targets_text(results: dict[str, Any], md: bool) -> str:
     rows = [[t, m, "met" if ok else "NOT met"] for t, m, ok in all_targets(results)]
     return table(["target", "measured", "status"], rows, md)
@@ -195,6 +254,8 @@ def targets_text(results: dict[str, Any], md: bool) -> str:
 def render(results: dict[str, Any], md: bool = False) -> str:
     parts = [facts_text(results["machine"])]
     head = (lambda s: f"### {s}") if md else (lambda s: f"== {s}")
+    if results.get("peer"):
+        parts += [head("Side by side with boardgame.io (same machine, same run)"), peer_text(results, md)]
     if results.get("floor"):
         parts += [head("Floor"), floor_text(results["floor"], md)]
     if results.get("engine"):

@@ -100,5 +100,36 @@ def service_targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
     return out
 
 
+CPU_PER_SUBMISSION_MS = 1.5
+ROUNDS_PER_S = 500
+
+
+def peer_targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """The targets judged against boardgame.io in the same run (bench.peer)."""
+    peer = results.get("peer")
+    if not peer or "skipped" in peer:
+        return []
+    out = []
+    for run in peer["runs"]:
+        c, bg, dp = run["clients"], run["peer"], run["dicepost"]
+        out.append((f"submissions/s ≥ boardgame.io FlatFile's moves/s, {c} at once",
+                    f"{dp['ok_per_s']:,.0f} vs {bg['moves_per_s']:,.0f} "
+                    f"({dp['ok_per_s'] / max(bg['moves_per_s'], 1e-9):.2f}×; stretch 1.5×)",
+                    dp["ok_per_s"] >= bg["moves_per_s"]))
+        out.append((f"p99 answer time ≤ boardgame.io's p99 move latency, {c} at once",
+                    f"{dp['p99_ms']:,.0f} ms vs {bg['p99_ms']:,.0f} ms", dp["p99_ms"] <= bg["p99_ms"]))
+    for run in peer["runs"]:
+        cpu = run["dicepost"]["cpu_ms_per_ok"]
+        ms = cpu.get("web", 0.0) + cpu.get("postgres", 0.0)
+        out.append((f"CPU per submission (web + PostgreSQL) ≤ {CPU_PER_SUBMISSION_MS} ms, "
+                    f"{run['clients']} at once",
+                    f"{ms:.2f} ms", ms <= CPU_PER_SUBMISSION_MS))
+    res = peer.get("resolution")
+    if res:
+        out.append((f"≥ {ROUNDS_PER_S} rounds resolved/s with 2 worker processes (run with {res['workers']})",
+                    f"{res['rounds_per_s']:,.0f}/s", res["rounds_per_s"] >= ROUNDS_PER_S))
+    return out
+
+
 def all_targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
-    return engine_targets(results) + service_targets(results)
+    return peer_targets(results) + engine_targets(results) + service_targets(results)

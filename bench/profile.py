@@ -1,0 +1,123 @@
+"""Where a submission's and a resolution's CPU goes: `python -m bench.profile`.
+
+In-process (Flask's test client, no HTTP server, no Celery) on a private PostgreSQL
+database, shaped like the capacity run: G two-player universal games with mail
+addresses, seat 1 of each has sent its orders once. Then N PUTs of seat 1's orders spread
+over the G games (the working set) run under cProfile; then seat 2 sends its orders in
+every game and the G ready rounds are resolved under cProfile. Prints CPU ms per call,
+SQL statements per call and the functions that take the most of it (cumulative).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import random
+import time
+from typing import Any
+
+from bench.client import Api
+from bench.endpoints import Meter, metered_app
+from bench.load import send_orders
+from bench.pgdb import private_database
+from bench.progress import Progress
+
+
+class TestApi(Api):
+    """bench.client.Api's call() over Flask's test client (bench.load.send_orders speaks to either)."""
+
+    def __init__(self, client: Any) -> None:  # no connection of its own
+        self.client = client
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        r = self.client.open(path, method=method, json=body, headers=headers)
+        return r.status_code, r.get_json()
+
+
+def top(profile: cProfile.Profile, calls: int, limit: int) -> str:
+    """The `limit` functions with the most cumulative time, in ms per call of the operation."""
+    stats = pstats.Stats(profile, stream=io.StringIO())
+    rows = []
+    for (path, line, name), (_cc, _nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        where = path.split("/site-packages/")[-1].split("/dicepost/")[-1]
+        rows.append((ct, tt, f"{where}:{line}({name})"))
+    rows.sort(reverse=True)
+    return "\n".join(f"{1000 * ct / calls:8.3f} {1000 * tt / calls:8.3f}  {what}"
+                     for ct, tt, what in rows[:limit])
+
+
+def run(games: int, puts: int, limit: int) -> None:
+    from service import rounds, tasks
+    from service.db import engine_of, session_scope
+
+    ready: list[tuple[str, int]] = []
+
+    def caught(app: object, work: tasks.Outgoing) -> None:
+        ready.extend(work.rounds)
+
+    tasks.send = caught
+    meter = Meter()
+    with private_database("profile") as url:
+        app = metered_app(url, meter)
+        client = app.test_client()
+        api = TestApi(client)
+        rng = random.Random(1)
+        prepared: list[tuple[str, list[str], int, dict[str, Any]]] = []
+        bar = Progress("profile: games", games)
+        for g in range(games):
+            seats = [{"name": n, "email": f"{n}.{g}@example.com"} for n in ("p1", "p2")]
+            created = client.post("/api/games", json={"ruleset": "universal", "seats": seats}).get_json()
+            gid = created["id"]
+            tokens = [client.post(f"/api/games/{gid}/join", json={"invite_token": s["invite_token"]})
+                      .get_json()["player_token"] for s in created["seats"]]
+            number, lines = send_orders(api, gid, tokens[0], None, rng)
+            body = {"round": number, "orders": "\n".join(lines)}
+            prepared.append((gid, tokens, number, body))
+            bar.advance()
+        bar.close()
+
+        profile = cProfile.Profile(time.process_time)
+        t0 = time.process_time()
+        for i in range(puts):
+            gid, tokens, _number, body = prepared[i % games]
+            headers = {"Authorization": f"Bearer {tokens[0]}"}
+            profile.enable()
+            r = meter.time("PUT orders", client.put, f"/api/games/{gid}/orders", json=body, headers=headers)
+            profile.disable()
+            assert r.status_code == 200, r.get_json()
+        print(f"PUT orders: {1000 * (time.process_time() - t0) / puts:.2f} ms CPU a call (profiled), "
+              f"{meter.statements['PUT orders'] / puts:.1f} statements\n"
+              "  cum ms   own ms  function (per PUT)")
+        print(top(profile, puts, limit))
+
+        for gid, tokens, number, _body in prepared:
+            send_orders(api, gid, tokens[1], number, rng)
+        profile = cProfile.Profile(time.process_time)
+        count = len(ready)
+        with app.app_context():
+            while ready:
+                with session_scope() as session:
+                    profile.enable()
+                    meter.time("resolve", rounds.resolve_round, session, *ready.pop())
+                    profile.disable()
+        print(f"\nresolve: {1000 * meter.cpu['resolve'] / max(count, 1):.2f} ms CPU a round (profiled), "
+              f"{meter.statements['resolve'] / max(count, 1):.1f} statements, {count} rounds\n"
+              "  cum ms   own ms  function (per round)")
+        print(top(profile, max(count, 1), limit))
+        engine_of(app).dispose()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.profile", description=__doc__)
+    p.add_argument("--games", type=int, default=600)
+    p.add_argument("--puts", type=int, default=2000)
+    p.add_argument("--limit", type=int, default=45, help="functions listed per operation")
+    args = p.parse_args()
+    run(args.games, args.puts, args.limit)
+
+
+if __name__ == "__main__":
+    main()
