@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from engine.dice import Dice, Roll
+from engine.forcespec import ForceSpec
 from engine.looks import ARROWS, PLAIN_ARROW, PLAIN_PIECE, MarkLook, PieceLook, arrow_look
 from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
 
@@ -240,8 +241,19 @@ class Ruleset(ABC, Generic[S]):
         return out
 
     @abstractmethod
+    def force_spec(self, options: Options) -> ForceSpec:
+        """The fields of a force in this game (engine.forcespec): what validate_force reads
+        it with and what force_schema publishes."""
+
+    def force_schema(self, options: Options) -> JSON:
+        """A JSON Schema of a force in this game, for a force-builder form (the checks
+        beyond its fields, such as the budget, are named in its description)."""
+        return self.force_spec(options).schema()
+
+    @abstractmethod
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
-        """Every reason this force is refused; empty when it is fine."""
+        """Every reason this force is refused; empty when it is fine: what force_spec
+        refuses, then the ruleset's own checks on the force it read."""
 
     @abstractmethod
     def default_force(self, seat: int, options: Options) -> JSON:

@@ -151,6 +151,9 @@ def test_join_refusals(app: Flask, client: Any) -> None:
         assert r.status_code == 422 and r.json["field"] == "entropy", bad
     r = client.post(url, json={"invite_token": alice["invite_token"], "force": {"units": "many"}})
     assert r.status_code == 422 and r.json["field"] == "force"
+    assert r.json["error"] == "force refused: units must be a list of at least 1 unit"
+    r = client.post(url, json={"invite_token": alice["invite_token"], "force": {"units": [{"pw": 0}]}})
+    assert r.status_code == 422 and r.json["error"] == "force refused: unit 1: Pw must be between 1 and 30, not 0"
     r = client.post(url, json={"invite_token": alice["invite_token"], "force": [1]})
     assert r.status_code == 422 and r.json["field"] == "force"
     assert counts(app) == before

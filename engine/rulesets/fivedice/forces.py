@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from engine.rulesets.fivedice.sheet import Sheet, read_sheet
+from engine.forcespec import Choice, Either, Field, ForceSpec, Items, Shape
+from engine.rulesets.fivedice.sheet import Sheet, sheet_from, sheet_shape
 from engine.rulesets.fivedice.terrain import zone_capacity
 
 DEFAULT_FORCE = ("knight", "soldier", "archer", "mage")
@@ -25,48 +26,40 @@ def _load_presets() -> dict[str, Sheet]:
         if name.startswith("_"):
             continue
         errors: list[str] = []
-        sheet = read_sheet({**data, "name": name}, f"preset {name}", errors)
-        if sheet is None:
+        sheet = sheet_shape().read({**data, "name": name}, f"preset {name}", errors)
+        if errors:
             raise ValueError("roster.json: " + "; ".join(errors))
-        presets[name] = sheet
+        presets[name] = sheet_from(sheet)
     return presets
 
 
 PRESETS = _load_presets()
 
 
+def force_spec(options: Mapping[str, Any]) -> ForceSpec:
+    """The force's fields: presets or whole sheets, as many as a deployment zone holds;
+    the budget is a check."""
+    capacity = zone_capacity(int(options["width"]), int(options["height"]))
+    preset = Shape("a preset", (
+        Field("preset", Choice("preset", tuple(sorted(PRESETS)), "a sheet of data/roster.json",
+                               fold=True), required=True),
+    ))
+    unit = Either("a unit", (("preset", preset),), otherwise=sheet_shape())
+    return ForceSpec(Shape("a force", (
+        Field("units", Items("units", "unit", unit, capacity,
+                             why_max=f"the deployment zone of {capacity} squares"), required=True),
+    ), example='{"units": [{"preset": "knight"}]}'),
+        notes=(f"The force's cost must be within the budget of {options['points']} points.",))
+
+
 def read_force(force: Mapping[str, Any], options: Mapping[str, Any]) -> tuple[list[Sheet], list[str]]:
     """The sheets of a force and every reason to refuse it (empty when it is fine)."""
-    errors: list[str] = []
-    if not isinstance(force, Mapping):
-        return [], ["a force must be an object like {\"units\": [{\"preset\": \"knight\"}]}"]
-    for key in sorted(set(force) - {"units"}):
-        errors.append(f"unknown field {key!r} (a force has only \"units\")")
-    units = force.get("units")
-    if not isinstance(units, list) or not units:
-        return [], [*errors, "units must be a non-empty list"]
-    sheets: list[Sheet] = []
-    for n, entry in enumerate(units, start=1):
-        where = f"unit {n}"
-        if not isinstance(entry, Mapping):
-            errors.append(f"{where}: must be an object")
-        elif "preset" in entry:
-            preset = entry["preset"]
-            if set(entry) != {"preset"}:
-                errors.append(f"{where}: a preset entry has only the field \"preset\"")
-            elif not isinstance(preset, str) or preset.lower() not in PRESETS:
-                errors.append(f"{where}: unknown preset {preset!r} (known: {', '.join(sorted(PRESETS))})")
-            else:
-                sheets.append(PRESETS[preset.lower()])
-        else:
-            sheet = read_sheet(entry, where, errors)
-            if sheet is not None:
-                sheets.append(sheet)
-    capacity = zone_capacity(int(options["width"]), int(options["height"]))
-    if len(units) > capacity:
-        errors.append(f"{len(units)} units do not fit the deployment zone of {capacity} squares")
+    value, errors = force_spec(options).read(force)
+    if errors:
+        return [], errors
+    sheets = [PRESETS[u["preset"]] if "preset" in u else sheet_from(u) for u in value["units"]]
     total = sum(s.cost for s in sheets)
-    if not errors and total > int(options["points"]):
+    if total > int(options["points"]):
         costs = ", ".join(f"{s.name} {s.cost}" for s in sheets)
         errors.append(f"the force costs {total} points ({costs}), over the budget of {options['points']}")
     return sheets, errors

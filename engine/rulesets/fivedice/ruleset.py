@@ -19,11 +19,12 @@ from engine.contract import (
     UnitId,
 )
 from engine.dice import Dice
+from engine.forcespec import ForceSpec
 from engine.orders import Order, OrderError, OrderErrors, parse_order_text
 from engine.rulesets.fivedice import board as board_view
 from engine.rulesets.fivedice.allocation import DEFAULT_POLICY
 from engine.rulesets.fivedice.bot import bot_lines
-from engine.rulesets.fivedice.forces import default_force, read_force
+from engine.rulesets.fivedice.forces import default_force, force_spec, read_force
 from engine.rulesets.fivedice.legal import legal_lines
 from engine.rulesets.fivedice.orders import VERBS, check_order, check_order_set
 from engine.rulesets.fivedice.resolve import resolve_round
@@ -54,6 +55,9 @@ class FivediceRuleset(StandingRuleset[GameState]):
         seed="Combat System with miniatures",
     )
     verbs = VERBS
+
+    def force_spec(self, options: Options) -> ForceSpec:
+        return force_spec(self.options(options))
 
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
         return read_force(force, self.options(options))[1]

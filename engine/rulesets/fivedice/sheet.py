@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.forcespec import Choice, Field, Names, Shape, Text, Whole
 from engine.rulesets.fivedice.gear import GEAR, NO_GEAR_SPEED, Armor
 
 # stat → (lowest, highest, points per point). Our cost table: the seed has no point-buy.
@@ -25,7 +26,6 @@ STATS: dict[str, tuple[int, int, int]] = {
 MAX_WEAPONS = 3
 MAX_SPELLS = 3
 MAX_ITEMS = 5
-SHEET_KEYS = frozenset([*STATS, "weapons", "armor", "spells", "items", "name"])
 
 
 @dataclass(frozen=True)
@@ -83,47 +83,31 @@ class Sheet:
                    s["armor"], tuple(s["spells"]), tuple(s["items"]))
 
 
-def _names(data: Mapping[str, Any], key: str, known: Mapping[str, object], most: int,
-           where: str, errors: list[str], unique: bool = True) -> tuple[str, ...]:
-    raw = data.get(key, [])
-    if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
-        errors.append(f"{where}: {key} must be a list of names")
-        return ()
-    names = tuple(n.lower() for n in raw)
-    if len(names) > most:
-        errors.append(f"{where}: at most {most} {key}")
-    for n in names:
-        if n not in known:
-            errors.append(f"{where}: unknown {key[:-1]} {n!r} (known: {', '.join(sorted(known))})")
-    if unique and len(set(names)) != len(names):
-        errors.append(f"{where}: {key} are listed twice")
-    return names
+STAT_DOCS = {"attack": "added to the attack die", "initiative": "added to the initiative die",
+             "defence": "added to the defence die", "skill": "how far dice may be shifted",
+             "movement": "squares a move (up to 3 x, paid with actions)", "life": "life points"}
 
 
-def read_sheet(data: Mapping[str, Any], where: str, errors: list[str]) -> Sheet | None:
-    """A custom sheet from force JSON; appends every problem (naming `where`) to errors."""
-    before = len(errors)
-    for key in sorted(set(data) - SHEET_KEYS):
-        errors.append(f"{where}: unknown field {key!r}")
-    values: dict[str, int] = {}
-    for stat, (low, high, _) in STATS.items():
-        v = data.get(stat)
-        if isinstance(v, bool) or not isinstance(v, int):
-            errors.append(f"{where}: {stat} must be a whole number from {low} to {high}")
-        elif not low <= v <= high:
-            errors.append(f"{where}: {stat} {v} is outside {low} to {high}")
-        else:
-            values[stat] = v
-    weapons = _names(data, "weapons", GEAR.weapons, MAX_WEAPONS, where, errors)
-    spells = _names(data, "spells", GEAR.spells, MAX_SPELLS, where, errors)
-    items = _names(data, "items", GEAR.items, MAX_ITEMS, where, errors, unique=False)
-    armor = data.get("armor")
-    if armor is not None and (not isinstance(armor, str) or armor.lower() not in GEAR.armor):
-        errors.append(f"{where}: unknown armor {armor!r} (known: {', '.join(sorted(GEAR.armor))})")
-    name = data.get("name", "custom")
-    if not isinstance(name, str) or not 1 <= len(name) <= 30:
-        errors.append(f"{where}: name must be text of 1 to 30 characters")
-    if len(errors) > before:
-        return None
-    return Sheet(name=str(name), weapons=weapons, spells=spells, items=items,
-                 armor=armor.lower() if isinstance(armor, str) else None, **values)
+def sheet_shape() -> Shape:
+    """A custom sheet's fields in force JSON (the presets in data/roster.json too)."""
+    def names(label: str, item: str, known: Mapping[str, object], most: int, unique: bool = True) -> Names:
+        return Names(label, item, tuple(sorted(known)), most, unique=unique)
+
+    return Shape("a sheet", (
+        Field("name", Text("name", 30, 1, "what the player calls the unit"), "custom"),
+        *(Field(stat, Whole(stat, low, high, f"{STAT_DOCS[stat]}; {per} points a point"),
+                required=True)
+          for stat, (low, high, per) in STATS.items()),
+        Field("weapons", names("weapons", "weapon", GEAR.weapons, MAX_WEAPONS), []),
+        Field("armor", Choice("armor", tuple(sorted(GEAR.armor)), fold=True), nullable=True),
+        Field("spells", names("spells", "spell", GEAR.spells, MAX_SPELLS), []),
+        Field("items", names("items", "item", GEAR.items, MAX_ITEMS, unique=False), []),
+    ), example='{"preset": "knight"}', title_key="name")
+
+
+def sheet_from(value: Mapping[str, Any]) -> Sheet:
+    """The Sheet of a sheet sheet_shape() has read."""
+    return Sheet(name=str(value["name"]), attack=value["attack"], initiative=value["initiative"],
+                 defence=value["defence"], skill=value["skill"], movement=value["movement"],
+                 life=value["life"], weapons=tuple(value["weapons"]), armor=value["armor"],
+                 spells=tuple(value["spells"]), items=tuple(value["items"]))

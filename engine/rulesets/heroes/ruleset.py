@@ -19,6 +19,7 @@ from engine.contract import (
     UnitId,
 )
 from engine.dice import Dice
+from engine.forcespec import Choice, Field, ForceSpec, Shape
 from engine.grid import Square, direction_between
 from engine.orders import Order, Verb
 from engine.rulesets.heroes import bot, cards, decks, orders
@@ -49,7 +50,6 @@ HEROES_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("civvies_to_win", 10, "civvies a hero must save (with its Nemesis captured) to win",
                minimum=1, maximum=50),
 )
-FORCE_KEYS = ("hero", "tile")
 
 
 class HeroesRuleset(RoundsRuleset[HeroesState]):
@@ -74,16 +74,16 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
         return opts
 
     # -- forces -------------------------------------------------------------------
+    def force_spec(self, options: Options) -> ForceSpec:
+        return ForceSpec(Shape("a force", (
+            Field("hero", Choice("hero", tuple(cards.heroes()), "the hero card you play"),
+                  required=True),
+            Field("tile", Choice("tile", tuple(tiles()), "the city tile of your corner "
+                                 "(left out: one nobody chose)"), nullable=True),
+        ), example='{"hero": "zenith", "tile": "downtown"}'))
+
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
-        problems = [f"unknown field {k!r} (a force has: {', '.join(FORCE_KEYS)})"
-                    for k in force if k not in FORCE_KEYS]
-        hero = force.get("hero")
-        if hero not in cards.heroes():
-            problems.append(f"hero {hero!r} is not one of {', '.join(cards.heroes())}")
-        tile = force.get("tile")
-        if tile is not None and tile not in tiles():
-            problems.append(f"tile {tile!r} is not one of {', '.join(tiles())}")
-        return problems
+        return self.force_spec(options).read(force)[1]
 
     def default_force(self, seat: int, options: Options) -> JSON:
         return {"hero": list(cards.heroes())[seat % len(cards.heroes())],

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from engine.forcespec import Choice, Either, Field, ForceSpec, Items, Names, Shape, Whole
 from engine.grid import Square
 from engine.rulesets.jep1.costs import LIMITS, unit_cost
 from engine.rulesets.jep1.skills import SKILLS
@@ -26,6 +27,9 @@ from engine.rulesets.jep1.units import DEFAULT_REACH, Unit
 
 MAX_UNITS = 16
 DEPLOY_ROWS = 2  # each side starts on the two rows at its own edge
+STAT_DOCS = {"I": "initiative: acting order, dice against shots", "M": "melee dice and bonus",
+             "R": "ranged dice and bonus", "S": "strength", "T": "toughness", "A": "armor",
+             "H": "health", "reach": "range of its shots in squares"}
 
 
 def _load_roster() -> dict[str, dict[str, Any]]:
@@ -45,93 +49,53 @@ def max_units(options: Mapping[str, Any]) -> int:
     return min(MAX_UNITS, DEPLOY_ROWS * int(options["width"]))
 
 
-def _entry_line(entry: Any, where: str, errors: list[str]) -> tuple[str, dict[str, int], list[str]] | None:
-    """(kind, stats, skills) of one force entry, or None after adding its errors."""
-    if isinstance(entry, str):
-        entry = {"preset": entry}
-    if not isinstance(entry, Mapping):
-        errors.append(f"{where}: must be a roster name or an object with preset or stats")
-        return None
-    unknown = set(entry) - {"preset", "stats", "skills"}
-    if unknown:
-        errors.append(f"{where}: unknown field {sorted(unknown)[0]!r} (fields: preset, stats, skills)")
-        return None
-    if ("preset" in entry) == ("stats" in entry):
-        errors.append(f"{where}: give either preset (a roster name) or stats, not both or neither")
-        return None
-    if "preset" in entry:
-        name = entry["preset"]
-        if not isinstance(name, str) or name not in ROSTER:
-            errors.append(f"{where}: {name!r} is not in the roster ({', '.join(sorted(ROSTER))})")
-            return None
-        kind, raw, default_skills = name, ROSTER[name], list(ROSTER[name]["skills"])
-    else:
-        kind, raw, default_skills = "custom", entry["stats"], []
-        if not isinstance(raw, Mapping):
-            errors.append(f"{where}: stats must be an object like {{\"I\": 2, \"M\": 2, ...}}")
-            return None
-    stats = _stats(raw, where, errors, roster=kind != "custom")
-    ok_skills = _skills(entry.get("skills", default_skills), where, errors)
-    if stats is None or ok_skills is None:
-        return None
-    return kind, stats, ok_skills
-
-
-def _stats(raw: Mapping[str, Any], where: str, errors: list[str], roster: bool) -> dict[str, int] | None:
-    stats: dict[str, int] = {}
-    extra = set(raw) - set(LIMITS) - ({"skills", "text"} if roster else set())
-    if extra:
-        errors.append(f"{where}: unknown stat {sorted(extra)[0]!r} (stats: {', '.join(LIMITS)})")
-        return None
-    for stat, (low, high) in LIMITS.items():
-        value = raw.get(stat, DEFAULT_REACH if stat == "reach" else None)
-        if value is None:
-            errors.append(f"{where}: stat {stat} is missing")
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            errors.append(f"{where}: stat {stat} must be a whole number from {low} to {high}, not {value!r}")
-            return None
-        stats[stat] = value
-    return stats
-
-
-def _skills(skills: Any, where: str, errors: list[str]) -> list[str] | None:
-    if not isinstance(skills, list) or not all(isinstance(s, str) for s in skills):
-        errors.append(f"{where}: skills must be a list of skill names")
-        return None
-    for s in skills:
-        if s not in SKILLS:
-            errors.append(f"{where}: there is no skill {s!r} (skills: {', '.join(sorted(SKILLS))})")
-            return None
-    if len(set(skills)) != len(skills):
-        errors.append(f"{where}: a skill is listed twice")
-        return None
-    return list(skills)
+def force_spec(options: Mapping[str, Any]) -> ForceSpec:
+    """The force's fields: units from the roster or stat lines; the budget is a check."""
+    skills = Names("skills", "skill", tuple(sorted(SKILLS)), len(SKILLS),
+                   "replace a preset's skills; data/skills.json says what each does",
+                   example='["shield"]')
+    stats = Shape("stats", tuple(
+        Field(stat, Whole(stat, low, high, STAT_DOCS[stat]),
+              DEFAULT_REACH if stat == "reach" else None, required=stat != "reach")
+        for stat, (low, high) in LIMITS.items()), example='{"I": 2, "M": 2, ...}')
+    preset = Shape("a roster unit", (
+        Field("preset", Choice("preset", tuple(sorted(ROSTER)), "a roster name"), required=True),
+        Field("skills", skills),
+    ))
+    custom = Shape("a custom unit", (
+        Field("stats", stats, required=True),
+        Field("skills", skills, []),
+    ))
+    unit = Either("a unit", (("preset", preset), ("stats", custom)), bare="preset")
+    limit = max_units(options)
+    return ForceSpec(Shape("a force", (
+        Field("units", Items("units", "unit", unit, limit,
+                             why_max=f"two rows a side on a {options['width']}-wide grid"),
+              required=True),
+    ), example='{"units": ["warrior"]}'),
+        notes=(f"The force's cost must be within the budget of {options['points']} points.",))
 
 
 def force_lines(force: Mapping[str, Any], options: Mapping[str, Any]
                 ) -> tuple[list[tuple[str, dict[str, int], list[str]]], list[str]]:
     """Every unit's (kind, stats, skills) and every reason the force is refused."""
-    errors: list[str] = []
-    units = force.get("units") if isinstance(force, Mapping) else None
-    if not isinstance(units, list) or not units:
-        return [], ["a force is {\"units\": [...]} with at least one unit"]
-    extra = set(force) - {"units"}
-    if extra:
-        errors.append(f"unknown force field {sorted(extra)[0]!r} (only units)")
-    limit = max_units(options)
-    if len(units) > limit:
-        errors.append(f"{len(units)} units is too many: at most {limit} on a {options['width']}-wide grid")
+    value, errors = force_spec(options).read(force)
+    if errors:
+        return [], errors
     lines = []
-    for i, entry in enumerate(units, start=1):
-        line = _entry_line(entry, f"unit {i}", errors)
-        if line is not None:
-            lines.append(line)
-    if not errors:
-        total = sum(unit_cost(stats, skills) for _, stats, skills in lines)
-        if total > int(options["points"]):
-            costs = ", ".join(f"{k} {unit_cost(s, sk)}" for k, s, sk in lines)
-            errors.append(f"the force costs {total} points, over the budget of {options['points']} ({costs})")
+    for entry in value["units"]:
+        if "preset" in entry:
+            name = entry["preset"]
+            raw = ROSTER[name]
+            chosen = entry["skills"]
+            lines.append((name, {k: int(raw.get(k, DEFAULT_REACH)) for k in LIMITS},
+                          list(raw["skills"]) if chosen is None else chosen))
+        else:
+            lines.append(("custom", dict(entry["stats"]), entry["skills"]))
+    total = sum(unit_cost(stats, skills) for _, stats, skills in lines)
+    if total > int(options["points"]):
+        costs = ", ".join(f"{k} {unit_cost(s, sk)}" for k, s, sk in lines)
+        errors.append(f"the force costs {total} points, over the budget of {options['points']} ({costs})")
     return lines, errors
 
 

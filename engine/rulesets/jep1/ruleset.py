@@ -20,6 +20,7 @@ from engine.contract import (
     RulesetInfo,
 )
 from engine.dice import Dice
+from engine.forcespec import ForceSpec
 from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
 from engine.rulesets.jep1 import bot, forces, legal, orders, progress
 from engine.rulesets.jep1.board import board
@@ -55,6 +56,9 @@ class Jep1Ruleset(StandingRuleset[JepState]):
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
     words: ClassVar[StandingWords] = progress.WORDS
+
+    def force_spec(self, options: Options) -> ForceSpec:
+        return forces.force_spec(self.options(options))
 
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
         return forces.validate_force(force, self.options(options))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.contract import InvariantError
+from engine.forcespec import Field, ForceSpec, Items, Names, Shape, Text, Whole
 
 from .house import RANGE_EFFECTS, UnitType
 
@@ -25,7 +26,6 @@ BASE_EP, BASE_PW, BASE_D = 1, 1, 5
 MAX_UNITS = 40
 # Upper bounds keep a round's dice and a state's size small whatever the budget.
 MAX_EP, MAX_PW, MAX_D = 30, 30, 60
-UNIT_KEYS = frozenset({"name", "ep", "pw", "d", "types"})
 
 # Half points.
 BASIC_COST = 2  # "1/1/5 character - 1 point"
@@ -90,86 +90,55 @@ def points(half_points: int) -> str:
     return f"{whole}.5" if half else str(whole)
 
 
-def _stat(raw: Mapping[str, Any], key: str, default: int, low: int, high: int, label: str,
-          reasons: list[str]) -> int:
-    value = raw.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        reasons.append(f"{label}: {key} must be a whole number, not {value!r}")
-        return default
-    if not low <= value <= high:
-        reasons.append(f"{label}: {key} must be between {low} and {high}, not {value}")
-        return default
-    return value
-
-
-def parse_unit(raw: Any, index: int, reasons: list[str],
-               custom: Mapping[str, UnitType] | None = None) -> UnitSpec | None:
-    """One unit of a force; appends every problem to reasons (None when unusable).
-    `custom` holds the game's own unit types, usable beside the built-in ones."""
+def force_spec(custom: Mapping[str, UnitType] | None = None) -> ForceSpec:
+    """The force's fields; `custom` holds the game's own unit types, usable beside the
+    built-in ones. Defence levels, clashing range types and the budget are checks."""
     custom = custom or {}
     known = (*UNIT_TYPES, *custom)
-    label = f"unit {index + 1}"
-    if not isinstance(raw, Mapping):
-        reasons.append(f"{label}: must be an object like {{\"pw\": 2, \"types\": [\"runner\"]}}")
-        return None
-    name = raw.get("name", "")
-    if not isinstance(name, str) or len(name) > 40:
-        reasons.append(f"{label}: name must be text of at most 40 characters")
-        name = ""
-    label = f"{label} ({name})" if name else label
-    before = len(reasons)
-    unknown = sorted(set(map(str, raw)) - UNIT_KEYS)
-    if unknown:
-        reasons.append(f"{label}: unknown field {', '.join(unknown)} (fields: ep, pw, d, types, name)")
-    ep = _stat(raw, "ep", BASE_EP, BASE_EP, MAX_EP, label, reasons)
-    pw = _stat(raw, "pw", BASE_PW, BASE_PW, MAX_PW, label, reasons)
-    d = _stat(raw, "d", BASE_D, BASE_D, MAX_D, label, reasons)
-    if defence_cost(d - BASE_D) is None:
-        reasons.append(f"{label}: defence {d} (+{d - BASE_D}) cannot be bought: defence comes in "
-                       f"+2, +4, +6, +8, then every point from +9 (D 7, 9, 11, 13, 14, 15, ...)")
-    types_raw = raw.get("types", [])
-    types: list[str] = []
-    if not isinstance(types_raw, list) or not all(isinstance(t, str) for t in types_raw):
-        reasons.append(f"{label}: types must be a list of names like [\"runner\"]")
-    else:
-        for t in types_raw:
-            low = t.strip().lower()
-            if low not in known:
-                reasons.append(f"{label}: {t!r} is not a unit type ({', '.join(known)})")
-            elif low in types:
-                reasons.append(f"{label}: unit type {low} is given twice")
-            else:
-                types.append(low)
-        if len(types_raw) > 2:
-            reasons.append(f"{label}: a character has at most two unit types, not {len(types_raw)}")
-        ranged = [t for t in types if t == "mortar" or (
+
+    def ranged_clash(unit: dict[str, Any]) -> list[str]:
+        reasons = []
+        if defence_cost(unit["d"] - BASE_D) is None:
+            reasons.append(f"defence {unit['d']} (+{unit['d'] - BASE_D}) cannot be bought: defence "
+                           f"comes in +2, +4, +6, +8, then every point from +9 (D 7, 9, 11, 13, 14, "
+                           f"15, ...)")
+        ranged = [t for t in unit["types"] if t == "mortar" or (
             t in custom and any(k in custom[t].effects for k in RANGE_EFFECTS))]
         if len(ranged) > 1:
-            reasons.append(f"{label}: {' and '.join(ranged)} both set the attack range; "
-                           f"a character can have only one of them")
-    if len(reasons) > before:
-        return None
-    extra_cost = sum(2 * custom[t].cost for t in types if t in custom)
-    extra_ep = sum(custom[t].effects.get("endurance", 0) for t in types if t in custom)
-    return UnitSpec(name, ep, pw, d, tuple(types), extra_cost, extra_ep)
+            reasons.append(f"{' and '.join(ranged)} both set the attack range; a character can "
+                           f"have only one of them")
+        return reasons
+
+    unit = Shape("a unit", (
+        Field("name", Text("name", 40, doc="what the player calls the character"), ""),
+        Field("ep", Whole("EP", BASE_EP, MAX_EP, "endurance: the hits it takes"), BASE_EP),
+        Field("pw", Whole("Pw", BASE_PW, MAX_PW, "power, bought (a Mortar's +3 is its type's)"),
+              BASE_PW),
+        Field("d", Whole("D", BASE_D, MAX_D, "defence: 5, or 7, 9, 11, 13, then any from 14"),
+              BASE_D),
+        Field("types", Names("unit types", "unit type", known, 2, "at most two",
+                             example='["runner"]'), []),
+    ), example='{"pw": 2, "types": ["runner"]}', title_key="name", check=ranged_clash)
+    return ForceSpec(Shape("a force", (
+        Field("units", Items("units", "unit", unit, MAX_UNITS), required=True),
+    ), example='{"units": [...]}'), notes=("The army's cost must be within the game's budget.",))
 
 
 def parse_force(force: Any, custom: Mapping[str, UnitType] | None = None
                 ) -> tuple[list[UnitSpec], list[str]]:
     """The units of a force and every reason it is malformed (budget not checked)."""
-    reasons: list[str] = []
-    if not isinstance(force, Mapping):
-        return [], ["a force must be an object like {\"units\": [...]}"]
-    unknown = sorted(set(map(str, force)) - {"units"})
-    if unknown:
-        reasons.append(f"unknown field {', '.join(unknown)} (a force has only \"units\")")
-    raw_units = force.get("units")
-    if not isinstance(raw_units, list) or not raw_units:
-        return [], [*reasons, "a force needs a non-empty list \"units\""]
-    if len(raw_units) > MAX_UNITS:
-        return [], [*reasons, f"a force has at most {MAX_UNITS} units, not {len(raw_units)}"]
-    specs = [parse_unit(raw, i, reasons, custom) for i, raw in enumerate(raw_units)]
-    return [s for s in specs if s is not None], reasons
+    value, reasons = force_spec(custom).read(force)
+    if reasons:
+        return [], reasons
+    custom = custom or {}
+    specs = []
+    for unit in value["units"]:
+        types = tuple(unit["types"])
+        extra_cost = sum(2 * custom[t].cost for t in types if t in custom)
+        extra_ep = sum(custom[t].effects.get("endurance", 0) for t in types if t in custom)
+        specs.append(UnitSpec(unit["name"], unit["ep"], unit["pw"], unit["d"], types, extra_cost,
+                              extra_ep))
+    return specs, []
 
 
 def validate_force(force: Any, budget: int, custom: Mapping[str, UnitType] | None = None

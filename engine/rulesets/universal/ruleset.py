@@ -17,6 +17,7 @@ from engine.contract import (
     RulesetInfo,
 )
 from engine.dice import Dice
+from engine.forcespec import ForceSpec
 from engine.orders import Order, Verb, parse_order_text
 from engine.turns import StandingRuleset, StandingWords
 
@@ -60,6 +61,9 @@ class UniversalRuleset(StandingRuleset[State]):
     words: ClassVar[StandingWords] = StandingWords(
         last="{player} is the last side standing", none="no side is left standing",
         cap="the round limit of {max_rounds} was reached")
+
+    def force_spec(self, options: Options) -> ForceSpec:
+        return forces.force_spec(type_table(self.options(options)))
 
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
         return forces.validate_force(force, int(options.get("budget", 20)), type_table(options))

@@ -48,27 +48,28 @@ def test_over_budget_is_refused_with_the_costs() -> None:
 def test_every_bad_field_is_named() -> None:
     bad = {**SOLDIER, "skill": 6, "weapons": ["sword", "lance"], "armor": "tin", "colour": "red"}
     assert refusals({"units": [{"preset": "knight"}, bad]}) == [
-        "unit 2: unknown field 'colour'",
-        "unit 2: skill 6 is outside 0 to 5",
-        "unit 2: unknown weapon 'lance' (known: axe, crossbow, dagger, greatsword, longbow, "
+        "unit 2: unknown field colour (fields: name, attack, initiative, defence, skill, "
+        "movement, life, weapons, armor, spells, items)",
+        "unit 2: skill must be between 0 and 5, not 6",
+        "unit 2: 'lance' is not a weapon (axe, crossbow, dagger, greatsword, longbow, "
         "shortbow, spear, staff, sword)",
-        "unit 2: unknown armor 'tin' (known: chain, leather, plate)",
+        "unit 2: armor 'tin' is not one of chain, leather, plate",
     ]
 
 
 def test_unknown_preset_and_bad_shapes() -> None:
     assert refusals({"units": [{"preset": "dragon"}]}) == [
-        "unit 1: unknown preset 'dragon' (known: archer, brute, champion, knight, mage, scout, "
-        "soldier, spearman)"]
-    assert refusals({"units": []}) == ["units must be a non-empty list"]
+        "unit 1: preset 'dragon' is not one of archer, brute, champion, knight, mage, scout, "
+        "soldier, spearman"]
+    assert refusals({"units": []}) == ["units must be a list of at least 1 unit"]
     assert refusals({"units": ["knight"], "army": 1}) == [
-        "unknown field 'army' (a force has only \"units\")", "unit 1: must be an object"]
+        "unknown field army (a force has: units)", "unit 1: must be an object with preset, or a sheet"]
 
 
 def test_a_force_must_fit_its_deployment_zone() -> None:
     """Two rows of the board less the corners: 2 × (12 − 4) = 16 units on 12 × 12."""
     assert refusals({"units": [{"preset": "scout"}] * 17}, points=5000) == [
-        "17 units do not fit the deployment zone of 16 squares"]
+        "at most 16 units, not 17 (the deployment zone of 16 squares)"]
 
 
 def test_setup_deploys_units_with_side_letters_on_opposite_edges() -> None:
@@ -87,7 +88,7 @@ def test_setup_refuses_a_bad_force() -> None:
     with pytest.raises(ForceError) as err:
         RULES.setup(["ann", "ben"], {"ann": {"units": []}, "ben": RULES.default_force(1, OPTIONS)},
                     OPTIONS, ScriptedDice([]))
-    assert str(err.value) == "force of ann: units must be a non-empty list"
+    assert str(err.value) == "force of ann: units must be a list of at least 1 unit"
 
 
 def test_ruins_map_is_symmetric_and_leaves_the_deployment_zones_free() -> None:

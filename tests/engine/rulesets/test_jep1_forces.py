@@ -44,15 +44,15 @@ def test_over_budget_force_is_refused_with_its_cost():
 
 
 @pytest.mark.parametrize("force, message", [
-    ({}, "a force is {\"units\": [...]} with at least one unit"),
-    ({"units": ["dragon"]}, "unit 1: 'dragon' is not in the roster (archer, brute, knight, scout, warrior)"),
-    ({"units": ["scout", {"stats": {"I": 1}}]}, "unit 2: stat M is missing"),
+    ({}, "a force needs units"),
+    ({"units": ["dragon"]}, "unit 1: preset 'dragon' is not one of archer, brute, knight, scout, warrior"),
+    ({"units": ["scout", {"stats": {"I": 1}}]}, "unit 2: M is missing"),
     ({"units": [{"stats": {"I": 1, "M": 9, "R": 0, "S": 1, "T": 1, "A": 0, "H": 1}}]},
-     "unit 1: stat M must be a whole number from 1 to 6, not 9"),
-    ({"units": [{"preset": "scout", "skills": ["fly"]}]}, "unit 1: there is no skill 'fly'"),
-    ({"units": [{"preset": "scout", "stats": {}}]}, "unit 1: give either preset (a roster name) or stats"),
-    ({"units": [{"preset": "scout", "hat": 1}]}, "unit 1: unknown field 'hat'"),
-    ({"units": ["scout"] * 17}, "17 units is too many: at most 16 on a 12-wide grid"),
+     "unit 1: M must be between 1 and 6, not 9"),
+    ({"units": [{"preset": "scout", "skills": ["fly"]}]}, "unit 1: 'fly' is not a skill"),
+    ({"units": [{"preset": "scout", "stats": {}}]}, "unit 1: give preset or stats, not both"),
+    ({"units": [{"preset": "scout", "hat": 1}]}, "unit 1: unknown field hat (fields: preset, skills)"),
+    ({"units": ["scout"] * 17}, "at most 16 units, not 17 (two rows a side on a 12-wide grid)"),
 ])
 def test_bad_forces_are_refused_naming_the_unit_and_field(force, message):
     assert any(e.startswith(message) for e in RULES.validate_force(force, {"points": 5000})), \
@@ -60,7 +60,7 @@ def test_bad_forces_are_refused_naming_the_unit_and_field(force, message):
 
 
 def test_narrow_grid_limits_units_to_two_rows():
-    assert "9 units is too many: at most 8 on a 4-wide grid" in RULES.validate_force(
+    assert "at most 8 units, not 9 (two rows a side on a 4-wide grid)" in RULES.validate_force(
         {"units": ["scout"] * 9}, {"width": 4, "points": 5000})
 
 

@@ -93,21 +93,21 @@ def test_a_malformed_army_is_refused_with_every_reason():
         {"ep": 0},
     ]}
     assert RULES.validate_force(army, RULES.options({})) == [
-        "unit 1 (Tank): pw must be a whole number, not 'big'",
+        "unit 1 (Tank): Pw must be a whole number, not 'big'",
         "unit 2: defence 6 (+1) cannot be bought: defence comes in +2, +4, +6, +8, then every "
         "point from +9 (D 7, 9, 11, 13, 14, 15, ...)",
         "unit 3: 'flier' is not a unit type (mortar, runner, support, defender)",
         "unit 4: unit type runner is given twice",
-        "unit 5: a character has at most two unit types, not 3",
-        "unit 6: unknown field hp (fields: ep, pw, d, types, name)",
-        "unit 7: ep must be between 1 and 30, not 0",
+        "unit 5: at most 2 unit types, not 3",
+        "unit 6: unknown field hp (fields: name, EP, Pw, D, unit types (types))",
+        "unit 7: EP must be between 1 and 30, not 0",
     ]
 
 
 @pytest.mark.parametrize("force, reason", [
     ([], "a force must be an object like {\"units\": [...]}"),
-    ({}, "a force needs a non-empty list \"units\""),
-    ({"units": []}, "a force needs a non-empty list \"units\""),
+    ({}, "a force needs units"),
+    ({"units": []}, "units must be a list of at least 1 unit"),
     ({"units": [1]}, "unit 1: must be an object like {\"pw\": 2, \"types\": [\"runner\"]}"),
 ])
 def test_a_force_that_is_not_a_list_of_units_is_refused(force, reason):
