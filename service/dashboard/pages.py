@@ -37,7 +37,7 @@ from service.inputs import INT_MAX
 from service.mail.bounces import failing
 from service.models import Seat
 from service.seats import PREFS, mail_pref_choice, set_mail_pref
-from service.web.play import Sent, player_context, take_orders
+from service.web.play import Sent, player_context, sent_message, take_orders
 
 SESSION_KEY = "dashboard_email"
 
@@ -136,6 +136,7 @@ def play(seat_id: int) -> tuple[str, int]:
     db.expire_all()  # the orders may have set off the round's resolution: read the game afresh
     with db.begin():
         seat = _my_seat(seat_id)
-        return render_template("web/player.html", token=None, errors=sent.errors, message=sent.message,
-                               text=sent.text, form_action=url_for("dashboard.play", seat_id=seat_id),
+        return render_template("web/player.html", token=None, errors=sent.errors,
+                               message=sent_message(sent, seat.game), text=sent.text,
+                               form_action=url_for("dashboard.play", seat_id=seat_id),
                                **player_context(seat, sent)), sent.status

@@ -9,7 +9,7 @@ from typing import Any
 from flask import render_template, request, url_for
 
 from engine import find_ruleset
-from service import games, rounds
+from service import clock, games, rounds
 from service import jsonlimits as limited_json
 from service.db import get_session
 from service.errors import Invalid, OrdersRefused, ServiceError
@@ -19,6 +19,7 @@ from service.models import Game, Seat
 from service.render.grid_legend import natural_key
 from service.render.svg import board_caption, board_svg
 from service.submissions import latest_submissions
+from service.turn_summary import countdown, seat_turn
 from service.urls import player_url
 from service.views import board_of, current_round, latest_step, orders_json
 from service.web import bp
@@ -67,6 +68,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
     latest = latest_submissions(session, rnd.id).get(seat.id) if rnd else None
     board = board_of(game, latest_step(session, game.id))
     orders = orders_json(session, seat)
+    turn = seat_turn(session, game, seat)
     return {
         "seat": seat, "game": game, "round": rnd, "orders": orders,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
@@ -78,6 +80,8 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "caption": board_caption(board) if board else "",
         "mail_failing": failing(session, seat.email),
         "receipts": seat_receipts(session, game, seat),
+        "turn": turn,
+        "countdown": countdown(turn.closes_at, clock.now()) if turn and turn.closes_at else "",
     }
 
 
@@ -87,6 +91,8 @@ class Sent:
 
     errors: list[dict[str, Any]] = field(default_factory=list)
     message: str = ""
+    round: int | None = None  # the round the stored orders are for
+    version: int = 0
     text: str = ""
     status: int = 200
 
@@ -99,6 +105,7 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
         accepted = rounds.submit(get_session(), game_id, token,
                                  int(round_field) if round_field.isdigit() else round_field,
                                  sent.text, "web", seat_id=seat_id)
+        sent.round, sent.version = accepted.round, accepted.version
         sent.message = (f"Round {accepted.round}: your orders are stored as version {accepted.version}: "
                         + ("; ".join(accepted.lines) if accepted.lines else "pass (every unit holds)")
                         + (f". Receipt {accepted.receipt} (keep it: it proves which text was yours)"
@@ -108,6 +115,16 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
     except ServiceError as exc:
         sent.errors, sent.status = [{"line": 0, "text": "", "message": exc.message}], exc.status
     return sent
+
+
+def sent_message(sent: Sent, game: Game) -> str:
+    """The stored-orders notice, said of the round it was for once that round is over."""
+    still_open = game.status == "active" and game.current_round == sent.round
+    if not sent.message or sent.round is None or still_open:
+        return sent.message
+    after = f"; round {game.current_round} is open" if game.status == "active" else "; the game is over"
+    return (f"Your orders for round {sent.round} were stored as version {sent.version}, the last orders "
+            f"it waited for: round {sent.round} is resolved (what happened to you is below){after}.")
 
 
 @bp.route("/games/<game_id>/player/<token>", methods=["GET", "POST"])
@@ -120,5 +137,6 @@ def player(game_id: str, token: str) -> tuple[str, int]:
     with session.begin():
         seat = rounds.seat_by_token(session, game_id, token)
         action = url_for("web.player", game_id=game_id, token=token)
-        return render_template("web/player.html", token=token, errors=sent.errors, message=sent.message,
+        return render_template("web/player.html", token=token, errors=sent.errors,
+                               message=sent_message(sent, seat.game),
                                text=sent.text, form_action=action, **player_context(seat, sent)), sent.status

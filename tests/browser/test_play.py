@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.browser.conftest import BROWSER
+from tests.browser.conftest import BROWSER, PHONE
 from tests.browser.flow import an_attack, create_game, first_moves, join, send, unlabelled
 
 pytestmark = BROWSER
@@ -60,6 +60,21 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     blue_moves.update(blue_attack)
     send(blue, blue_moves)
     red.wait_for_selector("text=Orders for round 2", timeout=30_000)
+    # The turn leads each player's page: what round 1 did to your units, then what to do now.
+    blue_notice = blue.inner_text(".notice")
+    assert "last orders it waited for" in blue_notice and "round 2 is open" in blue_notice
+    assert "Round 1: your orders are stored" not in blue.inner_text("main")
+    turn = red.locator("#turn")
+    assert turn.locator("h2").inner_text() == "Round 1: what happened to you"
+    assert turn.locator("li.happening").count() > 0
+    todo = red.inner_text("#todo")
+    assert "Round 2 needs your orders" in todo and "Still without orders" in todo
+    assert "your time:" in todo  # the deadline in the browser's own zone
+    shot(red, "turn")
+    phone = pages.new(viewport=PHONE)
+    phone.goto(red.url)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    shot(phone, "turn-phone")
     game = pages.new()
     game.goto(f"{base}/games/{created.game_id}")
     main = game.inner_text("main")
