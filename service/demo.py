@@ -79,7 +79,10 @@ def progress_bar(done: int, total: int, note: str) -> None:
 
 def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: int = 100,
          wait_seconds: float = 120.0,
-         progress: Callable[[int, int, str], None] | None = progress_bar) -> DemoResult:
+         progress: Callable[[int, int, str], None] | None = progress_bar,
+         public: bool = False) -> DemoResult:
+    """A whole game of bots through the HTTP API; the game is listed on the home page only
+    when `public` (demo games would otherwise fill the list people look for games in)."""
     if not base.startswith(("http://", "https://")):
         raise DemoError(f"the server's URL must start with http:// or https://, not {base!r}")
     client = Client(base)
@@ -90,7 +93,7 @@ def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: in
         options["max_rounds"] = max_rounds
     _, created = client.call("POST", "/api/games", {
         "ruleset": ruleset_id, "title": f"Demo: {ruleset.info.title}, seed {seed}",
-        "seats": [{"name": n} for n in names], "options": options, "public": True})
+        "seats": [{"name": n} for n in names], "options": options, "public": public})
     game_id = created["id"]
     tokens: dict[str, str] = {}
     for seat in created["seats"]:

@@ -65,8 +65,9 @@ def check_ruleset(_ctx: click.Context, _param: click.Parameter, value: str) -> s
 @click.option("--url", default="", help="play against a running server instead")
 @click.option("--wait", type=click.FloatRange(min=0, min_open=True), default=120.0,
               show_default=True, help="seconds to wait for a round to be resolved")
+@click.option("--public", is_flag=True, help="list the game on the home page (it is private otherwise)")
 def command(ruleset: str, seed: str, players: int, record: str, max_rounds: int, url: str,
-            wait: float) -> int:
+            wait: float, public: bool) -> int:
     info = find_ruleset(ruleset).info
     if not info.min_players <= players <= info.max_players:
         allowed = (f"{info.min_players}" if info.min_players == info.max_players
@@ -80,7 +81,7 @@ def command(ruleset: str, seed: str, players: int, record: str, max_rounds: int,
     logging.disable(logging.INFO)
     url = url.rstrip("/")
     try:
-        result = play(url or start_server(), ruleset, seed, players, max_rounds, wait)
+        result = play(url or start_server(), ruleset, seed, players, max_rounds, wait, public=public)
     except DemoError as exc:
         raise click.ClickException(f"demo failed: {exc}") from None
     rules = find_ruleset(ruleset)

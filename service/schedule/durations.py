@@ -1,4 +1,5 @@
-"""ISO 8601 durations (`PT48H`, `P1DT12H`, `PT5S`, `P2W`) to and from timedelta.
+"""ISO 8601 durations (`PT48H`, `P1DT12H`, `PT5S`, `P2W`) to and from timedelta; people may
+write words instead ("1 day", "36 hours", "1 day 12 hours", "90 minutes", "2 weeks").
 
 Only exact units are accepted: weeks, days, hours, minutes and seconds (seconds may carry
 a fraction). Years and months are refused because their length depends on the calendar,
@@ -16,6 +17,24 @@ _PATTERN = re.compile(
 )
 MAX_DURATION = timedelta(days=3660)  # ten years: keeps every deadline far inside datetime's range
 _CALENDAR_UNITS = re.compile(r"P(?:\d+Y|\d+M|\d+Y\d+M)")
+_WORD_UNITS = {"week": "weeks", "day": "days", "hour": "hours", "hr": "hours", "minute": "minutes",
+               "min": "minutes", "second": "seconds", "sec": "seconds"}
+_WORD_PART = re.compile(r"(\d+(?:[.,]\d+)?)\s*([a-z]+?)s?\b")
+_WORDS = re.compile(r"(?:\d+(?:[.,]\d+)?\s*[a-z]+(?:\s*,\s*|\s+and\s+|\s+|$))+")
+
+
+def _words(value: str) -> dict[str, float] | None:
+    """'1 day 12 hours' → {'days': 1, 'hours': 12}; None when it is not such words."""
+    text = value.strip().lower()
+    if not _WORDS.fullmatch(text):
+        return None
+    parts: dict[str, float] = {}
+    for number, unit in _WORD_PART.findall(text):
+        name = _WORD_UNITS.get(unit)
+        if name is None or name in parts:
+            return None
+        parts[name] = float(number.replace(",", "."))
+    return parts or None
 
 
 class DurationError(ValueError):
@@ -26,12 +45,19 @@ def parse_duration(text: str, field: str = "duration") -> timedelta:
     if not isinstance(text, str):
         raise DurationError(f"{field}: expected an ISO 8601 duration string like 'PT48H', got {text!r}")
     value = text.strip().upper()
+    words = _words(text)
+    if words is not None:
+        return _bounded(words, text, field)
     if _CALENDAR_UNITS.match(value):
         raise DurationError(f"{field}: years and months have no fixed length; use days or weeks ({text!r})")
     match = _PATTERN.fullmatch(value)
     if not match or value in ("P", "PT") or value.endswith("T"):
         raise DurationError(f"{field}: {text!r} is not an ISO 8601 duration like 'PT48H' or 'P1DT12H'")
     parts = {k: float(v.replace(",", ".")) if v else 0.0 for k, v in match.groupdict().items()}
+    return _bounded(parts, text, field)
+
+
+def _bounded(parts: dict[str, float], text: str, field: str) -> timedelta:
     try:
         span = timedelta(**parts)
     except OverflowError:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import render_template, request
+from flask import redirect, render_template, request, session, url_for
+from werkzeug.datastructures import MultiDict
+from werkzeug.wrappers import Response
 
 from service import games
 from service import jsonlimits as limited_json
@@ -17,16 +19,32 @@ from service.urls import join_url, record_url
 from service.views import public_games_json
 from service.web import bp
 from service.web.data import game_page, round_page
+from service.web.policy_form import DAY_LABELS, NMR_LABELS, PRESETS, policy_from_form, time_zones
+
+CREATED = "created"  # the session key of the last created game's links, shown until replaced
 
 
 def _public_games() -> list[dict[str, Any]]:
     return public_games_json(get_session())
 
 
+def _home(form: Any, problems: list[tuple[str, str]]) -> str:
+    at_field: dict[str, str] = {}
+    for name, message in problems:
+        at_field.setdefault(_top_field(name), message)
+    return render_template("web/home.html", games=_public_games(), rulesets=rulesets_json(),
+                           form=form, problems=problems, errors=at_field, presets=PRESETS,
+                           zones=time_zones(), nmr_labels=NMR_LABELS, day_labels=DAY_LABELS)
+
+
+def _top_field(name: str) -> str:
+    """'seats[1].email' → 'seats'; 'options.width' → 'options'; policy fields stay whole."""
+    return name if name.startswith("policy_") else name.split(".")[0].split("[")[0]
+
+
 @bp.get("/")
 def home() -> str:
-    return render_template("web/home.html", games=_public_games(), rulesets=rulesets_json(),
-                           form={}, error=None)
+    return _home({}, [])
 
 
 def parse_seat_lines(text: str) -> list[games.SeatSpec]:
@@ -59,19 +77,67 @@ def parse_option_lines(text: str) -> dict[str, Any]:
     return options
 
 
+def form_problems(form: MultiDict[str, str]) -> tuple[list[tuple[str, str]], dict[str, Any] | None]:
+    """Every problem of the create form at once (field, message), and the checked policy."""
+    problems: list[tuple[str, str]] = []
+
+    def check(run: Any) -> Any:
+        try:
+            return run()
+        except Invalid as exc:
+            problems.append((exc.field or "form", exc.message))
+            return None
+
+    ruleset = check(lambda: games.ruleset_or_invalid(form.get("ruleset", "")))
+    if len((form.get("title") or "").strip()) > 200:
+        problems.append(("title", "title: at most 200 characters"))
+    seats = check(lambda: parse_seat_lines(form.get("seats", "")))
+    options = check(lambda: parse_option_lines(form.get("options", "")))
+    checked = (check(lambda: games.check_options(ruleset, options))
+               if ruleset and options is not None else None)
+    if ruleset and seats is not None and checked:
+        check(lambda: games.check_seats(ruleset, seats, checked[0]))
+    policy, policy_problems = policy_from_form(form)
+    problems += list(policy_problems.items())
+    return problems, policy
+
+
 @bp.post("/games")
-def create() -> tuple[str, int, dict[str, str]]:
+def create() -> Response | tuple[str, int, dict[str, str]]:
     form = request.form
+    problems, policy = form_problems(form)
+    if problems:
+        return _home(form, problems), 422, {}
     try:
         created = games.create_game(
             get_session(), form.get("ruleset", ""), form.get("title", ""),
             parse_seat_lines(form.get("seats", "")), parse_option_lines(form.get("options", "")),
-            form.get("public") == "on", join_url)
+            form.get("public") == "on", join_url, deadline_policy=policy)
     except ServiceError as exc:
-        return render_template("web/home.html", games=_public_games(), rulesets=rulesets_json(),
-                               form=form, error=exc), exc.status, exc.headers
-    invites = [(name, join_url(created.id, token)) for name, token in created.invites]
-    return render_template("web/created.html", created=created, invites=invites), 201, {}
+        return _home(form, [(exc.field or "form", exc.message)]), exc.status, exc.headers
+    emails = dict(_seat_emails(form.get("seats", "")))
+    # The links are shown once, to this browser: kept in its signed session cookie (only
+    # their hashes are stored), so a reload shows them again and creates nothing.
+    session[CREATED] = {"id": created.id, "gm_token": created.gm_token, "title": form.get("title", ""),
+                        "commitment": created.commitment,
+                        "invites": [[name, join_url(created.id, token), emails.get(name)]
+                                    for name, token in created.invites]}
+    return redirect(url_for("web.created", game_id=created.id), 303)
+
+
+def _seat_emails(text: str) -> list[tuple[str, str]]:
+    return [(spec.name, spec.email) for spec in parse_seat_lines(text) if spec.email]
+
+
+@bp.get("/games/<game_id>/created")
+def created(game_id: str) -> tuple[str, int]:
+    kept = session.get(CREATED)
+    if not kept or kept.get("id") != game_id:
+        game_page(get_session(), game_id)  # 404 for a game that does not exist
+        return render_template("web/created.html", created=None, game_id=game_id), 410
+    return render_template("web/created.html", created=kept, game_id=game_id,
+                           gm_url=url_for("gm.page", game_id=game_id, token=kept["gm_token"],
+                                          _external=True)), 200
 
 
 @bp.get("/games/<game_id>")

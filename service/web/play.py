@@ -6,37 +6,51 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import render_template, request, url_for
+from flask import redirect, render_template, request, url_for
+from flask import session as flask_session
+from sqlalchemy import select
+from werkzeug.wrappers import Response
 
 from engine import find_ruleset
 from service import clock, games, rounds
 from service import jsonlimits as limited_json
 from service.db import get_session
-from service.errors import Invalid, OrdersRefused, ServiceError
+from service.errors import Invalid, NotFound, OrdersRefused, ServiceError
 from service.fairdice import seat_receipts
 from service.mail.bounces import failing
 from service.models import Game, Seat
 from service.render.grid_legend import natural_key
 from service.render.svg import board_caption, board_svg
 from service.submissions import latest_submissions
+from service.tokens import token_hash
 from service.turn_summary import countdown, seat_turn
 from service.urls import player_url
 from service.views import board_of, current_round, latest_step, orders_json
 from service.web import bp
 from service.web.order_form import order_form, order_text
 
+JOINED = "joined"  # the session key of the last join's player link, shown until replaced
+
 
 @bp.route("/games/<game_id>/join/<invite>", methods=["GET", "POST"])
-def join(game_id: str, invite: str) -> tuple[str, int] | str:
+def join(game_id: str, invite: str) -> Response | tuple[str, int] | str:
     session = get_session()
     with session.begin():
         game = session.get(Game, game_id)
-        title = game.title if game else game_id
-        commitment = game.commitment if game else ""
+        if game is None:
+            raise NotFound(f"no game {game_id!r}")
+        title, commitment = game.title, game.commitment
         # The game's own unit types, which a force may name beside the built-in ones.
-        house = list((game.options or {}).get("unit_types") or []) if game else []
+        house = list((game.options or {}).get("unit_types") or [])
+        seat = session.scalars(select(Seat).where(Seat.game_id == game_id,
+                                                  Seat.invite_token_hash == token_hash(invite))).first()
+        taken = seat.name if seat is not None and seat.joined_at is not None else None
     page = {"game_id": game_id, "title": title, "commitment": commitment, "invite": invite,
             "house": house}
+    if taken is not None:
+        if (flask_session.get(JOINED) or {}).get("invite") == invite:
+            return redirect(url_for("web.joined", game_id=game_id, invite=invite), 303)
+        return render_template("web/join_taken.html", seat=taken, **page), 409
     if request.method == "GET":
         return render_template("web/join.html", error=None, force="", **page)
     force_text = request.form.get("force", "").strip()
@@ -45,9 +59,27 @@ def join(game_id: str, invite: str) -> tuple[str, int] | str:
                             parse_force(force_text))
     except ServiceError as exc:
         return render_template("web/join.html", error=exc, force=force_text, **page), exc.status
-    return render_template("web/joined.html", joined=joined,
-                           url=player_url(game_id, joined.player_token),
-                           entropy=request.form.get("entropy", "").strip().lower(), **page)
+    # Shown once, to this browser (its signed session cookie): a reload shows it again.
+    flask_session[JOINED] = {"invite": invite, "seat": joined.seat, "token": joined.player_token,
+                             "started": joined.started,
+                             "entropy": request.form.get("entropy", "").strip().lower()}
+    return redirect(url_for("web.joined", game_id=game_id, invite=invite), 303)
+
+
+@bp.get("/games/<game_id>/join/<invite>/done")
+def joined(game_id: str, invite: str) -> Response | str:
+    kept = flask_session.get(JOINED)
+    if not kept or kept.get("invite") != invite:
+        return redirect(url_for("web.join", game_id=game_id, invite=invite), 303)
+    session = get_session()
+    with session.begin():
+        game = session.get(Game, game_id)
+        if game is None:
+            raise NotFound(f"no game {game_id!r}")
+        title, commitment = game.title, game.commitment
+    return render_template("web/joined.html", joined=kept, url=player_url(game_id, kept["token"]),
+                           entropy=kept["entropy"], game_id=game_id, invite=invite, title=title,
+                           commitment=commitment)
 
 
 def parse_force(text: str) -> Any:

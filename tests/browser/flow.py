@@ -30,9 +30,8 @@ def create_game(page: Any, base: str, title: str, seats: str) -> Created:
     page.get_by_role("button", name="Create the game").click()
     page.wait_for_selector("text=is created")
     invites = {}
-    for row in page.locator("table tr").all()[1:]:
-        cells = row.locator("td").all()
-        invites[cells[0].inner_text().strip()] = cells[1].inner_text().strip()
+    for item in page.locator("ul.invites li").all():
+        invites[str(item.get_attribute("data-seat"))] = item.locator("a.invite-link").inner_text().strip()
     game_id = page.locator("h2").inner_text().split()[1]
     return Created(game_id, invites, page.locator("#gm-link").inner_text().strip())
 

@@ -148,12 +148,15 @@ def play(app: Flask, web: Player) -> None:
     # The home page, and a game made with its form (the page shows the invitations once).
     home = web.get("/").get_data(as_text=True)
     check('name="ruleset"' in home, "the home page has no game form")
-    created = web.post("/games", 201, data={"ruleset": "universal", "title": "Form game", "public": "on",
-                                            "seats": "carol\ndave", "options": "width = 8"})
+    made = web.post("/games", 303, data={"ruleset": "universal", "title": "Form game", "public": "on",
+                                         "seats": "carol\ndave", "options": "width = 8"})
+    created = web.get(made.headers["Location"])
     joins = re.findall(r'href="http://dicepost\.test(/games/\w+/join/[^"]+)"', created.get_data(as_text=True))
     check(len(joins) == 2, f"the created page shows {len(joins)} invitation links, not 2")
     web.get(joins[0])
-    web.post(joins[0], data={"force": ""})
+    web.post(joins[0], 303, data={"force": ""})
+    web.get(joins[0] + "/done")
+    Player(app.test_client(), web.pages).get(joins[0], 409)  # another browser: the seat is taken
     web.get("/games/no-such-game", 404)  # the error page
 
     # A mail game through the API: invitations, the start mail, then replies by mail.

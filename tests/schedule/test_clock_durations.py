@@ -44,12 +44,21 @@ def test_as_utc_treats_naive_as_utc_and_converts_others():
     ("PT0.5S", timedelta(milliseconds=500)),
     ("pt10m", timedelta(minutes=10)),
     ("P3D", timedelta(days=3)),
+    # words, as people write them in the GM's forms and in mail
+    ("1 day", timedelta(days=1)),
+    ("36 hours", timedelta(hours=36)),
+    ("1 day 12 hours", timedelta(days=1, hours=12)),
+    ("1 day, 6 hours", timedelta(days=1, hours=6)),
+    ("2 weeks and 1 day", timedelta(days=15)),
+    ("90 Minutes", timedelta(minutes=90)),
+    ("12 hrs", timedelta(hours=12)),
 ])
 def test_parse_duration(text, expected):
     assert parse_duration(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "P", "PT", "48H", "P1DT", "PT-5S", "P1H", "PT1D", "soon", "P1DT2H3X"])
+@pytest.mark.parametrize("text", ["", "P", "PT", "48H", "P1DT", "PT-5S", "P1H", "PT1D", "soon", "P1DT2H3X",
+                                  "1 fortnight", "1 day 2 days", "day", "12"])
 def test_parse_duration_refuses_malformed(text):
     with pytest.raises(DurationError, match=r"^deadline: "):
         parse_duration(text, "deadline")

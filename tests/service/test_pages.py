@@ -13,7 +13,7 @@ from sqlalchemy import select
 from service import create_app
 from service.db import engine_of, session_scope
 from service.migrate import upgrade
-from service.models import Seat, Submission
+from service.models import Game, Seat, Submission
 from tests.conftest import base_config
 from tests.service.play import counts, create, start
 
@@ -45,15 +45,47 @@ def test_home_says_how_many_play_each_ruleset(sqlite_app: Flask) -> None:
 
 
 def test_create_game_from_the_form(app: Flask, client: Any) -> None:
+    """Post/Redirect/Get: the POST answers 303 to the created page, whose reload shows the
+    same links and creates nothing."""
+    before = counts(app)
     r = client.post("/games", data={"ruleset": "universal", "title": "Form game",
                                     "seats": "alice alice@example.org\nbob", "options": "width = 10",
-                                    "public": "on"})
-    assert r.status_code == 201
-    page = _html(r)
+                                    "public": "on", "policy_preset": "monthu",
+                                    "policy_timezone": "Europe/Berlin"})
+    assert r.status_code == 303 and r.headers["Location"].endswith("/created")
+    page = _html(client.get(r.headers["Location"]))
     links = re.findall(r'href="(http://dicepost\.test/games/\w+/join/[^"]+)"', page)
-    assert len(links) == 2 and "Shown once" in page
+    assert len(links) == 2 and "Keep these links" in page
+    assert "Invitations mailed to alice (alice@example.org)" in page
+    assert _html(client.get(r.headers["Location"])) == page  # the reload
+    assert counts(app)["games"] == before["games"] + 1
+    game_id = r.headers["Location"].split("/")[2]
+    with session_scope(app) as s, s.begin():
+        policy = dict(s.get(Game, game_id).deadline_policy)
+    assert policy["kind"] == "calendar" and policy["days"] == ["mon", "thu"]
+    assert policy["time"] == "20:00" and policy["timezone"] == "Europe/Berlin"
+    # Another browser (no session cookie) is not shown the links.
+    other = app.test_client().get(r.headers["Location"])
+    assert other.status_code == 410 and "/join/" not in _html(other)
     r = client.post("/games", data={"ruleset": "universal", "seats": "alice\nbob", "options": "colour = red"})
     assert r.status_code == 422 and "colour" in _html(r) and "options.colour" in _html(r)
+
+
+def test_the_create_form_shows_every_problem_at_once(app: Flask, client: Any) -> None:
+    before = counts(app)
+    r = client.post("/games", data={
+        "ruleset": "universal", "title": "x" * 201, "seats": "alice\nbob b@example.org extra",
+        "options": "colour = red", "policy_preset": "custom", "policy_kind": "calendar",
+        "policy_time": "25:00", "policy_timezone": "Mars/Olympus", "policy_absence_limit": "soon"})
+    assert r.status_code == 422 and counts(app) == before
+    page = _html(r)
+    for expected in ("title: at most 200 characters", "seats line 2", "option colour",
+                     "tick at least one day", "unknown IANA time zone", "expected HH:MM",
+                     "&#39;soon&#39; is not a duration"):
+        assert expected in page, expected
+    assert "7 problems to fix" in page
+    assert 'id="policy_time-error"' in page  # at its field too
+    assert 'value="Mars/Olympus"' in page  # what was typed is kept
 
 
 def test_forms_need_the_csrf_token(tmp_path: Path) -> None:
@@ -69,7 +101,7 @@ def test_forms_need_the_csrf_token(tmp_path: Path) -> None:
     assert token is not None
     r = client.post("/games", data={"ruleset": "universal", "seats": "alice\nbob",
                                     "csrf_token": token.group(1)})
-    assert r.status_code == 201
+    assert r.status_code == 303
     # The JSON API is exempt: it authenticates with bearer tokens, not cookies.
     assert client.post("/api/games", json={"ruleset": "universal",
                                            "seats": [{"name": "a"}, {"name": "b"}]}).status_code == 201
@@ -83,9 +115,17 @@ def test_join_page_without_javascript(app: Flask, client: Any) -> None:
     assert "crypto.getRandomValues" in page and 'name="entropy"' in page
     assert table.created["commitment"] in page
     r = client.post(path, data={"entropy": "", "force": ""})
-    assert r.status_code == 200
-    url = re.search(r'href="(http://dicepost\.test/games/\w+/player/[^"]+)"', _html(r))
-    assert url is not None and "Shown once" in _html(r)
+    assert r.status_code == 303 and r.headers["Location"] == path + "/done"
+    done = _html(client.get(path + "/done"))
+    url = re.search(r'href="(http://dicepost\.test/games/\w+/player/[^"]+)"', done)
+    assert url is not None and "Keep this link" in done
+    assert _html(client.get(path + "/done")) == done  # a reload joins nothing and shows the same
+    # The used invitation, in this browser: back to the joined page; elsewhere: the seat is taken.
+    assert client.get(path).headers["Location"] == path + "/done"
+    taken = app.test_client().get(path)
+    assert taken.status_code == 409 and "This seat of" in _html(taken) and "is taken" in _html(taken)
+    assert f'href="/games/{table.id}"' in _html(taken) and 'name="entropy"' not in _html(taken)
+    assert app.test_client().post(path, data={"entropy": ""}).status_code == 409
     with session_scope(app) as s, s.begin():
         joined = s.scalars(select(Seat).where(Seat.name == "alice", Seat.game_id == table.id)).one()
         assert joined.entropy_source == "server"
