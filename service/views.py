@@ -117,29 +117,47 @@ def round_json(session: Session, game_id: str, number: int) -> dict[str, Any]:
 def record_json(session: Session, game_id: str) -> dict[str, Any]:
     """The dicepost-record/1 of a game, built by engine.record (replayable as it stands)."""
     with session.begin():
-        game = get_game(session, game_id)
-        seats = list(game.seats)
-        steps = session.scalars(select(Step).where(Step.game_id == game_id).order_by(Step.t)).all()
-        if [s.t for s in steps] != list(range(1, len(steps) + 1)):  # a record must be whole to verify
-            check_steps(session, game_id, steps[-1] if steps else None)
-        players = [s.name for s in seats]
-        entropy = {s.name: bytes.fromhex(s.entropy) for s in seats if s.entropy}
-        extra = record_extra(session, game)  # GM actions, missed turns, a GM's ending
-        if is_v2(game):
-            extra.update(record_fields(session, game, seats, len(steps) - 1, extra["schedule_log"]))
-        return build_record(
-            game_id=game.id, ruleset=game.ruleset, commitment=bytes.fromhex(game.commitment),
-            players=[p for p in players if p in entropy], entropy=entropy,
-            salt=bytes.fromhex(game.salt) if game.salt else b"",
-            steps=[{"t": s.t, "inputs": s.inputs, "key": s.key, "rolls": s.rolls,
-                    "events": s.events, "state_hash": s.state_hash} for s in steps],
-            chain_length=game.chain_length,
-            extra={"title": game.title, "status": game.status, "outcome": game.outcome,
-                   "options": game.options,
-                   "entropy_source": {s.name: s.entropy_source for s in seats if s.entropy},
-                   **extra},
-            profile=game_profile(game),
-        )
+        return game_record(session, get_game(session, game_id))
+
+
+def game_record(session: Session, game: Game, upto: int | None = None) -> dict[str, Any]:
+    """The game's record; with `upto`, the record as it stood when step `upto` was
+    resolved (the results mail's attachment): later steps, versions, bot rounds and
+    schedule entries left out, and no outcome unless that step was the last."""
+    seats = list(game.seats)
+    query = select(Step).where(Step.game_id == game.id)
+    if upto is not None:
+        query = query.where(Step.t <= upto)
+    steps = session.scalars(query.order_by(Step.t)).all()
+    if [s.t for s in steps] != list(range(1, len(steps) + 1)):  # a record must be whole to verify
+        check_steps(session, game.id, steps[-1] if steps else None)
+    later = upto is not None and session.scalar(
+        select(Step.id).where(Step.game_id == game.id, Step.t > upto).limit(1)) is not None
+    players = [s.name for s in seats]
+    entropy = {s.name: bytes.fromhex(s.entropy) for s in seats if s.entropy}
+    extra = record_extra(session, game)  # GM actions, missed turns, a GM's ending
+    status, outcome = game.status, game.outcome
+    if later or (upto is not None and game.status != "finished"):
+        until = steps[-1].created_at.isoformat() if steps else ""
+        extra["schedule_log"] = [e for e in extra["schedule_log"] if e["at"] <= until]
+        extra.pop("gm_ending", None)
+        extra.pop("outcome", None)
+        status, outcome = ("active" if later else game.status), (None if later else game.outcome)
+    if is_v2(game):
+        extra.update(record_fields(session, game, seats, len(steps) - 1, extra["schedule_log"]))
+    return build_record(
+        game_id=game.id, ruleset=game.ruleset, commitment=bytes.fromhex(game.commitment),
+        players=[p for p in players if p in entropy], entropy=entropy,
+        salt=bytes.fromhex(game.salt) if game.salt else b"",
+        steps=[{"t": s.t, "inputs": s.inputs, "key": s.key, "rolls": s.rolls,
+                "events": s.events, "state_hash": s.state_hash} for s in steps],
+        chain_length=game.chain_length,
+        extra={"title": game.title, "status": status, "outcome": outcome,
+               "options": game.options,
+               "entropy_source": {s.name: s.entropy_source for s in seats if s.entropy},
+               **extra},
+        profile=game_profile(game),
+    )
 
 
 def board_of(game: Game, step: Step | None) -> Board | None:

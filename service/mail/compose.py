@@ -1,4 +1,6 @@
-"""One outbox row → one multipart/alternative message: plain text first, then HTML.
+"""One outbox row → one multipart/alternative message: plain text first, then HTML; a
+results mail wraps that in multipart/mixed with the game's record so far attached as
+application/json.
 
 Both parts come from the kind's templates in the registry (service.mail.queue.KINDS:
 templates/email/<kind>.txt and <kind>.html; the text part is not HTML and is not escaped). The HTML part
@@ -87,4 +89,7 @@ def compose(session: Session, row: Outbox, settings: MailSettings) -> EmailMessa
     )
     msg.set_content(text)
     msg.add_alternative(html, subtype="html")
+    if ctx.get("record_bytes"):
+        msg.add_attachment(ctx["record_bytes"], maintype="application", subtype="json",
+                           filename=ctx["record_file"])
     return msg

@@ -8,6 +8,7 @@ attempt said. Templates get plain values only: no model objects, no queries.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -29,7 +30,7 @@ from service.render.html_table_grid import html_board
 from service.schedule.durations import DurationError, describe_duration, parse_duration
 from service.signin import mail_context
 from service.submissions import latest_submissions
-from service.views import board_of, current_round, latest_step
+from service.views import board_of, current_round, game_record, latest_step
 
 EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
 
@@ -177,6 +178,10 @@ def results_context(session: Session, game: Game, seat: Seat | None,
         "step_key": step_key(bytes.fromhex(step.key), bytes.fromhex(game.salt or ""), t, step.inputs,
                              game_profile(game)).hex(),
         **grids(game, step),
+        # The record as it stood after this step, attached (service.mail.compose): the
+        # player keeps a copy the host cannot rewrite, and `dicepost verify` checks it.
+        "record_file": record_file_name(game.id, t),
+        "record_bytes": record_bytes(game_record(session, game, upto=t)),
     }
     player = seat.name if seat else ""
     ctx["units"] = unit_lines(board, player)
@@ -188,6 +193,15 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     else:
         ctx["next"] = None
     return ctx
+
+
+def record_file_name(game_id: str, t: int) -> str:
+    return f"dicepost-{game_id}-step{t}.json"
+
+
+def record_bytes(record: Mapping[str, Any]) -> bytes:
+    """The record as the API serves it, compact: any JSON reader reads it back the same."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def final_context(session: Session, game: Game, payload: Mapping[str, Any]) -> dict[str, Any]:

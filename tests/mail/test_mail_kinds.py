@@ -83,8 +83,15 @@ def test_each_kind_is_multipart_with_safe_html_and_proper_headers(sent, kind):
     with session_scope(game.app) as s:
         commitment = s.get(Game, game.id).commitment
     for msg, message_id, seat_id in mails:
-        assert msg.get_content_type() == "multipart/alternative"
-        assert [p.get_content_type() for p in msg.iter_parts()] == ["text/plain", "text/html"]
+        if kind == "results":  # the body, then the record so far as a file to keep
+            assert msg.get_content_type() == "multipart/mixed"
+            body, record = msg.iter_parts()
+            assert record.get_content_type() == "application/json" and record.get_filename()
+            assert body.get_content_type() == "multipart/alternative"
+        else:
+            body = msg
+            assert msg.get_content_type() == "multipart/alternative"
+        assert [p.get_content_type() for p in body.iter_parts()] == ["text/plain", "text/html"]
         assert msg["Message-ID"] == message_id
         # RFC 3834: every mail here of these kinds answers one a player (or a stranger) sent.
         answered = kind in ("confirmation", "status", "help", "refusal")

@@ -1,0 +1,109 @@
+"""Every results mail carries the game's record so far as an application/json attachment,
+so a player keeps a copy the host cannot rewrite; `dicepost verify` checks that file alone."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from sqlalchemy import select
+
+from service.db import session_scope
+from service.mail.compose import compose
+from service.mail.settings import mail_settings
+from service.models import Outbox, Seat
+from tests.mail.smtp_server import SmtpServer
+from tests.service.play import Table, start
+from tests.service.test_cli import invoke
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpServer]:
+    with SmtpServer() as server:
+        yield server
+
+
+def results_mails(smtp: SmtpServer, to: str) -> list[EmailMessage]:
+    return [r.message for r in smtp.received
+            if r.recipients == [to] and ("results" in str(r.message["Subject"])
+                                         or "has started" in str(r.message["Subject"]))]
+
+
+def attachment(msg: EmailMessage) -> tuple[str, bytes]:
+    parts = [p for p in msg.iter_attachments() if p.get_content_type() == "application/json"]
+    assert len(parts) == 1, [p.get_content_type() for p in msg.iter_attachments()]
+    payload = parts[0].get_payload(decode=True)
+    assert isinstance(payload, bytes)
+    return str(parts[0].get_filename()), payload
+
+
+def play_rounds(app: Flask, table: Table, rounds: int) -> None:
+    for _ in range(rounds):
+        for seat in ("alice", "bob"):
+            r = table.put(seat, table.bot(app, seat))
+            assert r.status_code == 200, r.json
+
+
+def test_the_attached_record_from_a_real_mail_verifies_alone(sqlite_app: Flask, smtp: SmtpServer,
+                                                             tmp_path: Path) -> None:
+    sqlite_app.config["SMTP_URL"] = f"smtp://127.0.0.1:{smtp.port}"
+    table = start(sqlite_app.test_client(), options={"width": 8, "height": 8})
+    play_rounds(sqlite_app, table, 2)
+    mails = results_mails(smtp, "alice@example.org")
+    assert [m["Subject"].split("] ", 1)[1] for m in mails] == [
+        "The game has started", "Round 1 results", "Round 2 results"]
+    commitment = table.created["commitment"]
+    for t, msg in enumerate(mails, start=1):
+        assert msg.get_content_type() == "multipart/mixed"
+        name, data = attachment(msg)
+        assert name == f"dicepost-{table.id}-step{t}.json"
+        record = json.loads(data)
+        assert [s["t"] for s in record["steps"]] == list(range(1, t + 1))
+        text = msg.get_body(preferencelist=("plain",))
+        assert text is not None and f"dicepost verify {name} --commitment {commitment}" in text.get_content()
+        path = tmp_path / name
+        path.write_bytes(data)
+        done = invoke("verify", str(path), "--commitment", commitment)
+        assert done.exit_code == 0, done.stdout
+        assert "OK: every check holds" in done.stdout
+
+    # A die changed in the kept copy: the player's own file says so.
+    name, data = attachment(mails[-1])
+    record = json.loads(data)
+    step = next(s for s in record["steps"] if s["rolls"])
+    step["rolls"][0]["face"] = step["rolls"][0]["face"] % step["rolls"][0]["n"] + 1
+    (tmp_path / name).write_text(json.dumps(record))
+    done = invoke("verify", str(tmp_path / name), "--commitment", commitment)
+    assert done.exit_code == 1 and "FAILED at step" in done.stdout
+    # Another chain altogether: the commitment from the invitation catches it.
+    done = invoke("verify", str(tmp_path / name), "--commitment", "00" * 32)
+    assert done.exit_code == 1
+
+
+def _compose_again(app: Flask, game_id: str, seat: str, step: int) -> EmailMessage:
+    with app.app_context(), session_scope() as s, s.begin():
+        seat_id = s.scalars(select(Seat.id).where(Seat.game_id == game_id, Seat.name == seat)).one()
+        row = s.scalars(select(Outbox).where(Outbox.game_id == game_id, Outbox.seat_id == seat_id,
+                                             Outbox.kind == "results")).all()
+        mine = next(r for r in row if int(r.payload["step"]) == step)
+        return compose(s, mine, mail_settings(app.config))
+
+
+def test_a_mail_composed_again_later_says_what_it_said_then(sqlite_app: Flask, tmp_path: Path) -> None:
+    """A resend after later rounds resolved attaches the record as it stood at its step:
+    the later steps, versions and outcome left out, still a record that verifies."""
+    table = start(sqlite_app.test_client(), options={"width": 8, "height": 8})
+    play_rounds(sqlite_app, table, 1)
+    first = attachment(_compose_again(sqlite_app, table.id, "bob", 2))[1]
+    play_rounds(sqlite_app, table, 2)
+    again = attachment(_compose_again(sqlite_app, table.id, "bob", 2))[1]
+    assert again == first
+    later = json.loads(attachment(_compose_again(sqlite_app, table.id, "bob", 4))[1])
+    assert len(later["steps"]) == 4 and later["steps"][:2] == json.loads(first)["steps"]
+    (tmp_path / "r.json").write_bytes(again)
+    assert invoke("verify", str(tmp_path / "r.json")).exit_code == 0
+
