@@ -6,7 +6,9 @@ on the session (`resolve_after_commit`, `deliver_after_commit`) inside the trans
 that makes it; one `after_commit` listener sends it. A send that is lost (broker down,
 process killed between COMMIT and send) is harmless: the work is in the database and the
 sweeper (service.sweeper) sends again. In the embedded default (no REDIS_URL) the same
-task functions run in-process, right after the commit.
+task functions run in-process: right after the commit, or, when the app is served with
+TASKS_AFTER_RESPONSE (`dicepost serve`), after the request's answer has been sent, so
+the last player's request does not wait for the round's resolution and its mail.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from celery import Celery, Task
 from celery.signals import setup_logging
-from flask import Flask
+from flask import Flask, Response, g, has_request_context
 from sqlalchemy import event
 from sqlalchemy.orm import Session, SessionTransaction
 
@@ -35,6 +37,7 @@ DELIVER_MAIL = "worker.tasks.deliver_mail"
 DELIVER_MAILS = "worker.tasks.deliver_mails"
 ISSUE_SIGNIN_LINK = "worker.tasks.issue_signin_link"
 _OUTGOING = "dicepost.outgoing"
+_AFTER_RESPONSE = "dicepost_after_response"
 
 
 @dataclass
@@ -88,6 +91,7 @@ def celery_init_app(app: Flask) -> Celery[Any]:
     sessions = app.extensions["dicepost.sessions"]
     event.listen(sessions, "after_commit", lambda session: _after_commit(app, session))
     event.listen(sessions, "after_transaction_end", _after_transaction_end)
+    app.after_request(lambda response: _after_response(app, response))
     return celery_app
 
 
@@ -95,8 +99,25 @@ def _after_commit(app: Flask, session: Session) -> None:
     if session.in_nested_transaction():
         return  # a savepoint released (the event fires for those too): the outer one is still open
     work = session.info.pop(_OUTGOING, None)
-    if work is not None:
-        send(app, work)
+    if work is None:
+        return
+    if app.config["EMBEDDED"] and app.config.get("TASKS_AFTER_RESPONSE") and has_request_context():
+        g.setdefault(_AFTER_RESPONSE, []).append(work)  # committed: runs once the answer is sent
+        return
+    send(app, work)
+
+
+def _after_response(app: Flask, response: Response) -> Response:
+    """The request's committed work runs when the server closes the answer (after sending
+    it); if it never runs (the process dies), the sweeper finds the work in the database."""
+    pending: list[Outgoing] | None = g.pop(_AFTER_RESPONSE, None)
+    if pending:
+        def run_pending() -> None:
+            for work in pending:
+                send(app, work)
+
+        response.call_on_close(run_pending)
+    return response
 
 
 def _after_transaction_end(session: Session, transaction: SessionTransaction) -> None:

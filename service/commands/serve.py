@@ -1,6 +1,7 @@
 """`dicepost serve`: the web app on Werkzeug's threaded server (gunicorn in production).
 
-In embedded mode it also starts the sweeper thread (every DICEPOST_SWEEP_SECONDS). It
+In embedded mode it also starts the sweeper thread (every DICEPOST_SWEEP_SECONDS) and
+runs the tasks a request committed after its answer is sent (service.tasks). It
 refuses to start on a database whose schema is not at the packaged migrations' head:
 every request would fail, so it says which command brings the schema up to date.
 """
@@ -60,6 +61,8 @@ def serve(app: Flask, host: str, port: int) -> None:
     if app.config["EMBEDDED"]:
         from service.sweeper import start_thread
 
+        # The answer first: a round's resolution and mail run in-process after it is sent.
+        app.config["TASKS_AFTER_RESPONSE"] = True
         start_thread(app)
         # The mailbox shows every player's mail, so it opens only with its key.
         link = mailbox_link(app, app.config.get("BASE_URL") or f"http://{host}:{port}")
