@@ -107,6 +107,11 @@ def test_each_kind_is_multipart_with_safe_html_and_proper_headers(sent, kind):
             assert seat_id is None and msg["Reply-To"] is None and commitment not in text
             continue
         assert commitment in text and commitment in html  # every game mail shows S_0
+        if kind == "invitation":  # and says to keep it, and what for
+            assert "KEEP S_0" in text and "<b>Keep S_0</b>" in html
+            for part in (text, html):
+                assert "proof of which dice this game was given" in " ".join(part.split())
+                assert f"dicepost verify RECORD --commitment {commitment}" in part
         root = f"<game-{game.id}-seat-{seat_id}@dicepost.localhost>"
         assert msg["In-Reply-To"] == root and msg["References"] == root
         token = str(msg["Reply-To"].addresses[0].addr_spec).split("+")[1].split("@")[0]

@@ -114,6 +114,9 @@ def test_join_page_without_javascript(app: Flask, client: Any) -> None:
     page = _html(client.get(path))
     assert "crypto.getRandomValues" in page and 'name="entropy"' in page
     assert table.created["commitment"] in page
+    keep = " ".join(re.sub(r"<[^>]+>", "", page.split('id="keep-s0">', 1)[1].split("</p>", 1)[0]).split())
+    assert "Keep S0 and your entropy" in keep and "proof of the game you joined" in keep
+    assert "dicepost verify RECORD --commitment S0 --entropy SEAT=HEX" in keep
     r = client.post(path, data={"entropy": "", "force": ""})
     assert r.status_code == 303 and r.headers["Location"] == path + "/done"
     done = _html(client.get(path + "/done"))
