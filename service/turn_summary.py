@@ -87,6 +87,8 @@ class TurnSummary:
     closes_at: datetime | None = None
     without_orders: list[str] = field(default_factory=list)
     with_orders: list[str] = field(default_factory=list)
+    # One commented example line per unit, to edit and send back (mail readers skip `#`).
+    template: list[str] = field(default_factory=list)
 
     @property
     def headline(self) -> str:
@@ -237,7 +239,43 @@ def add_next(summary: TurnSummary, open_round: int | None, you_move: bool,
     summary.closes_at = closes_at.replace(tzinfo=UTC) if closes_at and closes_at.tzinfo is None else closes_at
     if you_move:
         summary.with_orders, summary.without_orders = ordered_units(legal, accepted)
+        summary.template = [f"# {legal[u][0]}" if legal[u] else f"# {u} holds: nothing it can do"
+                            for u in sorted(legal, key=natural_key)]
     return summary
+
+
+@dataclass(frozen=True)
+class OrderOutcome:
+    """One accepted order line of a round and what became of it."""
+
+    line: str
+    done: bool
+    why: str = ""  # the ruleset's sentence when it was skipped
+
+
+def _skip_for(line: str, player: str, skips: Sequence[Mapping[str, Any]]) -> str | None:
+    for event in skips:
+        data: Mapping[str, Any] = event.get("data") or {}
+        text = str(event.get("text", ""))
+        if data.get("order") == line or line in text:
+            return None if ": done" in text else text
+        if data.get("side") == player and "order" not in data and "unit" not in data:
+            return text  # the player's orders as a whole were set aside
+    return None
+
+
+def order_outcomes(inputs: Mapping[str, Any], events: Sequence[Mapping[str, Any]]
+                   ) -> dict[str, list[OrderOutcome]]:
+    """Every player's accepted lines of the round, each done or skipped (and why)."""
+    skips = [e for e in events if e.get("kind") == "skip"]
+    out: dict[str, list[OrderOutcome]] = {}
+    for player, text in inputs.items():
+        lines = [x.strip() for x in str(text or "").splitlines() if x.strip()]
+        out[player] = []
+        for line in lines:
+            why = _skip_for(line, player, skips)
+            out[player].append(OrderOutcome(line, why is None, why or ""))
+    return out
 
 
 def countdown(closes_at: datetime, now: datetime) -> str:

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from engine import Board, find_ruleset
 from engine.dice import canonical, chain_link_ok, step_key
-from service import statecache, urls
+from service import clock, statecache, urls
 from service.fairdice import game_profile
 from service.mail.headers import plus_address
 from service.mail.settings import MailSettings
@@ -30,6 +30,8 @@ from service.render.html_table_grid import html_board
 from service.schedule.durations import DurationError, describe_duration, parse_duration
 from service.signin import mail_context
 from service.submissions import latest_submissions
+from service.timekeeping.wording import deadline_text
+from service.turn_summary import countdown, order_outcomes, seat_turn
 from service.views import board_of, current_round, game_record, latest_step
 
 EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
@@ -185,11 +187,17 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     }
     player = seat.name if seat else ""
     ctx["units"] = unit_lines(board, player)
+    ctx["turn"] = seat_turn(session, game, seat, t) if seat is not None and t > 1 else None
+    ctx["outcomes"] = order_outcomes(step.inputs, step.events) if t > 1 else {}
+    ctx["round_url"] = urls.absolute("web.round_", game_id=game.id, number=t - 1) if t > 1 else ""
     nxt = session.scalars(select(Round).where(Round.game_id == game.id, Round.number == t)).first()
     if nxt is not None:
         moves = player in nxt.expected
         ctx["next"] = {"round": nxt.number, "expected": list(nxt.expected), "you_move": moves,
-                       "closes": when(nxt.closes_at), "legal": legal_for(game, step, player) if moves else []}
+                       "closes": deadline_text(game, nxt.closes_at) if nxt.closes_at else "",
+                       "countdown": countdown(nxt.closes_at, clock.now()) if nxt.closes_at else "",
+                       "legal": legal_for(game, step, player) if moves else [],
+                       "template": template_for(session, game, seat, step) if moves and seat else []}
     else:
         ctx["next"] = None
     return ctx
@@ -202,6 +210,12 @@ def record_file_name(game_id: str, t: int) -> str:
 def record_bytes(record: Mapping[str, Any]) -> bytes:
     """The record as the API serves it, compact: any JSON reader reads it back the same."""
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def template_for(session: Session, game: Game, seat: Seat, step: Step) -> list[str]:
+    """One commented order line per unit, to edit and send back (even after setup)."""
+    turn = seat_turn(session, game, seat, step.t)
+    return turn.template if turn else []
 
 
 def final_context(session: Session, game: Game, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -224,6 +238,7 @@ def game_context(session: Session, game: Game, seat: Seat | None, settings: Mail
         "order_help": order_help(game),
     }
     if seat is not None:
+        ctx["your_page_url"] = urls.absolute("dashboard.play", seat_id=seat.id)
         ctx.update(seat_links(settings, seat))
         ctx["mail_pref"] = seat.mail_pref
     return ctx
@@ -232,7 +247,8 @@ def game_context(session: Session, game: Game, seat: Seat | None, settings: Mail
 def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict[str, Any]:
     """Everything the templates of row.kind need."""
     payload = dict(row.payload or {})
-    ctx: dict[str, Any] = {"kind": row.kind, "payload": payload, "home_url": urls.base_url()}
+    ctx: dict[str, Any] = {"kind": row.kind, "payload": payload, "home_url": urls.base_url(),
+                           "games_url": urls.absolute("dashboard.home")}
     game = session.get(Game, row.game_id) if row.game_id else None
     seat = session.get(Seat, row.seat_id) if row.seat_id else None
     if game is not None:

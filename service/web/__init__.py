@@ -11,7 +11,7 @@ from markupsafe import Markup
 from service.errors import ServiceError
 from service.render.grid_legend import mark_text, piece_rows
 from service.render.svg import board_caption
-from service.web.deadlines import deadline_text
+from service.timekeeping.wording import deadline_text
 
 bp = Blueprint("web", __name__)
 

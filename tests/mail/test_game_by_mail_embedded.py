@@ -83,15 +83,20 @@ def play(app: Flask, players: dict[str, MailPlayer], game_id: str) -> dict[str, 
     return seen
 
 
-def test_whole_game_by_mail_embedded(sqlite_app):
-    app = sqlite_app
+def mail_players(app: Flask) -> dict[str, MailPlayer]:
+    """The seats' mail clients, reading the embedded mailbox and sending to `receive`."""
 
     def send(raw: bytes) -> Any:
         with app.app_context():
             return receive(raw)
 
     read = stored_mail(app)
-    players = {n: MailPlayer(f"{n}@example.org", read, send) for n in SEATS}
+    return {n: MailPlayer(f"{n}@example.org", read, send) for n in SEATS}
+
+
+def test_whole_game_by_mail_embedded(sqlite_app):
+    app = sqlite_app
+    players = mail_players(app)
     game_id = create(app, max_rounds=6)
     seen = play(app, players, game_id)
     game = game_row(app, game_id)

@@ -1,4 +1,4 @@
-"""A round's deadline as the pages show it: UTC, and the game's own time zone beside it.
+"""A round's deadline as pages and mails show it: UTC, and the game's own time zone beside it.
 
 Players live in different zones; the game's deadline policy names the zone its calendar
 rules use (service.schedule.policy), so that is the local time every player can agree on.

@@ -1,0 +1,45 @@
+"""The results mail reads like a judge's: the player's own turn first, what to do now with
+an order template to edit and send back, every player's orders with what became of them,
+and links to the player's page, their games and the round."""
+
+from __future__ import annotations
+
+import re
+
+from tests.mail.mail_world import html_of, text_of
+from tests.mail.test_game_by_mail_embedded import create, mail_players
+
+
+def test_the_order_template_replies_and_the_results_say_what_became_of_each_order(sqlite_app):
+    app = sqlite_app
+    players = mail_players(app)
+    game_id = create(app)
+    for p in players.values():
+        assert p.reply(p.latest("Invitation"), "JOIN").status == "processed"
+
+    started = players["alice"].latest("The game has started")
+    text = text_of(started)
+    assert "WHAT TO DO NOW" in text and "YOUR ORDERS FOR ROUND 1" in text
+    template = re.findall(r"^# A\d+ .*$", text, flags=re.M)
+    assert len(template) == 8  # one commented line per unit (universal: 8 a side)
+    # Alice takes the "# " off one line and sends the rest back as they were: the comment
+    # lines are ignored, so only that order is stored.
+    chosen = template[0][2:]
+    reply = "\n".join([chosen, *template[1:]])
+    out = players["alice"].reply(started, reply)
+    assert out.status == "processed" and "orders stored" in out.detail, out
+    assert players["bob"].reply(players["bob"].latest("The game has started"), "pass").status == "processed"
+
+    for p in players.values():
+        results = p.latest("Round 1 results")
+        text, html = text_of(results), html_of(results)
+        assert "ROUND 1: WHAT HAPPENED TO YOU" in text and "Round 1: what happened to you" in html
+        assert "EVERY PLAYER'S ORDERS IN ROUND 1, AND WHAT BECAME OF THEM" in text
+        assert f"  {chosen}: done" in text  # alice's one order, done, in both players' mails
+        assert "bob: no orders, every unit held" in text
+        assert f"/games/{game_id}/rounds/1" in text and f"/games/{game_id}/rounds/1" in html
+        assert "Your page in this game: " in text and "/me/play/" in text and "Your games: " in text
+        assert "Your page in this game</a>" in html and "Your games</a>" in html
+    alice = text_of(players["alice"].latest("Round 1 results"))
+    turn = alice.split("ROUND 1: WHAT HAPPENED TO YOU")[1].split("WHAT TO DO NOW")[0]
+    assert re.search(rf"^- [A-Z]+: .*{chosen.split()[0]}", turn, flags=re.M), turn  # her unit's doing
