@@ -1,4 +1,9 @@
-"""The explicit list of rule systems (python-chess's VARIANTS): nothing registers itself."""
+"""The explicit list of rule systems (python-chess's VARIANTS): nothing registers itself.
+
+`register` adds one more by hand (a ruleset that ships elsewhere, or a test's own), and
+`unregister` takes it away again: everything that finds a ruleset by id (setup, rounds,
+replay, verify, the service) then finds it, while the shipped list stays as it is.
+"""
 
 from __future__ import annotations
 
@@ -23,14 +28,34 @@ def _build() -> list[Ruleset[Any]]:
     return [UniversalRuleset(), Jep1Ruleset(), FivediceRuleset(), HeroesRuleset()]
 
 
-_RULESETS: list[Ruleset[Any]] | None = None
+_SHIPPED: list[Ruleset[Any]] | None = None
+_ADDED: list[Ruleset[Any]] = []
+
+
+def _shipped() -> list[Ruleset[Any]]:
+    global _SHIPPED
+    if _SHIPPED is None:
+        _SHIPPED = _build()
+    return _SHIPPED
 
 
 def rulesets() -> list[Ruleset[Any]]:
-    global _RULESETS
-    if _RULESETS is None:
-        _RULESETS = _build()
-    return _RULESETS
+    """The shipped rulesets, then any added by `register`."""
+    return [*_shipped(), *_ADDED]
+
+
+def register(ruleset: Ruleset[Any]) -> None:
+    """Make this ruleset findable by its id; an id already taken is refused (ValueError)."""
+    if ruleset.info.id in ruleset_ids():
+        raise ValueError(f"a ruleset with id {ruleset.info.id!r} is registered already")
+    _ADDED.append(ruleset)
+
+
+def unregister(ruleset_id: str) -> None:
+    """Take a ruleset added by `register` away again; a shipped one cannot be (ValueError)."""
+    if any(r.info.id == ruleset_id for r in _shipped()):
+        raise ValueError(f"{ruleset_id!r} is a shipped ruleset")
+    _ADDED[:] = [r for r in _ADDED if r.info.id != ruleset_id]
 
 
 def ruleset_ids() -> list[str]:
@@ -38,7 +63,10 @@ def ruleset_ids() -> list[str]:
 
 
 def find_ruleset(name: str) -> Ruleset[Any]:
-    for r in rulesets():
+    for r in _shipped():
+        if r.info.id == name:
+            return r
+    for r in _ADDED:
         if r.info.id == name:
             return r
     raise UnknownRuleset(name)

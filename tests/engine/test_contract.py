@@ -5,13 +5,16 @@ allows up to 4, both turn modes) to an outcome or a round cap, and every step is
 one figure per square (unless the ruleset says figures share squares), health within
 bounds, figures on the grid, dump/load round trips, small JSON states, deterministic
 resolution, replay reproducing every state hash, and legal orders that parse. A ruleset
-added to engine.registry is picked up here without touching this file.
+added to engine.registry is picked up here without touching this file; the test-only
+fifth ruleset (tests/fifth_ruleset) is checked beside the shipped ones, registered for
+each test and taken away after it.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,13 +30,21 @@ from engine.registry import rulesets
 from engine.replay import replay
 from engine.selfplay import SelfPlay, play
 from engine.steps import StepResult, run_round
+from tests.fifth_ruleset import SKIRMISH, registered
 
-RULESETS = rulesets()
+SHIPPED = rulesets()
+RULESETS = [*SHIPPED, SKIRMISH]
 IDS = [r.info.id for r in RULESETS]
 SEEDS = ("contract-1", "contract-2")
 ROUND_CAP = 40
 MAX_STATE_BYTES = 64 * 1024
 PLAYER_NAMES = ("ann", "ben", "cat", "dan")
+
+
+@pytest.fixture(autouse=True)
+def _fifth_ruleset_registered() -> Iterator[None]:
+    with registered():
+        yield
 
 
 def configurations(ruleset: Ruleset[Any]) -> list[tuple[int, str, BotKind, str]]:
