@@ -33,7 +33,6 @@ Pure standard library: the CLI (`dicepost verify`) only reads the file or URL.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -47,7 +46,6 @@ from engine.dice import (
     Dice,
     H,
     bot_key,
-    canonical,
     face,
     game_salt,
     inputs_digest,
@@ -55,6 +53,7 @@ from engine.dice import (
     server_entropy,
     step_key,
 )
+from engine.held import Held
 from engine.orders import OrderErrors
 from engine.record import CHECKSUM, RECORD_FORMAT, V2_FIELDS, checksum
 from engine.registry import find_ruleset
@@ -67,6 +66,7 @@ from engine.stepcheck import (
     show_json,
 )
 from engine.steps import canonical_input
+from engine.strictjson import parse_strict
 
 __all__ = ["Held", "RecordError", "RollRow", "StepRow", "Verification", "parse_record", "verify"]
 
@@ -78,26 +78,7 @@ STEP_FIELDS = ("t", "key", "inputs", "inputs_digest", "step_key", "rolls", "even
 ROLL_FIELDS = ("step", "j", "n", "face", "label")
 BOT_KINDS = ("greedy", "random")
 MAX_SIDES = 2**32 - 1
-SAFE_INTEGER = 2**53
 _HEX = re.compile(r"(?:[0-9a-f]{2})+\Z")
-
-
-@dataclass(frozen=True)
-class Held:
-    """What a player keeps from the game, out of the host's reach: the commitment S_0 shown
-    before they joined, their entropy, and their receipts (seat, round, version, R)."""
-
-    commitment: bytes | None = None
-    entropy: dict[str, bytes] = field(default_factory=dict)
-    receipts: list[tuple[str, int, int, bytes]] = field(default_factory=list)
-
-    def latest(self) -> dict[tuple[int, str], tuple[int, bytes]]:
-        """(round, seat) -> the highest version held and its receipt."""
-        out: dict[tuple[int, str], tuple[int, bytes]] = {}
-        for seat, rnd, version, r in self.receipts:
-            if (rnd, seat) not in out or version > out[(rnd, seat)][0]:
-                out[(rnd, seat)] = (version, r)
-        return out
 
 
 @dataclass(frozen=True)
@@ -198,46 +179,8 @@ class _Stop(Exception):
 
 
 def parse_record(data: bytes | str) -> Any:
-    """Read a record's JSON strictly, as the page does: UTF-8, no duplicate keys, no floats
-    or NaN, whole numbers below 2^53 (what every language reads alike), no lone surrogates."""
-    if isinstance(data, bytes):
-        try:
-            data = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise RecordError(f"the record is not UTF-8 text: {exc}") from None
-    try:
-        value = json.loads(data, object_pairs_hook=_no_duplicates, parse_float=_no_float,
-                           parse_constant=_no_float, parse_int=_whole)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"the record is not JSON: {exc}") from None
-    try:
-        canonical(value)
-    except UnicodeEncodeError:
-        raise RecordError("the record holds text that is not Unicode (a lone surrogate)") from None
-    return value
-
-
-def _whole(text: str) -> int:
-    n = int(text)
-    if abs(n) >= SAFE_INTEGER:
-        raise RecordError(f"the record holds the number {text}; records hold |n| < 2^53 only")
-    return n
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key == "__proto__":  # a JavaScript reader would set the prototype, not a field
-            raise RecordError("the record has the key '__proto__', which the page cannot read "
-                              "as a field")
-        if key in out:
-            raise RecordError(f"the record has the key {key!r} twice in one object")
-        out[key] = value
-    return out
-
-
-def _no_float(text: str) -> Any:
-    raise RecordError(f"the record holds the number {text}; records hold whole numbers only")
+    """Read a record's JSON strictly, as the page does (engine.strictjson)."""
+    return parse_strict(data, "the record")
 
 
 def _is_int(value: Any) -> bool:
