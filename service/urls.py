@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from flask import current_app, has_request_context, request, url_for
 
@@ -47,9 +48,16 @@ def record_url(game_id: str) -> str:
     return absolute("api.record", game_id=game_id)
 
 
-def verify_link(record_url: str, page: str = "/verify") -> str:
-    """The "check these dice" link: the verifier page with `?record=<record url>`."""
-    return f"{page}?record={quote(record_url, safe='/:')}"
+def verify_link(record_url: str, page: str = "/verify",
+                held: Mapping[str, str | None] | None = None) -> str:
+    """The "check these dice" link: the verifier page with `?record=<record url>`, and what
+    the player holds (commitment, seat, entropy) in the fragment, which browsers never send
+    to a server: the page compares the record with the values as they were when the link
+    was made."""
+    link = f"{page}?record={quote(record_url, safe='/:')}"
+    pairs = [(k, v) for k in ("commitment", "seat", "entropy") if (v := (held or {}).get(k))]
+    return f"{link}#{urlencode(pairs)}" if pairs else link
+
 
 
 def takeover_url(game_id: str, invite: str) -> str:

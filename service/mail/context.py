@@ -49,9 +49,13 @@ def lead_words(lead: object) -> str:
         return ""
 
 
-def verify_url(record_url: str) -> str:
-    """The "check these dice" link: the verifier page, absolute, loading the record."""
-    return urls.verify_link(record_url, page=f"{urls.base_url()}/verify")
+def verify_url(record_url: str, game: Game, seat: Seat | None) -> str:
+    """The "check these dice" link: the verifier page, absolute, loading the record, with
+    the commitment and the seat's entropy as they are now in its fragment (the page turns
+    red if the record later differs from what this mail carried)."""
+    return urls.verify_link(record_url, page=f"{urls.base_url()}/verify", held={
+        "commitment": game.commitment, "seat": seat.name if seat else None,
+        "entropy": seat.entropy if seat else None})
 
 
 def seat_links(settings: MailSettings, seat: Seat) -> dict[str, str]:
@@ -233,7 +237,7 @@ def game_context(session: Session, game: Game, seat: Seat | None, settings: Mail
                  "players": [s.name for s in game.seats]},
         "game_url": urls.game_url(game.id),
         "record_url": record,
-        "verify_url": verify_url(record),
+        "verify_url": verify_url(record, game, seat),
         "player": seat.name if seat else "",
         "order_help": order_help(game),
     }

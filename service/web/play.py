@@ -12,6 +12,7 @@ from sqlalchemy import select
 from werkzeug.wrappers import Response
 
 from engine import find_ruleset
+from engine.held import receipts_file
 from service import clock, games, rounds
 from service import jsonlimits as limited_json
 from service.db import get_session
@@ -24,7 +25,7 @@ from service.render.svg import board_caption, board_svg
 from service.submissions import latest_submissions
 from service.tokens import token_hash
 from service.turn_summary import countdown, seat_turn
-from service.urls import player_url
+from service.urls import player_url, record_url, verify_link
 from service.views import board_of, current_round, latest_step, orders_json
 from service.web import bp
 from service.web.order_form import order_form, order_text
@@ -114,6 +115,8 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "receipts": seat_receipts(session, game, seat),
         "turn": turn,
         "countdown": countdown(turn.closes_at, clock.now()) if turn and turn.closes_at else "",
+        "verify_url": verify_link(record_url(game.id), held={
+            "commitment": game.commitment, "seat": seat.name, "entropy": seat.entropy}),
     }
 
 
@@ -157,6 +160,25 @@ def sent_message(sent: Sent, game: Game) -> str:
     after = f"; round {game.current_round} is open" if game.status == "active" else "; the game is over"
     return (f"Your orders for round {sent.round} were stored as version {sent.version}, the last orders "
             f"it waited for: round {sent.round} is resolved (what happened to you is below){after}.")
+
+
+@bp.get("/games/<game_id>/player/<token>/receipts.json")
+def player_receipts(game_id: str, token: str) -> Response:
+    """The player's receipts file (engine.held): the commitment, the seat's entropy and a
+    receipt for every version the game accepted; the verifier page and `dicepost verify
+    --receipts` read it."""
+    session = get_session()
+    with session.begin():
+        seat = rounds.seat_by_token(session, game_id, token)
+        game = seat.game
+        doc = receipts_file(game.id, game.commitment, seat.name, seat.entropy,
+                            seat_receipts(session, game, seat))
+    response = Response(json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+                        mimetype="application/json")
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="dicepost-receipts-{game_id}-{seat.name}.json"')
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.route("/games/<game_id>/player/<token>", methods=["GET", "POST"])

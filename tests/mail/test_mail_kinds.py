@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -131,6 +132,8 @@ def test_results_mail_has_everything_a_round_needs(sent):
                  "Revealed chain key S_2 = ", "S_1 = ", "it does.", f"/verify?record=http://dicepost.test/api/games/{sent['game'].id}/record"):
         assert part in text, part
     assert "<table role=\"grid\"" in html and "Roll log" in html and "Check these dice" in html
+    # The link carries what this seat holds, after the # (never sent to a server).
+    assert re.search(r"/record#commitment=[0-9a-f]{64}&seat=\w+&entropy=[0-9a-f]{32,128}\b", text), text
 
 
 def test_the_start_mail_shows_round_1(sent):
