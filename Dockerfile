@@ -1,11 +1,21 @@
 # One image for web, worker and beat (docker-compose.yml picks the command).
-# Stage 1 builds the wheel from the sources; stage 2 installs the pinned dependencies of
-# requirements.lock (`make lock` writes it), then the wheel alone: no source tree in the image.
+# Stage 0 fetches the verifier page's Python runtime (npm's pyodide, pinned in the Makefile);
+# stage 1 builds the wheel from the sources and that runtime; stage 2 installs the pinned
+# dependencies of requirements.lock (`make lock` writes it), then the wheel alone: no source
+# tree in the image.
+FROM node:20-slim AS runtime
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends make >/dev/null \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Makefile ./
+RUN make pyodide && test -f service/static/pyodide/pyodide.asm.wasm
+
 FROM python:3.11-slim AS build
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY engine engine
 COPY service service
+COPY --from=runtime /src/service/static/pyodide service/static/pyodide
 COPY worker worker
 COPY templates templates
 RUN pip wheel --no-deps --wheel-dir /wheels .

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: venv run test lint typecheck pytest bench lock clean
+.PHONY: venv run test lint typecheck pytest bench lock clean pyodide
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,9 +14,33 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# The verifier page's Python runtime (docs/fair-dice.md): npm's pyodide package, pinned by
+# version and checksum, unpacked into the package's static files (not in git). Without npm
+# the page still checks the dice, and says in amber what it could not check.
+PYODIDE_VERSION := 0.29.5
+PYODIDE_INTEGRITY := sha512-TkYrUv9m8QmfImADKRmpwZulL48E0uUaBSO+dvRQKyAJc0qh9gu7jn8btyHPh3NZm1r2IH2YrJhIr7Q2B9urAw==
+PYODIDE_FILES := pyodide.mjs pyodide.asm.js pyodide.asm.wasm python_stdlib.zip pyodide-lock.json
+PYODIDE_DIR := service/static/pyodide
+PYODIDE_STAMP := $(PYODIDE_DIR)/.pyodide-$(PYODIDE_VERSION)
+
+$(PYODIDE_STAMP):
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "make pyodide: npm not found; the verifier page will check the dice only (apt-get install npm)"; \
+	  exit 0; fi; \
+	set -e; rm -rf build/pyodide $(PYODIDE_DIR); mkdir -p build/pyodide $(PYODIDE_DIR); \
+	npm pack --silent --pack-destination build/pyodide pyodide@$(PYODIDE_VERSION) >/dev/null; \
+	tgz=build/pyodide/pyodide-$(PYODIDE_VERSION).tgz; \
+	got=$$(node -e 'const c=require("crypto"),f=require("fs");process.stdout.write("sha512-"+c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"))' $$tgz); \
+	if [ "$$got" != "$(PYODIDE_INTEGRITY)" ]; then echo "pyodide $(PYODIDE_VERSION): checksum $$got, expected $(PYODIDE_INTEGRITY)"; exit 1; fi; \
+	tar -xzf $$tgz -C build/pyodide; \
+	for f in $(PYODIDE_FILES); do cp build/pyodide/package/$$f $(PYODIDE_DIR)/$$f; done; \
+	rm -rf build/pyodide; touch $@
+
+pyodide: $(PYODIDE_STAMP)
+
 # Embedded default: SQLite file, tasks in-process, mail kept in the web app's mailbox.
 PORT ?= 5000
-run: venv
+run: venv pyodide
 	$(BIN)/dicepost run --port $(PORT)
 
 lint: venv
@@ -25,7 +49,7 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy engine service worker bench
 
-pytest: venv
+pytest: venv pyodide
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
@@ -48,4 +72,4 @@ lock:
 	rm -rf $(LOCK_VENV)
 
 clean:
-	rm -rf $(VENV) instance/*.sqlite3 .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(PYODIDE_DIR) instance/*.sqlite3 .pytest_cache .mypy_cache .ruff_cache

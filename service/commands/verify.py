@@ -27,7 +27,9 @@ from typing import TextIO
 
 import click
 
+from engine.held import read_receipts
 from engine.verify import Held, RecordError, Verification, parse_record, verify
+from service.verify_bundle import has_runtime, write_bundle
 
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 EXIT_OK, EXIT_DIFFERENT, EXIT_UNREADABLE = 0, 1, 2
@@ -173,11 +175,26 @@ def check(source: str, as_json: bool = False, timeout: float = 30.0,
     return report(v, out)
 
 
+def bundle(folder: Path, out: TextIO) -> int:
+    """Write the verifier as static files (service.verify_bundle) and print its SHA-256."""
+    digest = write_bundle(folder)
+    print(f"wrote the verifier bundle to {folder}", file=out)
+    if not has_runtime():
+        print("without its Python runtime (make pyodide fetches it): the page will check the "
+              "dice only, and say so", file=out)
+    print(f"serve it with: python3 -m http.server --directory {folder}", file=out)
+    print(f"check it with: cd {folder} && sha256sum -c verify-runtime/SHA256SUMS "
+          "&& sha256sum verify-runtime/SHA256SUMS", file=out)
+    print(f"bundle SHA-256 {digest}", file=out)
+    return EXIT_OK
+
+
 @click.command("verify", help=(
     "Check a dicepost game record (a file, '-' for standard input, or an http(s) URL): the "
     "hash chain from the commitment, the salt, every step key and roll, then replay every "
-    "step through the engine. Exit 0 only when everything holds."))
-@click.argument("record")
+    "step through the engine. Exit 0 only when everything holds. With --bundle DIR (and no "
+    "RECORD), write the verifier page, its runtime and the engine as static files instead."))
+@click.argument("record", required=False)
 @click.option("--json", "as_json", is_flag=True, help="print the whole report as JSON")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0,
               show_default=True, help="seconds to wait for a URL")
@@ -187,9 +204,26 @@ def check(source: str, as_json: bool = False, timeout: float = 30.0,
               help="your seat's entropy, as the join page showed it (repeatable)")
 @click.option("--receipt", "receipts", multiple=True, metavar="SEAT:ROUND:VERSION:HEX",
               help="a receipt from a confirmation mail or the player page (repeatable)")
-def command(record: str, as_json: bool, timeout: float, commitment: str | None,
-            entropy: tuple[str, ...], receipts: tuple[str, ...]) -> int:
-    return check(record, as_json, timeout, held=held_values(commitment, entropy, receipts))
+@click.option("--receipts", "receipts_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="the receipts file the player page offers (commitment, entropy, receipts)")
+@click.option("--bundle", "bundle_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="write the verifier page, its runtime and the engine into this folder")
+def command(record: str | None, as_json: bool, timeout: float, commitment: str | None,
+            entropy: tuple[str, ...], receipts: tuple[str, ...], receipts_file: Path | None,
+            bundle_dir: Path | None) -> int:
+    if bundle_dir is not None:
+        if record is not None:
+            raise click.UsageError("--bundle writes the verifier; give no RECORD with it")
+        return bundle(bundle_dir, sys.stdout)
+    if record is None:
+        raise click.UsageError("give a RECORD (a file, '-' or an http(s) URL), or --bundle DIR")
+    held = held_values(commitment, entropy, receipts)
+    if receipts_file is not None:
+        try:
+            held = held.merged(read_receipts(read_source(str(receipts_file))))
+        except RecordError as exc:
+            raise click.BadParameter(str(exc), param_hint="--receipts") from None
+    return check(record, as_json, timeout, held=held)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,7 @@
 """The Dockerfile's build replayed outside Docker: the wheel, installed as the image installs it.
 
-Stage 1's COPY lines pick the sources and its RUN line builds the wheel; stage 2's pip
+Stage 0 runs `make pyodide` (here: in the checkout, where it is usually done already);
+stage 1's COPY lines pick the sources and that runtime, and its RUN line builds the wheel; stage 2's pip
 commands install requirements.lock and then the wheel (not editable) into a fresh venv.
 From a folder outside the checkout, that venv's python then serves every page and sends
 every mail kind (render_all.py), and the image's own CMD and HEALTHCHECK run on it. Slow
@@ -62,9 +63,28 @@ def run(argv: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
     return done  # type: ignore[no-any-return]
 
 
+FETCH_SETUP = {"apt-get", "rm"}  # stage 0's tools for make pyodide
+IMAGE_SRC = "/src/"  # stage 0's WORKDIR: where make pyodide puts the runtime
+
+
+def fetch_stage(stage: list[dockerfile.Instruction]) -> None:
+    for ins in stage:
+        if ins.name != "RUN":
+            continue
+        for argv in dockerfile.shell_commands(ins.args):
+            if argv[0] in FETCH_SETUP:
+                continue
+            assert argv[0] in ("make", "test"), f"stage 0 runs {argv[0]}, which this replay does not know"
+            run(argv, cwd=ROOT)
+
+
 def build_stage(stage: list[dockerfile.Instruction], src: Path, wheels: Path) -> None:
     for ins in stage:
-        if ins.name == "COPY":
+        if ins.name == "COPY" and ins.args.startswith("--from="):
+            _from, image_path, dest = ins.args.split()
+            assert image_path.startswith(IMAGE_SRC), image_path
+            shutil.copytree(ROOT / image_path.removeprefix(IMAGE_SRC), src / dest, dirs_exist_ok=True)
+        elif ins.name == "COPY":
             *sources, _dest = ins.args.split()
             for name in sources:
                 from_path = ROOT / name
@@ -99,7 +119,8 @@ def runtime_stage(stage: list[dockerfile.Instruction], venv: Path, wheels: Path,
 @pytest.fixture(scope="module")
 def image(tmp_path_factory: pytest.TempPathFactory) -> Image:
     root = tmp_path_factory.mktemp("image")
-    build, runtime = dockerfile.stages(ROOT / "Dockerfile")
+    fetch, build, runtime = dockerfile.stages(ROOT / "Dockerfile")
+    fetch_stage(fetch)
     src, wheels = root / "src", root / "wheels"
     src.mkdir()
     build_stage(build, src, wheels)
@@ -118,6 +139,20 @@ def test_the_wheel_carries_every_template(image: Image) -> None:
     assert "templates/web/home.html" in expected and "templates/email/results.txt" in expected
     assert not expected - names, f"missing from the wheel: {sorted(expected - names)}"
     assert not any(n.startswith(("tests/", "bench/")) for n in names)
+
+
+def test_the_wheel_carries_the_verifiers_runtime_and_writes_the_same_bundle(image: Image, tmp_path: Path) -> None:
+    """The installed wheel's `dicepost verify --bundle` prints the checkout's bundle SHA-256:
+    the page, the runtime and the engine are the same bytes."""
+    from service import verify_bundle
+
+    names = set(zipfile.ZipFile(image.wheel).namelist())
+    assert {f"service/static/pyodide/{n}" for n in verify_bundle.PYODIDE_FILES} <= names
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    done = run([image.bin("dicepost"), "verify", "--bundle", str(tmp_path / "bundle")], cwd=work,
+               env=image.env())
+    assert done.stdout.splitlines()[-1] == f"bundle SHA-256 {verify_bundle.bundle_sha256()}", done.stdout
 
 
 def test_the_installed_wheel_renders_every_page_and_every_mail(image: Image, tmp_path: Path) -> None:

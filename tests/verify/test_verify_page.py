@@ -58,7 +58,9 @@ def test_the_page_is_self_contained() -> None:
     assert html.count("<script") == 2 and 'id="dicepost-verifier-core"' in html
 
 
-def test_the_policy_allows_exactly_the_pages_inline_scripts(client) -> None:
+def test_the_policy_allows_the_pages_inline_scripts_and_the_runtime_folder_only(client) -> None:
+    """Scripts: the page's two inline ones by hash, the runtime's modules from the host's
+    /verify-runtime/ folder only, and WebAssembly (Pyodide) compiled; never eval."""
     policy = client.get("/verify").headers["Content-Security-Policy"]
     html = PAGE.read_bytes()
     scripts = re.findall(rb"<script[^>]*>(.*?)</script>", html, re.S)
@@ -66,8 +68,10 @@ def test_the_policy_allows_exactly_the_pages_inline_scripts(client) -> None:
     allowed = re.search(r"script-src ([^;]+);", policy)
     assert allowed is not None
     assert sorted(allowed.group(1).split()) == sorted(
-        f"'sha256-{base64.b64encode(hashlib.sha256(s).digest()).decode()}'" for s in scripts)
+        [f"'sha256-{base64.b64encode(hashlib.sha256(s).digest()).decode()}'" for s in scripts]
+        + ["http://localhost/verify-runtime/", "'wasm-unsafe-eval'"])
     assert "default-src 'none'" in policy and "unsafe-inline" not in policy
+    assert "'unsafe-eval'" not in policy
 
 
 def test_the_record_and_only_the_record_is_readable_from_any_origin(client) -> None:
