@@ -63,8 +63,8 @@ def finished() -> dict[str, Any]:
     return record
 
 
-def play_rounds(client: Any, rounds: int) -> str:
-    """Through the service's JSON API only: create a game, join both seats, play rounds."""
+def join_game(client: Any) -> tuple[str, dict[str, str]]:
+    """Through the service's JSON API: create a game and join both seats; (id, player tokens)."""
     created = client.post("/api/games", json={"ruleset": "universal", "seats": [
         {"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "blue@example.org"}]})
     assert created.status_code == 201, created.json
@@ -73,7 +73,14 @@ def play_rounds(client: Any, rounds: int) -> str:
     for seat in created.json["seats"]:
         joined = client.post(f"/api/games/{game_id}/join", json={"invite_token": seat["invite_token"]})
         assert joined.status_code == 200, joined.json
-        tokens[seat["name"]] = {"Authorization": f"Bearer {joined.json['player_token']}"}
+        tokens[seat["name"]] = joined.json["player_token"]
+    return game_id, tokens
+
+
+def play_rounds(client: Any, rounds: int, game: tuple[str, dict[str, str]] | None = None) -> str:
+    """Through the service's JSON API only: create a game, join both seats, play rounds."""
+    game_id, players = game or join_game(client)
+    tokens = {name: {"Authorization": f"Bearer {token}"} for name, token in players.items()}
     for _ in range(rounds):
         for headers in tokens.values():
             view = client.get(f"/api/games/{game_id}/orders", headers=headers).json

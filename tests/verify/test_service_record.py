@@ -7,17 +7,20 @@ then its record is checked by engine.verify and by `dicepost verify`.
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from engine.verify import parse_record, verify
 from service import create_app
-from service.commands.verify import EXIT_OK, check
+from service.cli import main
+from service.commands.verify import EXIT_DIFFERENT, EXIT_OK, check, command
 from service.db import engine_of
 from service.migrate import upgrade
-from tests.verify.conftest import PAGE, play_rounds
+from tests.verify.conftest import PAGE, join_game, play_rounds, serialize
 
 
 @pytest.fixture
@@ -46,3 +49,42 @@ def test_a_game_played_through_the_api_verifies(client: Any, tmp_path: Path) -> 
 def test_the_app_serves_the_verifier(client: Any) -> None:
     assert client.get("/verify").data == PAGE.read_bytes()
     assert client.get("/verify/verifier.html").headers["Content-Disposition"].startswith("attachment")
+
+
+def test_the_player_pages_receipts_file_is_read_by_dicepost_verify(client: Any, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The download holds the commitment, the seat's entropy and every receipt; with it the
+    command confirms each of them, and another game's record fails at the commitment."""
+    game = join_game(client)
+    game_id, tokens = game
+    play_rounds(client, 2, game)
+    download = client.get(f"/games/{game_id}/player/{tokens['red']}/receipts.json")
+    assert download.status_code == 200 and download.mimetype == "application/json"
+    assert download.headers["Content-Disposition"].startswith("attachment")
+    held = json.loads(download.data)
+    record = parse_record(client.get(f"/api/games/{game_id}/record").data)
+    assert held["format"] == "dicepost-receipts/1" and held["seat"] == "red"
+    assert held["commitment"] == record["commitment"] and held["entropy"] == record["entropy"]["red"]
+    assert [(r["round"], r["version"]) for r in held["receipts"]] == [(1, 1), (2, 1)]
+    receipts, path = tmp_path / "receipts.json", tmp_path / "record.json"
+    receipts.write_bytes(download.data)
+    path.write_bytes(serialize(record))
+    capsys.readouterr()
+    assert main(["verify", str(path), "--receipts", str(receipts), "--json"]) == EXIT_OK
+    report = json.loads(capsys.readouterr().out)
+    assert report["held"] == ["commitment S_0", "entropy of red",
+                              "receipt of red, round 1, version 1", "receipt of red, round 2, version 1"]
+    other_id = play_rounds(client, 2)  # another game: another chain, another entropy
+    path.write_bytes(client.get(f"/api/games/{other_id}/record").data)
+    assert main(["verify", str(path), "--receipts", str(receipts), "--json"]) == EXIT_DIFFERENT
+    first = json.loads(capsys.readouterr().out)["first_difference"]
+    assert (first["step"], first["where"]) == (0, "commitment")
+
+
+def test_a_bad_receipts_file_is_a_usage_error_naming_it(tmp_path: Path) -> None:
+    receipts = tmp_path / "receipts.json"
+    receipts.write_text('{"format": "dicepost-receipts/1", "seat": "red", "seat": "blue"}')
+    path = tmp_path / "r.json"
+    path.write_text("{}")
+    result = CliRunner().invoke(command, [str(path), "--receipts", str(receipts)])
+    assert result.exit_code == 2 and "--receipts" in result.output and "'seat' twice" in result.output
