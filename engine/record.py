@@ -17,8 +17,10 @@ A `dicepost-dice/v2` record also holds (docs/dice-spec.md, v2):
 - `versions`: [{round, seat, version, at, receipt}] for every accepted version of every
   seat's orders (the texts of superseded versions stay private; the latest version's
   receipt is checked against the step's input);
-- `gm_actions`: [{round, action, at, detail}] every GM action that changed a round (listed
-  by the verifiers, not checkable: the player must trust or dispute them).
+- `gm_actions`: [{round, action, actor, at, detail}] every GM action that changed a round,
+  and every extension the GM's missed-turn policy made (`round`: the one it bore on, named
+  in its detail or open at that time; listed by the verifiers, not checkable: the player
+  must trust or dispute them).
 
 `inputs_digest` and `step_key` are derived values, written so a player checking by hand
 can compare each stage (docs/dice-spec.md) and a verifier can say which stage differs. The two

@@ -17,13 +17,16 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine.dice import PROFILE_V1, PROFILE_V2, receipt
-from service.models import Game, Round, Seat, Submission
+from service.models import AuditLog, Game, Round, Seat, Submission
 
 PROFILE_OPTION = "dice_profile"
 # Schedule and GM entries that change what a round's inputs are or when it closes.
+# deadline_extended is the GM's missed-turn policy extending a round on its own.
 ROUND_CHANGING = ("gm_pause", "gm_resume", "gm_extend", "gm_resolve_now", "gm_replace",
                   "gm_remove", "gm_end_draw", "gm_set_policy", "seat_to_bot", "seat_opened",
-                  "seat_claimed")
+                  "seat_claimed", "deadline_extended")
+# Kept out of the public record: a replacement player's address.
+PRIVATE_DETAIL = ("email",)
 
 
 def game_profile(game: Game) -> str:
@@ -60,11 +63,12 @@ def seat_receipts(session: Session, game: Game, seat: Seat) -> list[dict[str, An
 
 
 def record_fields(session: Session, game: Game, seats: Sequence[Seat], resolved: int,
-                  schedule_log: Sequence[dict[str, Any]]) -> dict[str, Any]:
+                  snapshot: bool = False) -> dict[str, Any]:
     """The v2 lists of the record (engine.record): server-made seats, bot rounds, every
     version of the resolved rounds with its receipt, and the GM actions that changed a
     round. Rounds still open are left out: a receipt of a short order text could be
-    guessed, and the orders of an open round are secret."""
+    guessed, and the orders of an open round are secret. `snapshot`: the record as it
+    stood when round `resolved` was resolved (GM actions after that left out)."""
     names = {s.id: s.name for s in seats}
     rows = session.execute(
         select(Round.number, Submission.seat_id, Submission.version, Submission.created_at,
@@ -83,8 +87,30 @@ def record_fields(session: Session, game: Game, seats: Sequence[Seat], resolved:
         latest[(number, seat)] = source
     bots = [{"round": number, "seat": seat, "kind": "greedy"}
             for (number, seat), source in sorted(latest.items()) if source == "bot"]
-    gm_actions = [{"round": (e.get("detail") or {}).get("round"), "action": e["action"],
-                   "at": e["at"], "detail": e.get("detail") or {}}
-                  for e in schedule_log if e.get("action") in ROUND_CHANGING]
     return {"server_made": [s.name for s in seats if s.entropy_source == "server"],
-            "bots": bots, "versions": versions, "gm_actions": gm_actions}
+            "bots": bots, "versions": versions,
+            "gm_actions": gm_actions(session, game, resolved if snapshot else None)}
+
+
+def gm_actions(session: Session, game: Game, until: int | None = None) -> list[dict[str, Any]]:
+    """The ROUND_CHANGING entries, each with the round it bore on: the one its detail names,
+    else the round open then (told by the log's order, not its times, which may be equal).
+    `until`: stop when round `until` was resolved (0: when the game started)."""
+    rows = session.execute(
+        select(AuditLog.action, AuditLog.actor, AuditLog.at, AuditLog.detail)
+        .where(AuditLog.game_id == game.id, AuditLog.action.in_((*ROUND_CHANGING, "started", "resolved")))
+        .order_by(AuditLog.id)).all()
+    current: int | None = None  # no round is open before the game starts
+    out: list[dict[str, Any]] = []
+    for action, actor, at, detail in rows:
+        detail = dict(detail or {})
+        if action in ("started", "resolved"):
+            done = 0 if action == "started" else int(detail.get("round") or 0)
+            if until is not None and done == until:
+                break
+            current = done + 1
+            continue
+        out.append({"round": detail.get("round", current), "action": action, "actor": actor,
+                    "at": at.isoformat(),
+                    "detail": {k: v for k, v in detail.items() if k not in PRIVATE_DETAIL}})
+    return out

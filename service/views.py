@@ -137,14 +137,15 @@ def game_record(session: Session, game: Game, upto: int | None = None) -> dict[s
     entropy = {s.name: bytes.fromhex(s.entropy) for s in seats if s.entropy}
     extra = record_extra(session, game)  # GM actions, missed turns, a GM's ending
     status, outcome = game.status, game.outcome
-    if later or (upto is not None and game.status != "finished"):
+    snapshot = later or (upto is not None and game.status != "finished")
+    if snapshot:
         until = steps[-1].created_at.isoformat() if steps else ""
         extra["schedule_log"] = [e for e in extra["schedule_log"] if e["at"] <= until]
         extra.pop("gm_ending", None)
         extra.pop("outcome", None)
         status, outcome = ("active" if later else game.status), (None if later else game.outcome)
     if is_v2(game):
-        extra.update(record_fields(session, game, seats, len(steps) - 1, extra["schedule_log"]))
+        extra.update(record_fields(session, game, seats, len(steps) - 1, snapshot))
     return build_record(
         game_id=game.id, ruleset=game.ruleset, commitment=bytes.fromhex(game.commitment),
         players=[p for p in players if p in entropy], entropy=entropy,
