@@ -27,12 +27,14 @@ $(PYODIDE_STAMP):
 	@if ! command -v npm >/dev/null 2>&1; then \
 	  echo "make pyodide: npm not found; the verifier page will check the dice only (apt-get install npm)"; \
 	  exit 0; fi; \
-	set -e; rm -rf build/pyodide $(PYODIDE_DIR); mkdir -p build/pyodide $(PYODIDE_DIR); \
-	npm pack --silent --pack-destination build/pyodide pyodide@$(PYODIDE_VERSION) >/dev/null; \
+	set -e; rm -rf build/pyodide; mkdir -p build/pyodide; \
+	if ! npm pack --silent --pack-destination build/pyodide pyodide@$(PYODIDE_VERSION) >/dev/null; then \
+	  echo "make pyodide: npm could not fetch pyodide@$(PYODIDE_VERSION); the verifier page will check the dice only"; \
+	  rm -rf build/pyodide; exit 0; fi; \
 	tgz=build/pyodide/pyodide-$(PYODIDE_VERSION).tgz; \
 	got=$$(node -e 'const c=require("crypto"),f=require("fs");process.stdout.write("sha512-"+c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"))' $$tgz); \
 	if [ "$$got" != "$(PYODIDE_INTEGRITY)" ]; then echo "pyodide $(PYODIDE_VERSION): checksum $$got, expected $(PYODIDE_INTEGRITY)"; exit 1; fi; \
-	tar -xzf $$tgz -C build/pyodide; \
+	tar -xzf $$tgz -C build/pyodide; rm -rf $(PYODIDE_DIR); mkdir -p $(PYODIDE_DIR); \
 	for f in $(PYODIDE_FILES); do cp build/pyodide/package/$$f $(PYODIDE_DIR)/$$f; done; \
 	rm -rf build/pyodide; touch $@
 
