@@ -53,6 +53,7 @@ from engine.dice import (
     server_entropy,
     step_key,
 )
+from engine.gmlog import action_text
 from engine.held import Held
 from engine.orders import OrderErrors
 from engine.record import CHECKSUM, RECORD_FORMAT, V2_FIELDS, checksum
@@ -169,6 +170,7 @@ class Verification:
             "differences": [d.to_json() for d in self.differences],
             "unchecked": self.unchecked, "replayed": self.replayed, "profile": self.profile,
             "server_made": self.server_made, "bots": self.bots, "gm_actions": self.gm_actions,
+            "gm_action_texts": [action_text(a) for a in self.gm_actions],
             "held": self.held,
             "steps": [s.to_json() for s in self.steps],
         }

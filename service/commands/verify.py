@@ -23,10 +23,11 @@ import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import click
 
+from engine.gmlog import action_text
 from engine.held import read_receipts
 from engine.verify import Held, RecordError, Verification, parse_record, verify
 from service.verify_bundle import has_runtime, write_bundle
@@ -86,7 +87,7 @@ def print_table(v: Verification, out: TextIO) -> None:
             print(f"played by the bot: {seat} in round {', '.join(numbers)} (orders recomputed)",
                   file=out)
     for action in v.gm_actions:
-        print(f"GM action: {_action_text(action)}", file=out)
+        print(f"GM action: {action_text(action)}", file=out)
     for item in v.held:
         print(f"matches what you hold: {item}", file=out)
     print(f"{'step':>5}  {'S_t':<11}  {'chain':<5}  {'D,K':<3}  {'rolls':<9}  "
@@ -99,46 +100,6 @@ def print_table(v: Verification, out: TextIO) -> None:
                 f"{rolls:<9}  {_mark(s.rules):<5}  {events:>6}  {_short(s.state_hash):<11}  "
                 f"{_mark(s.checksum)}")
         print(line, file=out)
-
-
-# What each round-changing action did, in words; {seat}, {from}, {to}, ... come from its detail.
-ACTION_WORDS = {
-    "gm_resolve_now": "resolved early (its deadline was {deadline})",
-    "gm_extend": "deadline moved from {from} to {to}",
-    "deadline_extended": "deadline extended from {from} to {to} (missing orders: {missing})",
-    "gm_pause": "paused",
-    "gm_resume": "resumed (deadline {deadline})",
-    "gm_replace": "seat {seat} opened for a replacement player",
-    "seat_opened": "seat {seat} opened for a replacement player",
-    "seat_claimed": "seat {seat} taken by a replacement player",
-    "gm_remove": "player of seat {seat} removed (their units: {units})",
-    "seat_to_bot": "seat {seat} handed to the bot",
-    "gm_end_draw": "game ended as a draw",
-    "gm_set_policy": "deadline policy changed",
-}
-ACTORS = {"gm": "the GM", "service": "the service, by the GM's policy"}
-
-
-def _action_text(action: object) -> str:
-    """One GM action as `round N: what happened (by whom, when)`; unknown shapes as JSON."""
-    if not isinstance(action, dict):
-        return json.dumps(action, ensure_ascii=False)
-    raw = action.get("detail")
-    detail: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    words = ACTION_WORDS.get(str(action.get("action")))
-    values = {k: ", ".join(map(str, v)) if isinstance(v, list) else "none" if v is None else v
-              for k, v in detail.items()}
-    try:
-        what = words.format_map(values) if words else None
-    except (KeyError, ValueError, IndexError):
-        what = None
-    if what is None:
-        extra = f" {json.dumps(detail, ensure_ascii=False, sort_keys=True)}" if detail else ""
-        what = f"{action.get('action')}{extra}"
-    when = "before round 1" if action.get("round") is None else f"round {action.get('round')}"
-    actor = str(action.get("actor") or "")
-    by = f"by {ACTORS.get(actor, actor)}, " if actor else ""
-    return f"{when}: {what} ({by}at {action.get('at')})"
 
 
 def _hex(text: str, what: str, sizes: range) -> bytes:

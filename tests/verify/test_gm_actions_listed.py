@@ -51,3 +51,7 @@ def test_the_command_lists_each_gm_action_by_round_and_each_server_made_seat(tmp
     assert lines[7].startswith("GM action: round 2: seat blue handed to the bot (by the GM, at ")
     assert lines[8].startswith("GM action: round 2: player of seat blue removed (their units: bot) (by the GM")
     assert "played by the bot: blue in round 2 (orders recomputed)" in done.stdout
+    # The same words in the report the verifier page reads (engine.browser runs this check).
+    report = json.loads(invoke("verify", "--json", str(path)).stdout)
+    assert [f"GM action: {t}" for t in report["gm_action_texts"]] == [
+        line for line in done.stdout.splitlines() if line.startswith("GM action")]
