@@ -58,7 +58,7 @@ def play_round(meter: Meter, client: Any, gid: str, tokens: list[str], rng: rand
     for token in tokens:
         auth = {"Authorization": f"Bearer {token}"}
         view = meter.time("GET orders", client.get, f"/api/games/{gid}/orders", headers=auth).get_json()
-        body = {"round": game["round"], "orders": "\n".join(choose(view["units"], rng))}
+        body = {"round": game["round"], "orders": "\n".join(choose(view["legal"], rng))}
         meter.time("PUT orders", client.put, f"/api/games/{gid}/orders", json=body, headers=auth)
     return int(game["round"])
 

@@ -24,7 +24,7 @@ from typing import Any
 from bench.client import Api
 from bench.progress import Progress
 from bench.watch import Watcher
-from engine.bots import ATTACK_VERBS
+from engine.bots import STRIKES
 
 ROUND_TIMEOUT = 30.0
 
@@ -254,7 +254,7 @@ def send_orders(api: Api, game_id: str, token: str, number: int | None, rng: ran
     if status != 200:
         raise RuntimeError(f"GET orders: {status} {view}")
     number = int(view["round"]) if number is None else number
-    lines = choose(view["units"], rng)
+    lines = choose(view["legal"], rng)
     for _ in range(4):
         status, body = api.call("PUT", f"/api/games/{game_id}/orders",
                                 {"round": number, "orders": "\n".join(lines)}, token=token)
@@ -274,21 +274,21 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[int(rank) - 1]
 
 
-def choose(units: dict[str, list[str]], rng: random.Random) -> list[str]:
-    """One line per unit: one attack (universal allows one a round), moves to free squares."""
+def choose(units: dict[str, list[dict[str, Any]]], rng: random.Random) -> list[str]:
+    """One line per unit from the API's legal orders (values with a role): one strike
+    (universal allows one a round), else a move to a square no other line takes."""
     lines: list[str] = []
     taken: set[str] = set()
     attacked = False
     for unit in sorted(units):
         choices = units[unit]
-        attacks = [c for c in choices if len(c.split()) > 1 and c.split()[1].lower() in ATTACK_VERBS]
-        moves = [c for c in choices if len(c.split()) > 2 and c.split()[1].lower() == "move"
-                 and c.split()[-1] not in taken]
+        attacks = [c["text"] for c in choices if c["role"] in STRIKES]
+        moves = [c for c in choices if c["role"] == "move" and c["square"] not in taken]
         if attacks and not attacked:
             lines.append(rng.choice(attacks))
             attacked = True
         elif moves:
             pick = rng.choice(moves)
-            lines.append(pick)
-            taken.add(pick.split()[-1])
+            lines.append(pick["text"])
+            taken.add(pick["square"])
     return lines

@@ -14,10 +14,10 @@ from typing import Any, Literal
 from engine.contract import PlayerId, Ruleset
 from engine.dice import PROFILE, PROFILE_V2, Dice, H
 from engine.grid import distance, parse_square
-from engine.orders import OrderErrors
+from engine.orders import Order, OrderErrors, Role
 
 BotKind = Literal["random", "greedy"]
-ATTACK_VERBS = ("attack", "shoot", "cast", "strike", "save", "capture")
+STRIKES: frozenset[Role] = frozenset({"attack", "shot", "spell"})  # what the generic bot prefers
 
 
 def bot_dice(seed: str, player: PlayerId, round_number: int) -> Dice:
@@ -34,48 +34,48 @@ def bot_orders(ruleset: Ruleset[Any], state: Any, player: PlayerId, seed: str = 
         dice = Dice(key, 0, PROFILE_V2)
     else:
         dice = bot_dice(seed, player, ruleset.round_number(state))
-    text: str | None = None
+    chosen: list[Order] | None
     if kind == "greedy":
-        text = ruleset.bot_orders(state, player, dice)
-        if text is None:
-            text = _generic_greedy(ruleset, state, player, dice)
+        chosen = ruleset.bot_orders(state, player, dice)
+        if chosen is None:
+            chosen = _generic_greedy(ruleset, state, player, dice)
     else:
-        text = _random(ruleset, state, player, dice)
-    return _keep_legal(ruleset, state, player, text)
+        chosen = _random(ruleset, state, player, dice)
+    return _keep_legal(ruleset, state, player, [o.format() for o in chosen])
 
 
-def _random(ruleset: Ruleset[Any], state: Any, player: PlayerId, dice: Dice) -> str:
-    lines: list[str] = []
+def _random(ruleset: Ruleset[Any], state: Any, player: PlayerId, dice: Dice) -> list[Order]:
+    out: list[Order] = []
     for unit, choices in sorted(ruleset.legal_orders(state, player).items()):
-        options = [*choices, ""]  # holding is always a choice
-        lines.append(options[dice.roll(len(options), f"bot {unit}") - 1])
-    return "\n".join(line for line in lines if line)
+        options: list[Order | None] = [*choices, None]  # holding is always a choice
+        pick = options[dice.roll(len(options), f"bot {unit}") - 1]
+        if pick is not None:
+            out.append(pick)
+    return out
 
 
-def _generic_greedy(ruleset: Ruleset[Any], state: Any, player: PlayerId, dice: Dice) -> str:
-    """Attack when possible, else step towards the nearest enemy figure."""
+def _generic_greedy(ruleset: Ruleset[Any], state: Any, player: PlayerId, dice: Dice) -> list[Order]:
+    """For a ruleset without its own bot: strike (attack, shot or spell) when possible,
+    else move towards the nearest enemy figure, by the roles the verbs declare."""
     board = ruleset.board(state)
     enemies = [parse_square(p.square) for p in board.pieces if p.side != player]
-    lines: list[str] = []
+    out: list[Order] = []
     for unit, choices in sorted(ruleset.legal_orders(state, player).items()):
-        attacks = [c for c in choices if c.split()[1].lower() in ATTACK_VERBS]
-        if attacks:
-            lines.append(attacks[dice.roll(len(attacks), f"bot {unit} attack") - 1])
+        strikes = [c for c in choices if c.role in STRIKES]
+        if strikes:
+            out.append(strikes[dice.roll(len(strikes), f"bot {unit} attack") - 1])
             continue
-        moves = [c for c in choices if c.split()[1].lower() == "move"]
+        moves = [(c, parse_square(c.square)) for c in choices if c.role == "move" and c.square]
         if moves and enemies:
-            def closeness(line: str) -> int:
-                sq = parse_square(line.split()[-1])
-                return min(distance(sq, e) for e in enemies)
-            best = min(closeness(m) for m in moves)
-            pick = [m for m in moves if closeness(m) == best]
-            lines.append(pick[dice.roll(len(pick), f"bot {unit} move") - 1])
-    return "\n".join(lines)
+            closeness = {c: min(distance(sq, e) for e in enemies) for c, sq in moves}
+            best = min(closeness.values())
+            pick = [c for c, _ in moves if closeness[c] == best]
+            out.append(pick[dice.roll(len(pick), f"bot {unit} move") - 1])
+    return out
 
 
-def _keep_legal(ruleset: Ruleset[Any], state: Any, player: PlayerId, text: str) -> str:
+def _keep_legal(ruleset: Ruleset[Any], state: Any, player: PlayerId, lines: list[str]) -> str:
     """Drop lines until the ruleset accepts the set (lines can clash with each other)."""
-    lines = [line for line in text.splitlines() if line.strip()]
     while lines:
         try:
             ruleset.parse_orders(state, player, "\n".join(lines))

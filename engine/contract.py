@@ -12,12 +12,20 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar, final
 
 from engine.dice import Dice, Roll
 from engine.forcespec import ForceSpec
 from engine.looks import ARROWS, PLAIN_ARROW, PLAIN_PIECE, MarkLook, PieceLook, arrow_look
-from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
+from engine.orders import (
+    MAX_LINE,
+    Order,
+    OrderError,
+    OrderErrors,
+    OrderProblem,
+    Verb,
+    parse_order_text,
+)
 
 PlayerId = str
 UnitId = str
@@ -279,23 +287,42 @@ class Ruleset(ABC, Generic[S]):
         """Who must submit orders this round (empty once the game is over)."""
 
     @abstractmethod
-    def legal_orders(self, state: S, player: PlayerId) -> dict[UnitId, list[str]]:
-        """Each of the player's units → order lines it may be given now (forms, bots)."""
+    def legal_orders(self, state: S, player: PlayerId) -> dict[UnitId, list[Order]]:
+        """Each of the player's units → the orders it may be given now, each on its own
+        (forms, bots, tapping on the grid): made with `Verb.order`, so each has its role,
+        square and target, and each is accepted alone by `parse_orders`."""
 
     @abstractmethod
     def check_order(self, state: S, player: PlayerId, order: Order) -> str | None:
         """Why this well-formed order cannot be given now, or None if it can."""
 
-    def check_order_set(self, state: S, player: PlayerId, orders: Sequence[Order]) -> list[str]:
-        """Line-independent problems of a whole order set, as 'line N: ...' free text."""
+    def order_checker(self, state: S, player: PlayerId) -> Callable[[Order], str | None]:
+        """The judge of one order text's lines, made once per text: `parse_orders` asks it
+        about each well-formed line in the order written. Override it to work out once what
+        every line needs (who moves this round), or to judge a line after the lines before
+        it (a scratch board each accepted move updates); the default asks `check_order`."""
+        return lambda order: self.check_order(state, player, order)
+
+    def check_order_set(self, state: S, player: PlayerId, orders: Sequence[Order]) -> list[OrderProblem]:
+        """Problems of the whole set that no line has alone (two moves for one unit), each
+        on the line to change, naming the lines it clashes with. Asked only once every line
+        has passed `order_checker`; `orders` keep their `line`."""
         return []
 
+    @final
     def parse_orders(self, state: S, player: PlayerId, text: str) -> list[Order]:
-        """Typed orders, or OrderErrors carrying (line, text, message) for every bad line."""
-        orders = parse_order_text(text, self.verbs, lambda o: self.check_order(state, player, o))
+        """Typed orders, or OrderErrors carrying (line, text, message) for every bad line.
+        The one parser of every ruleset: rulesets refine it through `verbs`,
+        `order_checker` and `check_order_set`, never by overriding it."""
+        orders = parse_order_text(text, self.verbs, self.order_checker(state, player))
         problems = self.check_order_set(state, player, orders)
         if problems:
-            raise OrderErrors([OrderError(0, "", p) for p in problems])
+            lines = text.splitlines()
+
+            def shown(n: int | None) -> str:
+                return lines[n - 1].strip()[:MAX_LINE] if n and 0 < n <= len(lines) else ""
+            raise OrderErrors([OrderError(p.line or 0, shown(p.line), p.message, p.others)
+                               for p in problems])
         return orders
 
     @abstractmethod
@@ -317,6 +344,8 @@ class Ruleset(ABC, Generic[S]):
     @abstractmethod
     def load(self, data: Mapping[str, Any]) -> S: ...
 
-    def bot_orders(self, state: S, player: PlayerId, dice: Dice) -> str | None:
-        """A ruleset's own good play for the greedy bot; None to use the generic one."""
+    def bot_orders(self, state: S, player: PlayerId, dice: Dice) -> list[Order] | None:
+        """A ruleset's own good play for the greedy bot, in the order to write them (made
+        with `Verb.order`); None to use the generic one (engine.bots), which attacks when
+        it can and else moves towards the nearest enemy, by the verbs' roles."""
         return None

@@ -11,17 +11,17 @@ a verb's aliases and fillers, an argument's long names (`face north`) and a verb
 multi-word phrases (`action blinding glare H1`). Two orders joined on one line
 (`A1 move c2 and attack B1`) are refused with "one order a line".
 
-Rulesets declare their verbs (`Verb`) with typed arguments; this module turns text
-into `Order`s or an `OrderErrors` listing every bad line with its number, its text and
+Rulesets declare their verbs (`Verb`) with typed arguments and a role; this module turns
+text into `Order`s or an `OrderErrors` listing every bad line with its number, its text and
 a message a player understands. `Order.format()` gives text that parses back to the
-same order.
+same order; `Verb.order` builds an order as a ruleset offers or a bot chooses it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Literal
 
 from engine.grid import SquareError, parse_square, square_name
@@ -32,6 +32,13 @@ _UNIT_RE = re.compile(r"^[A-Za-z]{1,3}[0-9]{1,3}$")
 _WORD_RE = re.compile(r"^[a-z][a-z0-9_\-]*$")
 
 ArgKind = Literal["square", "unit", "word", "int"]
+# What an order does, for code that must not know a ruleset's verbs (generic bots, forms,
+# tapping on the grid): move (the unit goes to a square), attack (close combat against a
+# unit), shot (a ranged attack), spell (a spell or power cast), action (anything else done
+# this round: save, search, climb, use an item, hold) and setting (a standing choice or a
+# free change: facing, a dice or re-roll policy, guard skills).
+Role = Literal["move", "attack", "shot", "spell", "action", "setting"]
+ROLES: tuple[Role, ...] = ("move", "attack", "shot", "spell", "action", "setting")
 
 
 @dataclass(frozen=True)
@@ -48,9 +55,14 @@ class Arg:
 
 @dataclass(frozen=True)
 class Verb:
+    """One word of a ruleset's order language: its arguments, its help and its role (what
+    generic code may know of it, declared once here)."""
+
     name: str
     args: tuple[Arg, ...] = ()
     help: str = ""
+    _: KW_ONLY
+    role: Role
     unitless: bool = False  # `pass`, `clear` ...: no unit id before the verb
     aliases: tuple[str, ...] = ()  # other words for the verb: `stay` for `hold`
     fillers: tuple[str, ...] = ()  # words dropped after this verb: `away` in `run away`
@@ -66,35 +78,103 @@ class Verb:
             parts.append(f"[{label}]" if a.optional else label)
         return " ".join(parts)
 
+    def order(self, unit: str | None, *args: str) -> Order:
+        """This verb's order, from normalized words (upper-case unit ids, square names as
+        `square_name` writes them): what `legal_orders` offers and bots choose, equal to
+        what parsing its `format()` gives."""
+        return Order(unit, self.name, args, 0, self)
+
+    def layout(self, count: int) -> tuple[Arg, ...]:
+        """The argument each of `count` parsed words fills, as the parser assigns them."""
+        out: list[Arg] = []
+        left = count
+        for i, arg in enumerate(self.args):
+            if not left:
+                break
+            take = 1
+            if arg.repeat:
+                later = sum(1 for a in self.args[i + 1:] if not a.optional)
+                take = max(1, left - later)
+            out.extend([arg] * take)
+            left -= take
+        return tuple(out)
+
 
 @dataclass(frozen=True)
 class Order:
-    """A parsed order: unit id (upper case, None for unitless verbs), verb and arguments."""
+    """An order: unit id (upper case, None for unitless verbs), verb and arguments, as
+    parsed from a line or built by `Verb.order`. `spec` is the verb it was made from (None
+    for an order written by hand in code: it then has no role, square or target); orders
+    are equal when unit, verb and arguments are."""
 
     unit: str | None
     verb: str
     args: tuple[str, ...] = ()
     line: int = field(default=0, compare=False)
+    spec: Verb | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def role(self) -> Role | None:
+        """What the order does (`Role`), as its verb declares."""
+        return self.spec.role if self.spec else None
+
+    def _of_kind(self, kind: ArgKind) -> list[str]:
+        if self.spec is None:
+            return []
+        return [a for a, spec in zip(self.args, self.spec.layout(len(self.args)), strict=True)
+                if spec.kind == kind]
+
+    @property
+    def square(self) -> str | None:
+        """The last square it names: where a move ends, what a climb or a refuge aims at."""
+        found = self._of_kind("square")
+        return found[-1] if found else None
+
+    @property
+    def target(self) -> str | None:
+        """The first unit it names: what an attack, shot or spell aims at."""
+        found = self._of_kind("unit")
+        return found[0] if found else None
 
     def format(self) -> str:
         head = [self.unit] if self.unit else []
         return " ".join([*head, self.verb, *self.args])
+
+    def to_json(self) -> dict[str, object]:
+        """The order as pages and the API read it: its text and what it does and aims at."""
+        return {"text": self.format(), "unit": self.unit, "verb": self.verb, "args": list(self.args),
+                "role": self.role, "square": self.square, "target": self.target}
 
     def __str__(self) -> str:
         return self.format()
 
 
 @dataclass(frozen=True)
+class OrderProblem:
+    """A problem of a whole order set (`Ruleset.check_order_set`): the line to change
+    (None: the set as a whole), why, and the other lines it clashes with."""
+
+    line: int | None
+    message: str
+    others: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class OrderError:
+    """One refusal a player sees: the line (0: the text as a whole), that line's text, why,
+    and the other lines the problem spans."""
+
     line: int
     text: str
     message: str
+    others: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}" if self.line else self.message
 
     def to_json(self) -> dict[str, object]:
-        return {"line": self.line, "text": self.text, "message": self.message}
+        return {"line": self.line, "text": self.text, "message": self.message,
+                "others": list(self.others)}
 
 
 class OrderErrors(ValueError):
@@ -105,7 +185,8 @@ class OrderErrors(ValueError):
         super().__init__("; ".join(str(e) for e in self.errors))
 
 
-PASS = Verb("pass", help="submit no orders this round: every unit holds", unitless=True)
+PASS = Verb("pass", help="submit no orders this round: every unit holds", unitless=True,
+            role="setting")
 FILLERS = frozenset({"to", "at"})  # `move to c3`, `switch to shortbow`, `cast firebolt at B2`
 JOINERS = frozenset({"and", "then"})  # list items (`with berserk and aim`), or two orders
 
@@ -215,7 +296,7 @@ def _parse_line(body: str, verbs: Mapping[str, Verb], number: int) -> Order:
     first = words[0].lower()
     if first in verbs and verbs[first].unitless:
         verb = verbs[first]
-        return Order(None, verb.name, _match_args(verb, words[1:]), number)
+        return Order(None, verb.name, _match_args(verb, words[1:]), number, verb)
     unit = normalize_unit(words[0])
     if unit is None:
         known = ", ".join(sorted(v.name for v in verbs.values()))
@@ -227,7 +308,7 @@ def _parse_line(body: str, verbs: Mapping[str, Verb], number: int) -> Order:
         unit_verbs = ", ".join(sorted(v.name for v in verbs.values() if not v.unitless))
         raise ValueError(f"'{words[1]}' is not an order here; unit orders are: {unit_verbs}")
     rest = _plain_words(unit, found, words[2:], verbs)
-    return Order(unit, found.name, _match_args(found, rest), number)
+    return Order(unit, found.name, _match_args(found, rest), number, found)
 
 
 def _plain_words(unit: str, verb: Verb, words: list[str], verbs: Mapping[str, Verb]) -> list[str]:

@@ -30,6 +30,12 @@ GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type":
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 STR = {"type": "string"}
 STRS = {"type": "array", "items": STR}
+NULLABLE_STR = {"type": ["string", "null"]}
+# One legal order as a value (engine.orders.Order.to_json): `text` is what to send.
+LEGAL_ORDER = {"type": "object", "properties": {
+    "text": STR, "unit": NULLABLE_STR, "verb": STR, "args": STRS,
+    "role": {"enum": ["move", "attack", "shot", "spell", "action", "setting", None]},
+    "square": NULLABLE_STR, "target": NULLABLE_STR}}
 
 
 def blueprint_paths() -> dict[str, Any]:
@@ -112,6 +118,8 @@ def spec() -> dict[str, Any]:
                         "responses": {"200": _json({"type": "object", "properties": {
                             "round": {"type": ["integer", "null"]},
                             "units": {"type": "object", "additionalProperties": STRS},
+                            "legal": {"type": "object", "additionalProperties": {
+                                "type": "array", "items": LEGAL_ORDER}},
                             "current": STR}}, "orders"), **_errors(401, 404)}},
                 "put": {"summary": "Submit or amend orders; the latest version counts",
                         "parameters": [GAME_ID], "security": BEARER,

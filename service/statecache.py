@@ -18,6 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
+from engine.orders import Order
+
 T = TypeVar("T")
 SIZE = 128  # entries: a grids entry is ~40 KB (the HTML table), legal orders a few KB
 
@@ -48,8 +50,8 @@ def cached(kind: str, ruleset: str, data: Mapping[str, Any], arg: str, compute: 
 
 
 def legal_orders(ruleset_id: str, data: Mapping[str, Any], player: str,
-                 compute: Callable[[], dict[str, list[str]]]) -> dict[str, list[str]]:
-    """A player's legal orders in this state (a fresh copy each call)."""
+                 compute: Callable[[], dict[str, list[Order]]]) -> dict[str, list[Order]]:
+    """A player's legal orders in this state (fresh lists each call; orders are frozen)."""
     found = cached("legal", ruleset_id, data, player, compute)
     return {unit: list(lines) for unit, lines in found.items()}
 

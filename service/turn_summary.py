@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from engine import Board, find_ruleset
+from engine import Board, Order, find_ruleset
 from service import statecache
 from service.models import Game, Round, Seat, Step
 from service.render.grid_legend import natural_key
@@ -225,7 +225,7 @@ def summarize(round_number: int, player: str, events: Sequence[Mapping[str, Any]
     return summary
 
 
-def ordered_units(legal: Mapping[str, Sequence[str]], accepted: str) -> tuple[list[str], list[str]]:
+def ordered_units(legal: Mapping[str, Sequence[Order]], accepted: str) -> tuple[list[str], list[str]]:
     """(units with an order in `accepted`, units without one), each in label order."""
     named = {line.split()[0] for line in accepted.splitlines() if line.split()}
     units = sorted(legal, key=natural_key)
@@ -233,7 +233,7 @@ def ordered_units(legal: Mapping[str, Sequence[str]], accepted: str) -> tuple[li
 
 
 def add_next(summary: TurnSummary, open_round: int | None, you_move: bool,
-             closes_at: datetime | None, legal: Mapping[str, Sequence[str]], accepted: str) -> TurnSummary:
+             closes_at: datetime | None, legal: Mapping[str, Sequence[Order]], accepted: str) -> TurnSummary:
     """What to do now: the open round, its deadline and which units still have no order."""
     summary.open_round, summary.you_move = open_round, you_move
     summary.closes_at = closes_at.replace(tzinfo=UTC) if closes_at and closes_at.tzinfo is None else closes_at
@@ -291,8 +291,8 @@ def countdown(closes_at: datetime, now: datetime) -> str:
     return " ".join(said) or "less than a minute"
 
 
-def legal_of(game: Game, step: Step, player: str) -> dict[str, list[str]]:
-    """The player's legal lines per unit in the state after `step` (cached per state)."""
+def legal_of(game: Game, step: Step, player: str) -> dict[str, list[Order]]:
+    """The player's legal orders per unit in the state after `step` (cached per state)."""
     ruleset = find_ruleset(game.ruleset)
     return dict(statecache.legal_orders(game.ruleset, step.state, player,
                                         lambda: ruleset.legal_orders(ruleset.load(step.state), player)))

@@ -6,12 +6,13 @@ step's key S_t is shown only once the step exists (it is stored when revealed).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from engine import Board, find_ruleset
+from engine import Board, Order, find_ruleset
 from engine.record import build_record
 from service import statecache
 from service.audit import record_extra
@@ -75,22 +76,36 @@ def public_games_json(session: Session, limit: int = 100) -> list[dict[str, Any]
                  "round": g.current_round or None, "commitment": g.commitment} for g in found]
 
 
-def orders_json(session: Session, seat: Seat) -> dict[str, Any]:
-    """The player's view of the open round: legal lines per unit, current submission."""
+def seat_legal_orders(session: Session, seat: Seat) -> dict[str, list[Order]]:
+    """The seat's legal orders in the open round, as values (each with its role, square and
+    target: `Order.to_json`); empty when the seat does not move this round."""
     game = seat.game
     rnd = current_round(session, game)
-    units: dict[str, list[str]] = {}
+    if game.status != "active" or rnd is None or seat.name not in rnd.expected:
+        return {}
+    ruleset = find_ruleset(game.ruleset)
+    checked, state = latest_state(session, game)
+    return statecache.legal_orders(game.ruleset, checked.state, seat.name,
+                                   lambda: ruleset.legal_orders(state, seat.name))
+
+
+def orders_json(session: Session, seat: Seat,
+                legal: Mapping[str, Sequence[Order]] | None = None) -> dict[str, Any]:
+    """The player's view of the open round: legal lines per unit (`units`), the same orders
+    as values (`legal`: text, unit, verb, args, role, square, target), current submission.
+    `legal`: the seat's legal orders when the caller has them already."""
+    game = seat.game
+    rnd = current_round(session, game)
     current = ""
+    if legal is None:
+        legal = seat_legal_orders(session, seat)
     if game.status == "active" and rnd is not None:
-        ruleset = find_ruleset(game.ruleset)
-        if seat.name in rnd.expected:
-            checked, state = latest_state(session, game)
-            units = statecache.legal_orders(game.ruleset, checked.state, seat.name,
-                                            lambda: ruleset.legal_orders(state, seat.name))
         mine = latest_submissions(session, rnd.id).get(seat.id)
         current = mine.text if mine else ""
     return {"round": game.current_round if game.status == "active" else None,
-            "units": units, "current": current}
+            "units": {unit: [o.format() for o in orders] for unit, orders in legal.items()},
+            "legal": {unit: [o.to_json() for o in orders] for unit, orders in legal.items()},
+            "current": current}
 
 
 def latest_step(session: Session, game_id: str) -> Step | None:

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from engine import Board, find_ruleset
+from engine import Board, Order, find_ruleset
 from engine.dice import canonical, chain_link_ok, step_key
 from service import clock, statecache, urls
 from service.fairdice import game_profile
@@ -98,15 +98,13 @@ def unit_lines(board: Board | None, player: str) -> list[str]:
     return out
 
 
-def legal_summary(legal: Mapping[str, Sequence[str]]) -> list[str]:
+def legal_summary(legal: Mapping[str, Sequence[Order]]) -> list[str]:
     """`A1: move b3, c4, d5 and 20 more; attack B1`: what each unit may be ordered."""
     out = []
-    for unit, lines in sorted(legal.items(), key=lambda item: natural_key(item[0])):
+    for unit, orders in sorted(legal.items(), key=lambda item: natural_key(item[0])):
         by_verb: dict[str, list[str]] = {}
-        for line in lines:
-            words = line.split()
-            if len(words) >= 2:
-                by_verb.setdefault(words[1], []).append(" ".join(words[2:]))
+        for order in orders:
+            by_verb.setdefault(order.verb, []).append(" ".join(order.args))
         parts = []
         for verb, args in by_verb.items():
             shown = [a for a in args[:EXAMPLES] if a]

@@ -1,6 +1,6 @@
 """The player page's order form: a list per unit and verb, then a free-text box.
 
-Each unit gets one list for each kind of order its legal lines hold (`A1 move`,
+Each unit gets one list for each verb of its legal orders (`A1 move`,
 `A1 attack`, `A1 guard`), in the ruleset's verb order, so a unit can be given a move
 and then an attack, or a move and a facing, without typing. The form sends the lists'
 lines unit by unit (B2 before B10), each unit's in verb order, then the box's lines.
@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.orders import Order
 from service.render.grid_legend import natural_key
 
 MAX_UNITS = 500
@@ -20,21 +21,22 @@ MAX_LISTS = 50  # lists per unit the server reads: more than any ruleset's verbs
 
 @dataclass
 class OrderList:
-    """One select: a unit's lines of one verb, the first option `no <verb>`."""
+    """One select: a unit's orders of one verb, the first option `no <verb>`; an option's
+    value is the order's text."""
 
     name: str  # the field name and element id
     unit: str
     verb: str
-    choices: list[str]
-    chosen: str = ""
+    choices: list[Order]
+    chosen: str = ""  # the text of the chosen order
 
     @property
     def label(self) -> str:
         return f"{self.unit} {self.verb}"
 
-    def shown(self, line: str) -> str:
-        """An option's text: the line without the unit and verb the label names."""
-        return " ".join(line.split()[2:]) or self.verb
+    def shown(self, order: Order) -> str:
+        """An option's text: the order without the unit and verb the label names."""
+        return " ".join(order.args) or self.verb
 
 
 @dataclass
@@ -53,20 +55,15 @@ def field_name(unit_index: int, list_index: int) -> str:
     return f"unit-{unit_index}" if list_index == 0 else f"unit-{unit_index}-{list_index}"
 
 
-def verb_of(line: str) -> str:
-    words = line.split()
-    return words[1].lower() if len(words) > 1 else ""
-
-
-def order_form(units: Mapping[str, Sequence[str]], verbs: Sequence[str], sent: str) -> OrderForm:
-    """The form for these legal lines, filled with `sent` (the orders that count, or the
+def order_form(units: Mapping[str, Sequence[Order]], verbs: Sequence[str], sent: str) -> OrderForm:
+    """The form for these legal orders, filled with `sent` (the orders that count, or the
     refused text) so that sending it as it comes sends the same lines in the same order."""
     rank = {verb: n for n, verb in enumerate(verbs)}
     form = OrderForm([], [])
     for i, (unit, choices) in enumerate(sorted(units.items(), key=lambda item: natural_key(item[0]))):
-        groups: dict[str, list[str]] = {}
-        for line in choices:
-            groups.setdefault(verb_of(line), []).append(line)
+        groups: dict[str, list[Order]] = {}
+        for order in choices:
+            groups.setdefault(order.verb, []).append(order)
         # sorted is stable: verbs the ruleset does not list keep their order, last
         ordered = sorted(groups, key=lambda verb: rank.get(verb, len(rank)))
         form.units.append(UnitOrders(unit, [OrderList(field_name(i, j), unit, verb, groups[verb])
@@ -80,7 +77,7 @@ def fill(form: OrderForm, sent: str) -> None:
     from the first that cannot (a later list's line written first, a second line of one
     verb, a typed line) every line is typed in the box, in the order written."""
     lists = [lst for unit in form.units for lst in unit.lists]
-    place = {line: n for n, lst in enumerate(lists) for line in lst.choices}
+    place = {order.format(): n for n, lst in enumerate(lists) for order in lst.choices}
     reached = -1  # the form position of the last line placed in a list
     for line in sent.splitlines():
         if not line.strip() or line.strip().lower() == "pass":

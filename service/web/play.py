@@ -26,7 +26,7 @@ from service.submissions import latest_submissions
 from service.tokens import token_hash
 from service.turn_summary import countdown, seat_turn
 from service.urls import player_url, record_url, verify_link
-from service.views import board_of, current_round, latest_step, orders_json
+from service.views import board_of, current_round, latest_step, orders_json, seat_legal_orders
 from service.web import bp
 from service.web.order_form import order_form, order_text
 
@@ -100,12 +100,13 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
     rnd = current_round(session, game)
     latest = latest_submissions(session, rnd.id).get(seat.id) if rnd else None
     board = board_of(game, latest_step(session, game.id))
-    orders = orders_json(session, seat)
+    legal = seat_legal_orders(session, seat)
+    orders = orders_json(session, seat, legal)
     turn = seat_turn(session, game, seat)
     return {
         "seat": seat, "game": game, "round": rnd, "orders": orders,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
-        "form": order_form(orders["units"], [v.name for v in find_ruleset(game.ruleset).verbs],
+        "form": order_form(legal, [v.name for v in find_ruleset(game.ruleset).verbs],
                            sent.text if sent and sent.errors else latest.accepted if latest else ""),
         "units": sorted((p for p in board.pieces if p.side == seat.name),
                         key=lambda p: natural_key(p.label)) if board else [],

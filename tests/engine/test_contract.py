@@ -25,7 +25,7 @@ from engine.bots import BotKind
 from engine.contract import OptionError, Ruleset
 from engine.dice import Dice
 from engine.grid import parse_square
-from engine.orders import OrderErrors
+from engine.orders import ROLES, OrderErrors
 from engine.registry import rulesets
 from engine.replay import replay
 from engine.selfplay import SelfPlay, play
@@ -90,13 +90,21 @@ def check_state(ruleset: Ruleset[Any], result: StepResult, where: str) -> Any:
 
 
 def check_legal_orders(ruleset: Ruleset[Any], state: Any, player: str, where: str) -> None:
-    """Every line legal_orders offers is accepted on its own."""
-    for unit, lines in ruleset.legal_orders(state, player).items():
-        for line in lines:
+    """Every order legal_orders offers is one of the ruleset's verbs, for that unit, and
+    its text is accepted on its own as the same order with the same role, square and
+    target (what forms, bots and taps on the grid rely on)."""
+    verbs = set(ruleset.verbs)
+    for unit, orders in ruleset.legal_orders(state, player).items():
+        for order in orders:
+            line = order.format()
+            assert order.unit == unit and order.spec in verbs, f"{where}: {line!r} offered for {unit}"
             try:
-                ruleset.parse_orders(state, player, line)
+                parsed = ruleset.parse_orders(state, player, line)
             except OrderErrors as exc:
                 raise AssertionError(f"{where}: legal order {line!r} of {unit} refused: {exc}") from exc
+            assert parsed == [order], f"{where}: {line!r} parses as {parsed}"
+            assert (parsed[0].role, parsed[0].square, parsed[0].target) == (
+                order.role, order.square, order.target), f"{where}: {line!r}"
 
 
 def check_deterministic(game: SelfPlay, ruleset_id: str, where: str) -> None:
@@ -243,3 +251,13 @@ def test_universal_with_house_types_and_terrain_keeps_every_invariant_and_replay
         report = replay(game.record)
         assert report.ok, f"{where}: replay differs: {report.difference}"
         assert [s.state_hash for s in report.steps] == [r.state_hash for r in game.results]
+
+
+@pytest.mark.parametrize("ruleset", RULESETS, ids=IDS)
+def test_the_contract_parser_is_the_only_parser_and_every_verb_has_a_role(ruleset: Ruleset[Any]) -> None:
+    """A ruleset refines parsing through its verbs, order_checker and check_order_set,
+    never by replacing parse_orders; each verb declares one of the roles generic code
+    reads (forms, bots, taps on the grid)."""
+    assert type(ruleset).parse_orders is Ruleset.parse_orders
+    for verb in ruleset.verbs:
+        assert verb.role in ROLES, f"{verb.name}: {verb.role!r}"

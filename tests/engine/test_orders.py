@@ -19,12 +19,12 @@ from engine.orders import (
     parse_order_text,
 )
 
-MOVE = Verb("move", (Arg("squares", "square", repeat=True),))
-ATTACK = Verb("attack", (Arg("target", "unit"),))
+MOVE = Verb("move", (Arg("squares", "square", repeat=True),), role="move")
+ATTACK = Verb("attack", (Arg("target", "unit"),), role="attack")
 STANCE = Verb("stance", (Arg("kind", "word", choices=("aggressive", "defensive")),
-                         Arg("bonus", "int", optional=True)))
-CHARGE = Verb("charge", (Arg("via", "square", repeat=True), Arg("target", "unit")))
-CLEAR = Verb("clear", unitless=True)
+                         Arg("bonus", "int", optional=True)), role="setting")
+CHARGE = Verb("charge", (Arg("via", "square", repeat=True), Arg("target", "unit")), role="attack")
+CLEAR = Verb("clear", unitless=True, role="setting")
 VERBS = (MOVE, ATTACK, STANCE, CHARGE, CLEAR)
 
 
@@ -146,3 +146,26 @@ def test_a_line_of_commas_alone_is_refused_by_line() -> None:
         parse_order_text("A1 move c3\n, ,", VERBS)
     assert [(e.line, e.message) for e in refused.value.errors] == [
         (2, "write one order a line: a unit, then a verb (A1 move c3)")]
+
+
+def test_an_order_knows_its_verbs_role_square_and_target():
+    """Parsed or built with Verb.order, an order carries what its verb declares: the role,
+    the last square it names and the first unit it aims at, whatever its words are."""
+    charge = parse_order_text("A1 charge b2 c3 B7", VERBS)[0]
+    assert (charge.role, charge.square, charge.target) == ("attack", "c3", "B7")
+    assert CHARGE.order("A1", "b2", "c3", "B7") == charge
+    assert CHARGE.order("A1", "b2", "c3", "B7").to_json() == {
+        "text": "A1 charge b2 c3 B7", "unit": "A1", "verb": "charge", "args": ["b2", "c3", "B7"],
+        "role": "attack", "square": "c3", "target": "B7"}
+    stance = parse_order_text("A1 stance aggressive 2", VERBS)[0]
+    assert (stance.role, stance.square, stance.target) == ("setting", None, None)
+    hand_made = Order("A1", "move", ("c3",))
+    assert hand_made == MOVE.order("A1", "c3") and hand_made.role is None
+
+
+@given(st.lists(st.sampled_from(["b2", "c3", "d4"]), min_size=1, max_size=4))
+def test_layout_assigns_words_as_the_parser_does(squares):
+    """Verb.layout gives each word the argument the parser fills with it."""
+    order = parse_order_text(f"A1 charge {' '.join(squares)} B1", VERBS)[0]
+    assert [a.name for a in CHARGE.layout(len(order.args))] == ["via"] * len(squares) + ["target"]
+    assert order.square == squares[-1] and order.target == "B1"

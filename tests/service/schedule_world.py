@@ -145,7 +145,7 @@ class World:
         ruleset = find_ruleset(self.game().ruleset)
         choices = ruleset.legal_orders(ruleset.load(state), seat)
         unit = sorted(choices)[0]
-        return sorted(choices[unit])[0]
+        return sorted(o.format() for o in choices[unit])[0]
 
     def sweep_twice_at_once(self) -> list[dict[str, int]]:
         """Two sweepers started together (threads released by a barrier), as beat and a

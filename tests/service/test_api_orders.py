@@ -23,10 +23,28 @@ def test_get_orders_shape(client: Any) -> None:
     table = start(client)
     r = client.get(f"/api/games/{table.id}/orders", headers=table.auth("alice"))
     assert r.status_code == 200
-    assert set(r.json) == {"round", "units", "current"}
+    assert set(r.json) == {"round", "units", "legal", "current"}
     assert r.json["round"] == 1 and r.json["current"] == ""
     assert r.json["units"] and all(isinstance(v, list) and all(isinstance(x, str) for x in v)
                                    for v in r.json["units"].values())
+
+
+def test_get_orders_gives_each_legal_order_as_a_value_with_its_role_and_target(client: Any) -> None:
+    """Pages that tap orders on the grid read each order's role and the square or unit it
+    aims at, without knowing the ruleset's verbs; its text is the line `units` lists."""
+    table = start(client)
+    r = client.get(f"/api/games/{table.id}/orders", headers=table.auth("alice"))
+    legal, units = r.json["legal"], r.json["units"]
+    assert legal.keys() == units.keys()
+    for unit, orders in legal.items():
+        assert [o["text"] for o in orders] == units[unit]
+        for o in orders:
+            assert o["unit"] == unit and o["text"] == " ".join([unit, o["verb"], *o["args"]])
+            if o["role"] == "move":  # universal: `A1 move c3`
+                assert o["square"] == o["args"][-1] and o["target"] is None
+            else:  # universal: `A1 attack B2`
+                assert (o["role"], o["target"], o["square"]) == ("attack", o["args"][0], None)
+    assert any(o["role"] == "move" for orders in legal.values() for o in orders)
 
 
 def test_put_orders_and_amend(app: Flask, client: Any) -> None:

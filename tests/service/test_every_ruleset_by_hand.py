@@ -152,6 +152,11 @@ def read_form(client: Any, path: str) -> OrderForm:
     return form
 
 
+def legal_text(ruleset: Ruleset[Any], state: Any, seat: str) -> dict[str, list[str]]:
+    """Each unit's legal orders as the lines a player sends."""
+    return {u: [o.format() for o in orders] for u, orders in ruleset.legal_orders(state, seat).items()}
+
+
 def error_box(page: str) -> str:
     found = re.search(r'<div class="error"[^>]*>.*?</div>', page, re.S)
     return found.group(0) if found else page[:500]
@@ -224,15 +229,14 @@ class Game:
         board = self.ruleset.board(state)
         enemies = [p for p in board.pieces if p.side not in (seat, None)]
         for unit, choices in sorted(self.ruleset.legal_orders(state, seat).items()):
-            moves = [c for c in choices if c.split()[1].lower() == "move"]
-            lose_defence = [m for m in moves if m.endswith(" lose defence")]
-            keeping = lose_defence or [m for m in moves if len(m.split()) == 3]
+            moves = [c for c in choices if c.role == "move" and c.square]
+            lose_defence = [m for m in moves if m.args[1:] == ("lose", "defence")]
+            keeping = lose_defence or [m for m in moves if len(m.args) == 1]
             for enemy in enemies:
                 for move in keeping:
-                    words = move.split()
-                    if distance(parse_square(words[2]), parse_square(enemy.square)) != 1:
+                    if distance(parse_square(move.square or ""), parse_square(enemy.square)) != 1:
                         continue
-                    pair = [move, f"{unit} attack {enemy.id}"]
+                    pair = [move.format(), f"{unit} attack {enemy.id}"]
                     if self.accepts(seat, pair):
                         return pair
         return None
@@ -258,7 +262,7 @@ class Game:
         Returns the form fields and the order text as the server will number it (the
         chosen lines, then the free-text box)."""
         form = read_form(self.table.client, self.player_path(seat))
-        legal = self.ruleset.legal_orders(self.state(), seat)
+        legal = legal_text(self.ruleset, self.state(), seat)
         units = form.units()
         assert {u: sorted(ln for _, offered in lists for ln in offered) for u, lists in units.items()} \
             == {u: sorted(c) for u, c in legal.items() if c}, "each unit's lists offer exactly its legal orders"
@@ -565,7 +569,7 @@ def test_sending_the_form_again_as_it_comes_keeps_every_line(csrf_app: Flask, ru
     """The form starts from the orders that count; a unit with two lines from its list
     (jep1 move + guard, heroes move + face) must not lose one when it is sent again."""
     game = new_game(csrf_app, ruleset_id)
-    legal = game.ruleset.legal_orders(game.state(), "alice")
+    legal = legal_text(game.ruleset, game.state(), "alice")
     _unit, choices = sorted(legal.items())[0]
     move = next(c for c in choices if c.split()[1] == "move")
     other = next(c for c in choices if c.split()[1] in ("guard", "face"))
@@ -586,7 +590,7 @@ def test_sending_the_form_again_keeps_the_order_the_lines_were_written(csrf_app:
     """universal reads a side's lines in the order written: a later unit's line written
     first must still come first when the pre-filled form is sent again."""
     game = new_game(csrf_app, "universal")
-    legal = game.ruleset.legal_orders(game.state(), "alice")
+    legal = legal_text(game.ruleset, game.state(), "alice")
     first, second = sorted(legal, key=lambda u: (len(u), u))[:2]
     written = next([b, a] for b in legal[second] for a in legal[first]
                    if " move " in a and " move " in b and a.split()[-1] != b.split()[-1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.contract import Board, Piece
+from engine.rulesets.universal.orders import MOVE
 from service.mail.context import legal_summary, unit_lines
 
 
@@ -11,5 +12,5 @@ def test_mails_list_units_in_natural_order() -> None:
     board = Board(width=12, height=2, terrain={},
                   pieces=[Piece(n, "a1", "bob", "unit", n) for n in names], sides=["bob"])
     assert [line.split()[0] for line in unit_lines(board, "bob")] == ["B1", "B2", "B9", "B10", "B11"]
-    legal = {n: [f"{n} move b2"] for n in names}
+    legal = {n: [MOVE.order(n, "b2")] for n in names}
     assert [line.split(":")[0] for line in legal_summary(legal)] == ["B1", "B2", "B9", "B10", "B11"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from engine.orders import Order
+from engine.rulesets.universal.orders import HOLD, MOVE
 from service import statecache
 
 
@@ -9,15 +11,15 @@ def test_the_same_state_json_computes_once_and_hands_out_copies() -> None:
     statecache.clear()
     calls: list[str] = []
 
-    def compute() -> dict[str, list[str]]:
+    def compute() -> dict[str, list[Order]]:
         calls.append("x")
-        return {"A1": ["A1 hold", "A1 move b2"]}
+        return {"A1": [HOLD.order("A1"), MOVE.order("A1", "b2")]}
 
     state = {"units": [{"id": "A1", "at": "a1"}], "round": 3}
     first = statecache.legal_orders("universal", state, "alice", compute)
-    first["A1"].append("changed by the caller")
+    first["A1"].append(MOVE.order("A1", "c3"))  # changed by the caller
     again = statecache.legal_orders("universal", dict(state), "alice", compute)
-    assert again == {"A1": ["A1 hold", "A1 move b2"]} and calls == ["x"]
+    assert again == {"A1": [HOLD.order("A1"), MOVE.order("A1", "b2")]} and calls == ["x"]
 
 
 def test_another_state_player_ruleset_or_key_order_is_another_entry() -> None:

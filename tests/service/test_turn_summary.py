@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from engine.registry import find_ruleset
+from engine.rulesets.universal.orders import MOVE
 from service.turn_summary import add_next, countdown, ordered_units, summarize
 from tests.engine.rulesets.universal_positions import position, resolve
 
@@ -54,7 +55,7 @@ def test_events_of_other_players_units_are_left_out():
 
 
 def test_what_to_do_now_names_the_units_without_orders_and_the_time_left():
-    legal = {"A10": ["A10 move b2"], "A2": ["A2 move c3"], "A1": ["A1 move d3"]}
+    legal = {"A10": [MOVE.order("A10", "b2")], "A2": [MOVE.order("A2", "c3")], "A1": [MOVE.order("A1", "d3")]}
     assert ordered_units(legal, "A2 move c3\n") == (["A2"], ["A1", "A10"])
     closes = datetime(2026, 12, 3, 18, 0, tzinfo=UTC)
     turn = add_next(summarize(1, "alice", [], None, None), 2, True, closes.replace(tzinfo=None), legal, "")

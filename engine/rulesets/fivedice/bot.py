@@ -5,8 +5,10 @@ not. Plays legal orders for self-play, demos and benches."""
 from __future__ import annotations
 
 from engine.grid import Square, distance
+from engine.orders import Order
 from engine.rulesets.fivedice.actions import melee_weapon
 from engine.rulesets.fivedice.gear import GEAR
+from engine.rulesets.fivedice.orders import ATTACK, CAST, DICE, MOVE, SHOOT, USE
 from engine.rulesets.fivedice.ranged import MIN_SHOT
 from engine.rulesets.fivedice.state import GameState, Unit
 
@@ -21,25 +23,25 @@ def _weakest(targets: list[Unit]) -> Unit | None:
     return min(targets, key=lambda u: (u.life, u.id)) if targets else None
 
 
-def _strike(state: GameState, unit: Unit, at: Square, enemies: list[Unit]) -> str | None:
-    """The order line of the best attack from square `at`, if any."""
+def _strike(state: GameState, unit: Unit, at: Square, enemies: list[Unit]) -> Order | None:
+    """The best attack from square `at`, if any."""
     wielded = GEAR.weapons[unit.wielded] if unit.wielded else None
     if wielded and wielded.ranged:
         shots = [e for e in enemies if MIN_SHOT <= distance(at, e.square) <= wielded.reach
                  and _clear(state, at, e.square)]
         target = _weakest(shots)
         if target:
-            return f"{unit.id} shoot {target.id}"
+            return SHOOT.order(unit.id, target.id)
     if unit.life >= SAFE_CASTING_LIFE:
         for name in sorted(unit.sheet.spells, key=lambda s: -GEAR.spells[s].power):
             spell = GEAR.spells[name]
             target = _weakest([e for e in enemies if distance(at, e.square) <= spell.range
                                and _clear(state, at, e.square)])
             if target:
-                return f"{unit.id} cast {name} {target.id}"
+                return CAST.order(unit.id, name, target.id)
     reach = melee_weapon(unit).reach
     target = _weakest([e for e in enemies if distance(at, e.square) <= reach])
-    return f"{unit.id} attack {target.id}" if target else None
+    return ATTACK.order(unit.id, target.id) if target else None
 
 
 def _approach(state: GameState, unit: Unit, enemies: list[Unit], taken: set[Square]) -> Square | None:
@@ -59,36 +61,36 @@ def _approach(state: GameState, unit: Unit, enemies: list[Unit], taken: set[Squa
     return best[1] if best else None
 
 
-def _policy(strike: str | None) -> str:
+def _policy(strike: Order | None) -> str:
     """Dice on attack for a blow or a shot, on defence while closing in. A caster pays the
     attack total minus its own defence, so extra attack dice cost it as much as they
     hurt: it stays balanced."""
     if strike is None:
         return "defensive"
-    return "balanced" if " cast " in strike else "aggressive"
+    return "balanced" if strike.verb == "cast" else "aggressive"
 
 
-def bot_lines(state: GameState, player: str) -> list[str]:
+def bot_orders(state: GameState, player: str) -> list[Order]:
     enemies = [u for u in state.living() if u.player != player]
     if not enemies:
         return []
     taken = {u.square for u in state.living()}
-    lines: list[str] = []
+    lines: list[Order] = []
     for unit in state.living():
         if unit.player != player:
             continue
         if unit.items and unit.life * 5 <= unit.sheet.life * 2:
-            lines.append(f"{unit.id} use {unit.items[0]} lose defence")
+            lines.append(USE.order(unit.id, unit.items[0], "lose", "defence"))
         strike = _strike(state, unit, unit.square, enemies)
         if strike is None:
             dest = _approach(state, unit, enemies, taken)
             if dest is not None:
                 taken.add(dest)
-                lines.append(f"{unit.id} move {dest.name}")
+                lines.append(MOVE.order(unit.id, dest.name))
                 strike = _strike(state, unit, dest, enemies)
         if strike:
             lines.append(strike)
         policy = _policy(strike)
         if unit.policy != (policy,):
-            lines.append(f"{unit.id} dice {policy}")
+            lines.append(DICE.order(unit.id, policy))
     return lines

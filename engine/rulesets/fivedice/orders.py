@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.grid import SquareError, distance
-from engine.orders import Arg, Order, Verb
+from engine.orders import Arg, Order, OrderProblem, Verb
 from engine.rulesets.fivedice.allocation import AREAS
 from engine.rulesets.fivedice.state import GameState, Unit
 
@@ -23,23 +23,24 @@ _LOSE = Arg("lose", "word", choices=("lose",), optional=True)
 _ACTION = Arg("action", "word", choices=("attack", "defence", "defense"), optional=True)
 _DROP = Arg("action", "word", choices=("attack", "defence", "defense", "move"), optional=True)
 
-VERBS: tuple[Verb, ...] = (
-    Verb("move", (Arg("square", "square"), _LOSE, _ACTION),
-         help="move up to 3 x movement; beyond 1 x it loses attack or defence (say which, "
-              "default attack), beyond 2 x both"),
-    Verb("attack", (Arg("target", "unit"),), help="close combat with an enemy in reach"),
-    Verb("shoot", (Arg("target", "unit"),),
-         help="shoot the wielded ranged weapon at an enemy 2 or more squares away"),
-    Verb("cast", (Arg("spell", "word"), Arg("target", "unit")),
-         help="cast a known spell at an enemy; the caster pays life"),
-    Verb("use", (Arg("item", "word"), _LOSE, _DROP),
-         help="use an item instead of one action (default: the attack)"),
-    Verb("switch", (Arg("weapon", "word"), _LOSE, _DROP),
-         help="wield another carried weapon instead of one action (default: the attack)"),
-    Verb("dice", (Arg("policy", "word", choices=("aggressive", "defensive", "balanced", "priority")),
-                  Arg("areas", "word", choices=(*AREAS, "defense"), optional=True, repeat=True)),
-         help="how this unit places its dice from now on"),
-)
+MOVE = Verb("move", (Arg("square", "square"), _LOSE, _ACTION),
+            help="move up to 3 x movement; beyond 1 x it loses attack or defence (say which, "
+                 "default attack), beyond 2 x both", role="move")
+ATTACK = Verb("attack", (Arg("target", "unit"),), help="close combat with an enemy in reach",
+              role="attack")
+SHOOT = Verb("shoot", (Arg("target", "unit"),),
+             help="shoot the wielded ranged weapon at an enemy 2 or more squares away", role="shot")
+CAST = Verb("cast", (Arg("spell", "word"), Arg("target", "unit")),
+            help="cast a known spell at an enemy; the caster pays life", role="spell")
+USE = Verb("use", (Arg("item", "word"), _LOSE, _DROP),
+           help="use an item instead of one action (default: the attack)", role="action")
+SWITCH = Verb("switch", (Arg("weapon", "word"), _LOSE, _DROP),
+              help="wield another carried weapon instead of one action (default: the attack)",
+              role="action")
+DICE = Verb("dice", (Arg("policy", "word", choices=("aggressive", "defensive", "balanced", "priority")),
+                     Arg("areas", "word", choices=(*AREAS, "defense"), optional=True, repeat=True)),
+            help="how this unit places its dice from now on", role="setting")
+VERBS: tuple[Verb, ...] = (MOVE, ATTACK, SHOOT, CAST, USE, SWITCH, DICE)
 
 # Lines of one unit that compete for the same action: at most one of each group.
 _ATTACKS = "an attack (attack, shoot or cast)"
@@ -131,14 +132,15 @@ def _check_dice(args: tuple[str, ...]) -> str | None:
     return None
 
 
-def check_order_set(orders: Sequence[Order]) -> list[str]:
+def check_order_set(orders: Sequence[Order]) -> list[OrderProblem]:
     """At most one line per unit for each action group (one move, one attack, ...)."""
     seen: dict[tuple[str | None, str], int] = {}
     problems = []
     for o in orders:
         key = (o.unit, GROUPS[o.verb])
         if key in seen:
-            problems.append(f"line {o.line}: {o.unit} already has {key[1]} order on line {seen[key]}")
+            problems.append(OrderProblem(o.line, f"{o.unit} already has {key[1]} order on line "
+                                                 f"{seen[key]}", (seen[key],)))
         else:
             seen[key] = o.line
     return problems

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,12 +20,12 @@ from engine.contract import (
 )
 from engine.dice import Dice
 from engine.forcespec import ForceSpec
-from engine.orders import Order, OrderError, OrderErrors, parse_order_text
+from engine.orders import Order, OrderProblem
 from engine.rulesets.fivedice import board as board_view
 from engine.rulesets.fivedice.allocation import DEFAULT_POLICY
-from engine.rulesets.fivedice.bot import bot_lines
+from engine.rulesets.fivedice.bot import bot_orders
 from engine.rulesets.fivedice.forces import default_force, force_spec, read_force
-from engine.rulesets.fivedice.legal import legal_lines
+from engine.rulesets.fivedice.legal import legal_orders
 from engine.rulesets.fivedice.orders import VERBS, check_order, check_order_set
 from engine.rulesets.fivedice.resolve import resolve_round
 from engine.rulesets.fivedice.state import SIDE_LETTERS, GameState, Unit
@@ -88,23 +88,20 @@ class FivediceRuleset(StandingRuleset[GameState]):
     def players_in(self, state: GameState) -> list[PlayerId]:
         return state.players_alive()
 
-    def legal_orders(self, state: GameState, player: PlayerId) -> dict[UnitId, list[str]]:
-        return legal_lines(state, player)
+    def legal_orders(self, state: GameState, player: PlayerId) -> dict[UnitId, list[Order]]:
+        return legal_orders(state, player)
 
     def check_order(self, state: GameState, player: PlayerId, order: Order) -> str | None:
         return check_order(state, player, order, self.expected(state))
 
-    def check_order_set(self, state: GameState, player: PlayerId, orders: Sequence[Order]) -> list[str]:
-        return check_order_set(orders)
-
-    def parse_orders(self, state: GameState, player: PlayerId, text: str) -> list[Order]:
-        """The contract's, with expected(state) worked out once for the text, not a line."""
+    def order_checker(self, state: GameState, player: PlayerId) -> Callable[[Order], str | None]:
+        """check_order, with expected(state) worked out once for the text, not a line."""
         expected = self.expected(state)
-        orders = parse_order_text(text, self.verbs, lambda o: check_order(state, player, o, expected))
-        problems = check_order_set(orders)
-        if problems:
-            raise OrderErrors([OrderError(0, "", p) for p in problems])
-        return orders
+        return lambda o: check_order(state, player, o, expected)
+
+    def check_order_set(self, state: GameState, player: PlayerId,
+                        orders: Sequence[Order]) -> list[OrderProblem]:
+        return check_order_set(orders)
 
     def resolve(self, state: GameState, orders: Mapping[PlayerId, Sequence[Order]],
                 dice: Dice) -> Resolution[GameState]:
@@ -119,6 +116,6 @@ class FivediceRuleset(StandingRuleset[GameState]):
     def load(self, data: Mapping[str, Any]) -> GameState:
         return GameState.from_json(data)
 
-    def bot_orders(self, state: GameState, player: PlayerId, dice: Dice) -> str | None:
-        return "\n".join(bot_lines(state, player))
+    def bot_orders(self, state: GameState, player: PlayerId, dice: Dice) -> list[Order] | None:
+        return bot_orders(state, player)
 

@@ -10,38 +10,40 @@ villain-player bot sends no orders, so the game's own henchman behaviour plays.
 from __future__ import annotations
 
 from engine.grid import Square, direction_between, distance, square_name
+from engine.orders import Order
 from engine.rulesets.heroes import paths, star_actions
 from engine.rulesets.heroes.combat import is_ranged
 from engine.rulesets.heroes.engagement import foes_of, reaches, resting
 from engine.rulesets.heroes.facing import facing_towards, reach
+from engine.rulesets.heroes.orders import ACTION, ATTACK, CAPTURE, FACE, MOVE, SAVE, SEARCH
 from engine.rulesets.heroes.state import Figure, HeroesState
 
 COMBAT_EFFECTS = ("extra_attack", "extra_damage", "reroll")
 
 
-def bot_orders(state: HeroesState, player: str) -> str:
+def bot_orders(state: HeroesState, player: str) -> list[Order]:
     hero = state.hero_of(player)
     if hero is None or resting(state, hero):
-        return ""
+        return []
     nemesis = state.nemesis_of(player)
-    lines: list[str] = []
+    lines: list[Order | None] = []
     pinned = _pinned_by(state, hero)
     if pinned is not None:
         lines += _go_fight(state, hero, pinned)
     elif nemesis is not None and nemesis.vitality == 0:
         dest = _approach(state, hero, nemesis.square)
         lines.append(_move(hero, dest))
-        lines += [f"{hero.id} capture {nemesis.id}"] * hero.spec.general_ap
+        lines += [CAPTURE.order(hero.id, nemesis.id)] * hero.spec.general_ap
     elif nemesis is not None and hero.saved >= _civvies_first(state):
         dest = _approach(state, hero, nemesis.square)
         lines.append(_move(hero, dest))
         lines.append(_face(hero, dest, nemesis.square))
-        lines.append(f"{hero.id} attack {nemesis.id}")
+        lines.append(ATTACK.order(hero.id, nemesis.id))
         if distance(hero.square, nemesis.square) <= hero.spec.move_ap + 1:
             lines += _combat_actions(state, hero, nemesis)
     else:
         lines += _save_nearest(state, hero)
-    return "\n".join(line for line in lines if line)
+    return [line for line in lines if line]
 
 
 def _civvies_first(state: HeroesState) -> int:
@@ -49,30 +51,30 @@ def _civvies_first(state: HeroesState) -> int:
     return max(0, int(state.options["civvies_to_win"]) - 6)
 
 
-def _save_nearest(state: HeroesState, hero: Figure) -> list[str]:
+def _save_nearest(state: HeroesState, hero: Figure) -> list[Order | None]:
     civvies = sorted(state.of_kind("civvie"), key=lambda c: (distance(c.square, hero.square), c.id))
     if not civvies:
-        return [f"{hero.id} search"] * hero.spec.general_ap
+        return [SEARCH.order(hero.id)] * hero.spec.general_ap
     goal = civvies[0]
     dest = _approach(state, hero, goal.square)
     lines = [_move(hero, dest), _face(hero, dest, goal.square)]
     in_contact = [c for c in civvies if distance(c.square, dest) <= 1][: hero.spec.general_ap]
-    lines += [f"{hero.id} save {c.id}" for c in in_contact]
-    lines += [f"{hero.id} search"] * (hero.spec.general_ap - len(in_contact))
+    lines += [SAVE.order(hero.id, c.id) for c in in_contact]
+    lines += [SEARCH.order(hero.id)] * (hero.spec.general_ap - len(in_contact))
     if hero.vitality <= 2:
-        lines += [f"{hero.id} action {a.id}" for a in hero.spec.actions
+        lines += [ACTION.order(hero.id, a.id) for a in hero.spec.actions
                   if a.effect == "heal" and star_actions.why_not(state, hero, a.id) is None][:1]
     return lines
 
 
-def _combat_actions(state: HeroesState, hero: Figure, nemesis: Figure) -> list[str]:
+def _combat_actions(state: HeroesState, hero: Figure, nemesis: Figure) -> list[Order | None]:
     for a in hero.spec.actions:
         if star_actions.why_not(state, hero, a.id) is not None:
             continue
         if a.effect in COMBAT_EFFECTS:
-            return [f"{hero.id} action {a.id}"]
+            return [ACTION.order(hero.id, a.id)]
         if a.effect == "reduce_stat" and distance(hero.square, nemesis.square) <= a.reach:
-            return [f"{hero.id} action {a.id} {nemesis.id}"]
+            return [ACTION.order(hero.id, a.id, nemesis.id)]
     return []
 
 
@@ -109,15 +111,15 @@ def _pinned_by(state: HeroesState, hero: Figure) -> Figure | None:
     return min(pinning, key=lambda g: (distance(g.square, hero.square), g.id), default=None)
 
 
-def _go_fight(state: HeroesState, hero: Figure, foe: Figure) -> list[str]:
+def _go_fight(state: HeroesState, hero: Figure, foe: Figure) -> list[Order | None]:
     dest = _approach(state, hero, foe.square)
-    return [_move(hero, dest), _face(hero, dest, foe.square), f"{hero.id} attack {foe.id}"]
+    return [_move(hero, dest), _face(hero, dest, foe.square), ATTACK.order(hero.id, foe.id)]
 
 
-def _move(hero: Figure, dest: Square) -> str:
-    return "" if dest == hero.square else f"{hero.id} move {square_name(dest)}"
+def _move(hero: Figure, dest: Square) -> Order | None:
+    return None if dest == hero.square else MOVE.order(hero.id, square_name(dest))
 
 
-def _face(hero: Figure, dest: Square, goal: Square) -> str:
+def _face(hero: Figure, dest: Square, goal: Square) -> Order | None:
     d = direction_between(dest, goal)
-    return f"{hero.id} face {d}" if d else ""
+    return FACE.order(hero.id, d) if d else None

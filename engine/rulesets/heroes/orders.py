@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.grid import Square, distance, parse_square, square_name
-from engine.orders import Arg, Order, Verb
+from engine.orders import Arg, Order, OrderProblem, Verb
 from engine.rulesets.heroes import paths, star_actions
 from engine.rulesets.heroes.cards import heroes
 from engine.rulesets.heroes.engagement import engaged, resting
@@ -53,29 +53,33 @@ def _action_phrases() -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out.items(), key=lambda kv: (-len(kv[0].split()), kv[0])))
 
 
-VERBS: tuple[Verb, ...] = (
-    Verb("reroll", (Arg("policy", "word", choices=POLICIES),),
-         "re-roll policy for stats of 5 or more: auto (when the lowest die is taken or a 1), "
-         "lowest (always), never"),
-    Verb("action", (Arg("name", "word"), Arg("target", "unit", optional=True)),
-         "use a (*) action of your card (not in round 1)", phrases=_action_phrases()),
-    Verb("move", (Arg("square", "square", repeat=True),),
-         "move up to your Movement A.P., through the squares given; stepping onto a rooftop "
-         "is a climb"),
-    Verb("face", (Arg("direction", "word", choices=CLOCKWISE, aliases=_LONG_DIRECTIONS),),
-         "turn to face a direction (n, ne ... or north, north-east ...)",
-         phrases=_TWO_WORD_DIRECTIONS),
-    Verb("run", (Arg("square", "square", optional=True),),
-         "before combat, try to run away (roll-off + E against the enemy's roll-off + P)",
-         fillers=("away",)),
-    Verb("attack", (Arg("target", "unit", repeat=True),), "whom to strike first in combat"),
-    Verb("save", (Arg("civvie", "unit"),), "save a civvie in base contact (1 General A.P.)"),
-    Verb("capture", (Arg("nemesis", "unit"),),
-         "capture your Nemesis at 0 Vitality: roll-off + P above 13 (1 General A.P.)"),
-    Verb("search", (), "search for items: roll-off + P of 13 or more (1 General A.P.)"),
-    Verb("climb", (Arg("square", "square"),),
-         "climb onto an adjacent rooftop at -2 (1 General A.P.)"),
-)
+REROLL = Verb("reroll", (Arg("policy", "word", choices=POLICIES),),
+               "re-roll policy for stats of 5 or more: auto (when the lowest die is taken or a "
+               "1), lowest (always), never", role="setting")
+ACTION = Verb("action", (Arg("name", "word"), Arg("target", "unit", optional=True)),
+              "use a (*) action of your card (not in round 1)", phrases=_action_phrases(),
+              role="action")
+MOVE = Verb("move", (Arg("square", "square", repeat=True),),
+            "move up to your Movement A.P., through the squares given; stepping onto a rooftop "
+            "is a climb", role="move")
+FACE = Verb("face", (Arg("direction", "word", choices=CLOCKWISE, aliases=_LONG_DIRECTIONS),),
+            "turn to face a direction (n, ne ... or north, north-east ...)",
+            phrases=_TWO_WORD_DIRECTIONS, role="setting")
+RUN = Verb("run", (Arg("square", "square", optional=True),),
+           "before combat, try to run away (roll-off + E against the enemy's roll-off + P)",
+           fillers=("away",), role="action")
+ATTACK = Verb("attack", (Arg("target", "unit", repeat=True),), "whom to strike first in combat",
+              role="attack")
+SAVE = Verb("save", (Arg("civvie", "unit"),), "save a civvie in base contact (1 General A.P.)",
+            role="action")
+CAPTURE = Verb("capture", (Arg("nemesis", "unit"),),
+               "capture your Nemesis at 0 Vitality: roll-off + P above 13 (1 General A.P.)",
+               role="action")
+SEARCH = Verb("search", (), "search for items: roll-off + P of 13 or more (1 General A.P.)",
+              role="action")
+CLIMB = Verb("climb", (Arg("square", "square"),),
+             "climb onto an adjacent rooftop at -2 (1 General A.P.)", role="action")
+VERBS: tuple[Verb, ...] = (REROLL, ACTION, MOVE, FACE, RUN, ATTACK, SAVE, CAPTURE, SEARCH, CLIMB)
 HERO_VERBS = frozenset(v.name for v in VERBS)
 VILLAIN_VERBS = frozenset({"move", "face", "attack"})
 ONCE = ("reroll", "action", "move", "face", "run")
@@ -158,50 +162,50 @@ def _check_route(state: HeroesState, f: Figure, o: Order) -> str | None:
     return None
 
 
-def check_set(state: HeroesState, player: str, orders: Sequence[Order]) -> list[str]:
-    problems: list[str] = []
+def check_set(state: HeroesState, player: str, orders: Sequence[Order]) -> list[OrderProblem]:
+    problems: list[OrderProblem] = []
     for unit in sorted({o.unit for o in orders if o.unit}):
         mine = [o for o in orders if o.unit == unit]
         for verb in ONCE:
             lines = [o.line for o in mine if o.verb == verb]
             if len(lines) > 1:
-                problems.append(f"line {lines[1]}: {unit} has a '{verb}' order already "
-                                f"(line {lines[0]})")
+                problems.append(OrderProblem(lines[1], f"{unit} has a '{verb}' order already "
+                                                       f"(line {lines[0]})", (lines[0],)))
     return problems
 
 
-def legal(state: HeroesState, player: str) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
+def legal(state: HeroesState, player: str) -> dict[str, list[Order]]:
+    out: dict[str, list[Order]] = {}
     for f in state.figures.values():
         if unit_of(state, player, f.id)[0] is None:
             continue
         steps = paths.steps(paths.search(state, f.square, paths.budget(f.spec.move_ap)))
-        lines = [f"{f.id} move {square_name(sq)}" for sq in steps if sq != f.square]
-        lines += [f"{f.id} face {d}" for d in CLOCKWISE]
+        orders = [MOVE.order(f.id, square_name(sq)) for sq in steps if sq != f.square]
+        orders += [FACE.order(f.id, d) for d in CLOCKWISE]
         near = f.spec.move_ap + 2
         foes = ("henchman", "nemesis") if f.kind == "hero" else ("hero",)
-        lines += [f"{f.id} attack {g.id}" for g in state.figures.values()
-                  if g.kind in foes and g.active and distance(g.square, f.square) <= near]
+        orders += [ATTACK.order(f.id, g.id) for g in state.figures.values()
+                   if g.kind in foes and g.active and distance(g.square, f.square) <= near]
         if f.kind == "hero":
-            lines += _hero_lines(state, f, player)
-        out[f.id] = lines
+            orders += _hero_orders(state, f, player)
+        out[f.id] = orders
     return out
 
 
-def _hero_lines(state: HeroesState, f: Figure, player: str) -> list[str]:
+def _hero_orders(state: HeroesState, f: Figure, player: str) -> list[Order]:
     reach = f.spec.move_ap + 1
-    lines = [f"{f.id} save {c.id}" for c in state.of_kind("civvie")
-             if distance(c.square, f.square) <= reach]
+    orders = [SAVE.order(f.id, c.id) for c in state.of_kind("civvie")
+              if distance(c.square, f.square) <= reach]
     nemesis = state.nemesis_of(player)
     if nemesis is not None and nemesis.vitality == 0 and distance(nemesis.square, f.square) <= reach:
-        lines.append(f"{f.id} capture {nemesis.id}")
-    lines.append(f"{f.id} search")
+        orders.append(CAPTURE.order(f.id, nemesis.id))
+    orders.append(SEARCH.order(f.id))
     if f.square not in state.roofs:
-        lines += [f"{f.id} climb {square_name(r)}" for r in sorted(state.roofs)
-                  if distance(r, f.square) == 1]
+        orders += [CLIMB.order(f.id, square_name(r)) for r in sorted(state.roofs)
+                   if distance(r, f.square) == 1]
     if engaged(state, f):
-        lines.append(f"{f.id} run")
-    lines += [f"{f.id} action {a.id}" for a in f.spec.actions
-              if star_actions.why_not(state, f, a.id) is None]
-    lines += [f"{f.id} reroll {p}" for p in POLICIES]
-    return lines
+        orders.append(RUN.order(f.id))
+    orders += [ACTION.order(f.id, a.id) for a in f.spec.actions
+               if star_actions.why_not(state, f, a.id) is None]
+    orders += [REROLL.order(f.id, p) for p in POLICIES]
+    return orders

@@ -21,7 +21,7 @@ from engine.contract import (
 from engine.dice import Dice
 from engine.forcespec import Choice, Field, ForceSpec, Shape
 from engine.grid import Square, direction_between
-from engine.orders import Order, Verb
+from engine.orders import Order, OrderProblem, Verb
 from engine.rulesets.heroes import bot, cards, decks, orders
 from engine.rulesets.heroes.board import board
 from engine.rulesets.heroes.citymap import (
@@ -131,13 +131,14 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
                  if p == state.villain or not resting(state, state.figures[state.heroes[p]])]
         return expected_players("simultaneous", state.seats, alive or state.seats, state.round)
 
-    def legal_orders(self, state: HeroesState, player: PlayerId) -> dict[UnitId, list[str]]:
+    def legal_orders(self, state: HeroesState, player: PlayerId) -> dict[UnitId, list[Order]]:
         return orders.legal(state, player)
 
     def check_order(self, state: HeroesState, player: PlayerId, order: Order) -> str | None:
         return orders.check(state, player, order)
 
-    def check_order_set(self, state: HeroesState, player: PlayerId, given: Sequence[Order]) -> list[str]:
+    def check_order_set(self, state: HeroesState, player: PlayerId,
+                        given: Sequence[Order]) -> list[OrderProblem]:
         return orders.check_set(state, player, given)
 
     def resolve(self, state: HeroesState, given: Mapping[PlayerId, Sequence[Order]],
@@ -165,7 +166,7 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
     def load(self, data: Mapping[str, Any]) -> HeroesState:
         return HeroesState.from_json(data)
 
-    def bot_orders(self, state: HeroesState, player: PlayerId, dice: Dice) -> str | None:
+    def bot_orders(self, state: HeroesState, player: PlayerId, dice: Dice) -> list[Order] | None:
         return bot.bot_orders(state, player)
 
 

@@ -15,9 +15,11 @@ from collections import deque
 from engine.contract import PlayerId
 from engine.dice import Dice
 from engine.grid import Grid, Square, distance
+from engine.orders import Order
 from engine.rulesets.jep1.initiative import acting_order
 from engine.rulesets.jep1.legal import usable
 from engine.rulesets.jep1.movement import MOVE, approach, reachable
+from engine.rulesets.jep1.orders import ATTACK_VERB, GUARD, MOVE_VERB, SHOOT, STRIKEBACK
 from engine.rulesets.jep1.progress import expected
 from engine.rulesets.jep1.ranged import shot_problem
 from engine.rulesets.jep1.skills import ATTACK, DEFENCE, MAX_PER_PHASE, SKILLS
@@ -25,24 +27,24 @@ from engine.rulesets.jep1.state import JepState
 from engine.rulesets.jep1.units import Unit
 
 
-def bot_orders(state: JepState, player: PlayerId, dice: Dice) -> str:
+def bot_orders(state: JepState, player: PlayerId, dice: Dice) -> list[Order]:
     if player not in expected(state):
-        return ""
+        return []
     grid, occupied = state.grid(), state.occupied()
     diagonals = bool(state.options["diagonals"])
     enemies = [u for u in state.living() if u.side != player]
     claimed = set(occupied)
-    lines: list[str] = []
+    lines: list[Order] = []
     for uid in acting_order(state.units, state.round, state.first):
         unit = state.unit(uid)
         if unit is None or unit.side != player:
             continue
         guard = _per_phase(usable(unit, DEFENCE))
         if guard and sorted(guard) != sorted(unit.guard):
-            lines.append(f"{uid} guard {' '.join(guard)}")
+            lines.append(GUARD.order(uid, *guard))
         strike = _per_phase(usable(unit, ATTACK))
         if strike and sorted(strike) != sorted(unit.strike):
-            lines.append(f"{uid} strikeback {' '.join(strike)}")
+            lines.append(STRIKEBACK.order(uid, *strike))
         with_skills = _with(_per_phase(usable(unit, ATTACK)))
         weakest = sorted(enemies, key=lambda e: (e.H + e.A, distance(unit.at, e.at), e.id))
         if unit.R > unit.M:
@@ -53,27 +55,27 @@ def bot_orders(state: JepState, player: PlayerId, dice: Dice) -> str:
             if path is not None:
                 if path.end is not None:
                     claimed.add(path.end)
-                lines.append(f"{uid} attack {enemy.id}{with_skills}")
+                lines.append(ATTACK_VERB.order(uid, enemy.id, *with_skills))
                 break
         else:
             step = _towards(grid, unit, enemies, claimed, occupied, diagonals, dice)
             if step is not None:
-                lines.append(f"{uid} move {step.name}")
-    return "\n".join(lines)
+                lines.append(MOVE_VERB.order(uid, step.name))
+    return lines
 
 
 def _shooter(grid: Grid, unit: Unit, weakest: list[Unit], claimed: set[Square], occupied: set[Square],
-             diagonals: bool, with_skills: str, dice: Dice) -> list[str]:
+             diagonals: bool, with_skills: tuple[str, ...], dice: Dice) -> list[Order]:
     for enemy in weakest:
         if shot_problem(grid, unit, unit.at, enemy.at) is None:
-            return [f"{unit.id} shoot {enemy.id}{with_skills}"]
+            return [SHOOT.order(unit.id, enemy.id, *with_skills)]
     step = _towards(grid, unit, weakest, claimed, occupied, diagonals, dice)
     if step is None:
         return []
-    lines = [f"{unit.id} move {step.name}"]
+    lines = [MOVE_VERB.order(unit.id, step.name)]
     for enemy in weakest:
         if shot_problem(grid, unit, step, enemy.at) is None:
-            lines.append(f"{unit.id} shoot {enemy.id}{with_skills}")
+            lines.append(SHOOT.order(unit.id, enemy.id, *with_skills))
             break
     return lines
 
@@ -117,5 +119,6 @@ def _per_phase(names: list[str]) -> list[str]:
     return out
 
 
-def _with(names: list[str]) -> str:
-    return f" with {' '.join(names)}" if names else ""
+def _with(names: list[str]) -> tuple[str, ...]:
+    """The words naming attack skills: ("with", skill, ...), or none."""
+    return ("with", *names) if names else ()

@@ -9,7 +9,9 @@ from __future__ import annotations
 from itertools import combinations
 
 from engine.contract import PlayerId
+from engine.orders import Order
 from engine.rulesets.jep1.movement import MOVE, approach, reachable
+from engine.rulesets.jep1.orders import ATTACK_VERB, GUARD, MOVE_VERB, SHOOT, STRIKEBACK
 from engine.rulesets.jep1.progress import expected
 from engine.rulesets.jep1.ranged import shot_problem
 from engine.rulesets.jep1.skills import ATTACK, DEFENCE, MAX_PER_PHASE, SKILLS, skill_problem
@@ -31,36 +33,36 @@ def skill_sets(unit: Unit, side: str) -> list[tuple[str, ...]]:
             if skill_problem(group, side, unit.skills, unit.uses) is None]
 
 
-def legal_orders(state: JepState, player: PlayerId) -> dict[str, list[str]]:
+def legal_orders(state: JepState, player: PlayerId) -> dict[str, list[Order]]:
     if player not in expected(state):
         return {}
     grid, occupied = state.grid(), state.occupied()
     diagonals = bool(state.options["diagonals"])
     enemies = [u for u in state.living() if u.side != player]
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[Order]] = {}
     for unit in state.living():
         if unit.side != player:
             continue
         spots = reachable(grid, unit.at, MOVE, occupied, diagonals)
-        lines = [f"{unit.id} move {sq.name}" for sq in sorted(spots, key=lambda s: (s.row, s.col))
+        lines = [MOVE_VERB.order(unit.id, sq.name) for sq in sorted(spots, key=lambda s: (s.row, s.col))
                  if sq != unit.at]
         attack_sets = skill_sets(unit, ATTACK)
         for enemy in enemies:
             verbs = []
             if approach(grid, unit.at, enemy.at, MOVE, occupied, diagonals) is not None:
-                verbs.append("attack")
+                verbs.append(ATTACK_VERB)
             if unit.R >= 1 and shot_problem(grid, unit, unit.at, enemy.at) is None:
-                verbs.append("shoot")
+                verbs.append(SHOOT)
             for verb in verbs:
-                lines.append(f"{unit.id} {verb} {enemy.id}")
-                lines.extend(f"{unit.id} {verb} {enemy.id} with {' '.join(k)}" for k in attack_sets)
+                lines.append(verb.order(unit.id, enemy.id))
+                lines.extend(verb.order(unit.id, enemy.id, "with", *k) for k in attack_sets)
         defence_sets = skill_sets(unit, DEFENCE)
-        lines.extend(f"{unit.id} guard {' '.join(k)}" for k in defence_sets)
-        lines.extend(f"{unit.id} guard {' '.join(k)} always" for k in defence_sets)
+        lines.extend(GUARD.order(unit.id, *k) for k in defence_sets)
+        lines.extend(GUARD.order(unit.id, *k, "always") for k in defence_sets)
         if unit.guard:
-            lines.append(f"{unit.id} guard none")
-        lines.extend(f"{unit.id} strikeback {' '.join(k)}" for k in attack_sets)
+            lines.append(GUARD.order(unit.id, "none"))
+        lines.extend(STRIKEBACK.order(unit.id, *k) for k in attack_sets)
         if unit.strike:
-            lines.append(f"{unit.id} strikeback none")
+            lines.append(STRIKEBACK.order(unit.id, "none"))
         out[unit.id] = lines
     return out

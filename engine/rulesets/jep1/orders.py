@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from engine.contract import InvariantError, PlayerId
 from engine.grid import Grid, Square, distance, parse_square
-from engine.orders import Arg, Order, Verb
+from engine.orders import Arg, Order, OrderProblem, Verb
 from engine.rulesets.jep1.movement import MOVE, move_path
 from engine.rulesets.jep1.progress import expected
 from engine.rulesets.jep1.ranged import shot_problem
@@ -32,22 +32,22 @@ from engine.rulesets.jep1.state import JepState
 from engine.rulesets.jep1.units import Unit
 
 _SKILL_WORDS = Arg("skills", "word", optional=True, repeat=True)
-VERBS: tuple[Verb, ...] = (
-    Verb("move", (Arg("to", "square", repeat=True),),
-         help="move up to 4 squares, around other units: A1 move c3"),
-    Verb("attack", (Arg("target", "unit"), _SKILL_WORDS),
-         help="melee an enemy, closing in first if needed: A1 attack B2 [with berserk aim]"),
-    Verb("shoot", (Arg("target", "unit"), _SKILL_WORDS),
-         help="shoot an enemy within reach and sight: A3 shoot B2 [with aim]"),
-    Verb("guard", (Arg("skills", "word", repeat=True),),
-         help="standing defence skills, kept until changed and spent only when they can change "
-              "the outcome: A1 guard parry (A1 guard parry always: in every exchange; "
-              "A1 guard none)"),
-    Verb("strikeback", (Arg("skills", "word", repeat=True),),
-         help="standing attack skills for the unit's strike backs, kept until changed: "
-              "A1 strike back with berserk (or: A1 strike back none)",
-         aliases=("strike", "counter"), fillers=("back", "with")),
-)
+MOVE_VERB = Verb("move", (Arg("to", "square", repeat=True),),
+                 help="move up to 4 squares, around other units: A1 move c3", role="move")
+ATTACK_VERB = Verb("attack", (Arg("target", "unit"), _SKILL_WORDS),
+                   help="melee an enemy, closing in first if needed: A1 attack B2 [with berserk aim]",
+                   role="attack")
+SHOOT = Verb("shoot", (Arg("target", "unit"), _SKILL_WORDS),
+             help="shoot an enemy within reach and sight: A3 shoot B2 [with aim]", role="shot")
+GUARD = Verb("guard", (Arg("skills", "word", repeat=True),),
+             help="standing defence skills, kept until changed and spent only when they can change "
+                  "the outcome: A1 guard parry (A1 guard parry always: in every exchange; "
+                  "A1 guard none)", role="setting")
+STRIKEBACK = Verb("strikeback", (Arg("skills", "word", repeat=True),),
+                  help="standing attack skills for the unit's strike backs, kept until changed: "
+                       "A1 strike back with berserk (or: A1 strike back none)",
+                  aliases=("strike", "counter"), fillers=("back", "with"), role="setting")
+VERBS: tuple[Verb, ...] = (MOVE_VERB, ATTACK_VERB, SHOOT, GUARD, STRIKEBACK)
 GUARD_POLICIES = ("useful", "always")  # when a standing defence skill is spent
 ACTIONS = ("attack", "shoot")
 
@@ -201,16 +201,16 @@ def _check_strike(unit: Unit, order: Order) -> str | None:
     return skill_problem(order.args, ATTACK, unit.skills, unit.uses)
 
 
-def check_order_set(state: JepState, player: PlayerId, orders: Sequence[Order]) -> list[tuple[int, str]]:
-    """(line, problem): one move, one attack or shoot and one guard per unit, actions in range."""
-    problems: list[tuple[int, str]] = []
+def check_order_set(state: JepState, player: PlayerId, orders: Sequence[Order]) -> list[OrderProblem]:
+    """One move, one attack or shoot and one guard per unit, actions in range."""
+    problems: list[OrderProblem] = []
     seen: dict[tuple[str, str], int] = {}
     for o in orders:
         slot = "action" if o.verb in ACTIONS else o.verb
         key = (o.unit or "", slot)
         if key in seen:
-            problems.append((o.line, f"{o.unit} already has a{'n' * (slot == 'action')} {slot} order "
-                                     f"on line {seen[key]}"))
+            problems.append(OrderProblem(o.line, f"{o.unit} already has a{'n' * (slot == 'action')} "
+                                                 f"{slot} order on line {seen[key]}", (seen[key],)))
         else:
             seen[key] = o.line
     if problems:
@@ -231,7 +231,8 @@ def check_order_set(state: JepState, player: PlayerId, orders: Sequence[Order]) 
         target = state.unit(plan.action.args[0])
         problem = target and _reach_problem(grid, unit, frm, left, plan.action.verb, target)
         if problem:
-            problems.append((plan.action.line, problem))
+            others = (plan.move.line,) if plan.move is not None else ()
+            problems.append(OrderProblem(plan.action.line, problem, others))
     return problems
 
 

@@ -6,7 +6,7 @@ docs/rulesets/jep1.md for how to play and every reading of the seed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from engine.contract import (
@@ -21,7 +21,7 @@ from engine.contract import (
 )
 from engine.dice import Dice
 from engine.forcespec import ForceSpec
-from engine.orders import Order, OrderError, OrderErrors, Verb, parse_order_text
+from engine.orders import Order, OrderProblem, Verb
 from engine.rulesets.jep1 import bot, forces, legal, orders, progress
 from engine.rulesets.jep1.board import board
 from engine.rulesets.jep1.initiative import first_round_order, keep_roll_offs
@@ -83,24 +83,20 @@ class Jep1Ruleset(StandingRuleset[JepState]):
     def players_in(self, state: JepState) -> list[PlayerId]:
         return state.alive_players()
 
-    def legal_orders(self, state: JepState, player: PlayerId) -> dict[str, list[str]]:
+    def legal_orders(self, state: JepState, player: PlayerId) -> dict[str, list[Order]]:
         return legal.legal_orders(state, player)
 
     def check_order(self, state: JepState, player: PlayerId, order: Order) -> str | None:
         return orders.check_order(state, player, order)
 
-    def check_order_set(self, state: JepState, player: PlayerId, given: Sequence[Order]) -> list[str]:
-        return [f"line {n}: {m}" for n, m in orders.check_order_set(state, player, given)]
-
-    def parse_orders(self, state: JepState, player: PlayerId, text: str) -> list[Order]:
-        """As the contract's, but a clash between lines names its line and text."""
+    def order_checker(self, state: JepState, player: PlayerId) -> Callable[[Order], str | None]:
+        """check_order, with whether the player moves this round worked out once a text."""
         expecting = player in self.expected(state)
-        given = parse_order_text(text, self.verbs, lambda o: orders.check_order(state, player, o, expecting))
-        problems = orders.check_order_set(state, player, given)
-        if problems:
-            lines = text.splitlines()
-            raise OrderErrors([OrderError(n, lines[n - 1].strip(), m) for n, m in problems])
-        return given
+        return lambda o: orders.check_order(state, player, o, expecting)
+
+    def check_order_set(self, state: JepState, player: PlayerId,
+                        given: Sequence[Order]) -> list[OrderProblem]:
+        return orders.check_order_set(state, player, given)
 
     def resolve(self, state: JepState, given: Mapping[PlayerId, Sequence[Order]],
                 dice: Dice) -> Resolution[JepState]:
@@ -115,5 +111,5 @@ class Jep1Ruleset(StandingRuleset[JepState]):
     def load(self, data: Mapping[str, Any]) -> JepState:
         return JepState.from_json(dict(data))
 
-    def bot_orders(self, state: JepState, player: PlayerId, dice: Dice) -> str | None:
+    def bot_orders(self, state: JepState, player: PlayerId, dice: Dice) -> list[Order] | None:
         return bot.bot_orders(state, player, dice)

@@ -9,10 +9,11 @@ the nearest enemy character; Mortars (and custom ranged types) stop at their nea
 from __future__ import annotations
 
 from engine.grid import Square, distance
+from engine.orders import Order
 
 from .combat import attack_plan, can_hit
 from .movement import reachable
-from .orders import owners
+from .orders import ATTACK, MOVE, owners
 from .state import State, Unit
 
 
@@ -23,20 +24,20 @@ def _attack_score(state: State, attacker: Unit, target: Unit) -> float:
     return spare + (0.5 if not target.token else 0.0)
 
 
-def greedy_orders(state: State, player: str) -> str:
+def greedy_orders(state: State, player: str) -> list[Order]:
     mine = state.side_units(player)
     enemies = [u for u in state.units.values() if u.side != player]
     if not mine or not enemies:
-        return ""
-    lines: list[str] = []
-    best: tuple[float, str] | None = None
+        return []
+    lines: list[Order] = []
+    best: tuple[float, Order] | None = None
     for unit in mine:
         for enemy in enemies:
             if can_hit(state, unit, enemy) is None:
                 score = _attack_score(state, unit, enemy)
                 if best is None or score > best[0]:
-                    best = (score, f"{unit.id} attack {enemy.id}")
-    attacker_id = best[1].split()[0] if best else None
+                    best = (score, ATTACK.order(unit.id, enemy.id))
+    attacker_id = best[1].unit if best else None
     grid = state.grid()
     occ = owners(state)
     diagonals = bool(state.options["diagonals"])
@@ -58,7 +59,7 @@ def greedy_orders(state: State, player: str) -> str:
         choice = min(options, key=badness) if options else unit.square
         if choice != unit.square and badness(choice) < badness(unit.square):
             claimed.add(choice)
-            lines.append(f"{unit.id} move {choice.name}")
+            lines.append(MOVE.order(unit.id, choice.name))
     if best:
         lines.append(best[1])
-    return "\n".join(lines)
+    return lines

@@ -22,12 +22,12 @@ from .movement import STEP, plan, reachable, two_step_path, why_not
 from .state import State, Unit
 
 MOVE = Verb("move", (Arg("squares", "square", repeat=True),),
-            help="move through the given squares in turn (the last is where it stops)")
+            help="move through the given squares in turn (the last is where it stops)", role="move")
 ATTACK = Verb("attack", (Arg("target", "unit"),),
               help="attack an adjacent enemy (a Mortar: one 4 or more squares away; a "
-                   "custom type: within its range)")
+                   "custom type: within its range)", role="attack")
 HOLD = Verb("hold", help="stay where it is this round (a unit without orders holds too)",
-            aliases=("stay",))
+            aliases=("stay",), role="action")
 VERBS = (MOVE, ATTACK, HOLD)
 
 
@@ -165,24 +165,18 @@ def check_order(state: State, player: str, order: Order) -> str | None:
     return OrderPlan(state, player).check(order)
 
 
-def set_problems(state: State, player: str, orders: Sequence[Order]) -> list[tuple[int, str]]:
-    """(line, message) for each order that clashes with the ones written before it."""
-    plan_ = OrderPlan(state, player)
-    return [(o.line, problem) for o in orders if (problem := plan_.check(o))]
-
-
-def legal_orders(state: State, player: str) -> dict[str, list[str]]:
+def legal_orders(state: State, player: str) -> dict[str, list[Order]]:
     """Each of the player's units → every move and attack it could be given now."""
     grid = state.grid()
     occ = owners(state)
     diagonals = bool(state.options["diagonals"])
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[Order]] = {}
     enemies = [u for u in state.units.values() if u.side != player]
     for unit in state.side_units(player):
-        lines = [f"{unit.id} attack {e.id}" for e in enemies if can_hit(state, unit, e) is None]
+        orders = [ATTACK.order(unit.id, e.id) for e in enemies if can_hit(state, unit, e) is None]
         for sq in sorted(reachable(grid, occ, unit.side, unit.square, state.movement(unit),
                                    diagonals, state.steady(unit))):
             if sq != unit.square:
-                lines.append(f"{unit.id} move {sq.name}")
-        out[unit.id] = lines
+                orders.append(MOVE.order(unit.id, sq.name))
+        out[unit.id] = orders
     return out

@@ -3,7 +3,7 @@ that hold each rule (forces, setup, movement, combat, orders, resolve, bot)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from engine.contract import (
@@ -18,14 +18,14 @@ from engine.contract import (
 )
 from engine.dice import Dice
 from engine.forcespec import ForceSpec
-from engine.orders import Order, Verb, parse_order_text
+from engine.orders import Order, Verb
 from engine.turns import StandingRuleset, StandingWords
 
 from . import forces
 from .board import board
 from .bot import greedy_orders
 from .house import EFFECTS, check_option, type_table
-from .orders import VERBS, OrderPlan, check_order, legal_orders, set_problems
+from .orders import VERBS, OrderPlan, check_order, legal_orders
 from .resolve import resolve_round
 from .setup import place
 from .state import State
@@ -81,19 +81,16 @@ class UniversalRuleset(StandingRuleset[State]):
     def players_in(self, state: State) -> list[PlayerId]:
         return state.alive_sides
 
-    def legal_orders(self, state: State, player: str) -> dict[str, list[str]]:
+    def legal_orders(self, state: State, player: str) -> dict[str, list[Order]]:
         return legal_orders(state, player)
 
     def check_order(self, state: State, player: str, order: Order) -> str | None:
         return check_order(state, player, order)
 
-    def check_order_set(self, state: State, player: str, orders: Sequence[Order]) -> list[str]:
-        return [f"line {line}: {message}" for line, message in set_problems(state, player, orders)]
-
-    def parse_orders(self, state: State, player: str, text: str) -> list[Order]:
+    def order_checker(self, state: State, player: str) -> Callable[[Order], str | None]:
         """Each line is checked after the lines before it (OrderPlan), so every problem,
         clashes between lines included, is reported on its own line."""
-        return parse_order_text(text, self.verbs, OrderPlan(state, player).check)
+        return OrderPlan(state, player).check
 
     def resolve(self, state: State, orders: Mapping[str, Sequence[Order]], dice: Dice) -> Resolution[State]:
         new, events = resolve_round(state, orders, dice)
@@ -108,5 +105,5 @@ class UniversalRuleset(StandingRuleset[State]):
     def load(self, data: Mapping[str, Any]) -> State:
         return State.from_json(data)
 
-    def bot_orders(self, state: State, player: str, dice: Dice) -> str | None:
+    def bot_orders(self, state: State, player: str, dice: Dice) -> list[Order] | None:
         return greedy_orders(state, player)

@@ -140,7 +140,7 @@ def test_legal_orders_offer_what_each_unit_can_do_now() -> None:
     s = state(unit("A1", "c4", movement=1, items=("potion",), weapons=("sword", "shortbow")),
               unit("A2", "a1", weapons=("shortbow",), spells=("frost",)),
               unit("B1", "c5"), unit("B2", "c8"))
-    legal = RULES.legal_orders(s, "alice")
+    legal = {u: [o.format() for o in orders] for u, orders in RULES.legal_orders(s, "alice").items()}
     a1 = legal["A1"]
     assert a1[:8] == ["A1 move b3", "A1 move b4", "A1 move b5", "A1 move c3", "A1 move d3",
                       "A1 move d4", "A1 move d5", "A1 move a2"]

@@ -135,7 +135,7 @@ def test_every_legal_order_line_parses_on_its_own():
     s.units[0].guard = ["parry"]
     legal = RULES.legal_orders(s, "alice")
     assert set(legal) == {"A1", "A2"}
-    lines = [line for unit_lines in legal.values() for line in unit_lines]
+    lines = [o.format() for unit_orders in legal.values() for o in unit_orders]
     for line in lines:
         RULES.parse_orders(s, "alice", line)
     assert {"A1 attack B1 with berserk", "A1 shoot B2", "A1 guard parry", "A1 guard none",

@@ -245,7 +245,7 @@ def test_the_form_offers_two_skills_of_a_phase_and_strike_back_orders():
     its attack and for its strike backs; a third pre-hit skill would be one too many."""
     s = state(unit("A1", "c2", skills=("berserk", "aim", "lucky", "parry", "dodge")),
               unit("B1", "c3"))
-    lines = RULES.legal_orders(s, "alice")["A1"]
+    lines = [o.format() for o in RULES.legal_orders(s, "alice")["A1"]]
     assert "A1 attack B1 with berserk aim" in lines
     assert "A1 strikeback berserk aim" in lines
     assert "A1 guard parry dodge" in lines and "A1 guard parry dodge always" in lines

@@ -108,7 +108,7 @@ def test_two_units_cannot_move_to_one_square():
 def test_legal_orders_list_every_attack_and_move_and_all_parse():
     """Forms and bots get each unit's attacks and moves; every line is accepted."""
     state = position("A1 c3\nB1 c4\nB2 h8")
-    legal = RULES.legal_orders(state, "alice")
+    legal = {u: [o.format() for o in orders] for u, orders in RULES.legal_orders(state, "alice").items()}
     assert legal["A1"][0] == "A1 attack B1"
     assert "A1 move a1" in legal["A1"] and "A1 move a5" not in legal["A1"]
     for line in legal["A1"]:
