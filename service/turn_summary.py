@@ -239,7 +239,7 @@ def add_next(summary: TurnSummary, open_round: int | None, you_move: bool,
     summary.closes_at = closes_at.replace(tzinfo=UTC) if closes_at and closes_at.tzinfo is None else closes_at
     if you_move:
         summary.with_orders, summary.without_orders = ordered_units(legal, accepted)
-        summary.template = [f"# {legal[u][0]}" if legal[u] else f"# {u} holds: nothing it can do"
+        summary.template = [f"# {legal[u][0].format()}" if legal[u] else f"# {u} holds: nothing it can do"
                             for u in sorted(legal, key=natural_key)]
     return summary
 
