@@ -25,11 +25,13 @@ from engine.dice import Dice
 from engine.forcespec import Field, ForceSpec, Shape, Whole
 from engine.grid import Square, distance, parse_square
 from engine.looks import MarkLook, PieceLook
-from engine.orders import Arg, Order, Verb
+from engine.orders import Arg, Order, OrderProblem, Verb
 from engine.turns import StandingRuleset
 
-MOVE = Verb("move", (Arg("square", "square"),), help="step to an empty square next to the pawn")
-STRIKE = Verb("strike", (Arg("target", "unit"),), help="strike an enemy pawn next to this one")
+MOVE = Verb("move", (Arg("square", "square"),), help="step to an empty square next to the pawn",
+            role="move")
+STRIKE = Verb("strike", (Arg("target", "unit"),), help="strike an enemy pawn next to this one",
+              role="attack")
 PAWN = PieceLook("square", "solid", "pawns")
 LOOKS = {"move": MarkLook("solid", "ink", "steps"), "strike": MarkLook("dashed", "orange", "strikes")}
 HEALTH = 2
@@ -97,19 +99,19 @@ class SkirmishRuleset(StandingRuleset[SkirmishState]):
     def players_in(self, state: SkirmishState) -> Sequence[PlayerId]:
         return [s for s in state.seats if any(p.side == s for p in state.pawns.values())]
 
-    def legal_orders(self, state: SkirmishState, player: PlayerId) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
+    def legal_orders(self, state: SkirmishState, player: PlayerId) -> dict[str, list[Order]]:
+        out: dict[str, list[Order]] = {}
         for pawn in (p for p in state.pawns.values() if p.side == player):
-            here, lines = parse_square(pawn.square), []
+            here, orders = parse_square(pawn.square), []
             for other in sorted(state.pawns.values(), key=lambda p: p.id):
                 if other.side != player and distance(here, parse_square(other.square)) == 1:
-                    lines.append(f"{pawn.id} strike {other.id}")
+                    orders.append(STRIKE.order(pawn.id, other.id))
             for dc in (-1, 0, 1):
                 for dr in (-1, 0, 1):
                     to = Square(here.col + dc, here.row + dr)
                     if self._step_problem(state, pawn, to) is None:
-                        lines.append(f"{pawn.id} move {to.name}")
-            out[pawn.id] = lines
+                        orders.append(MOVE.order(pawn.id, to.name))
+            out[pawn.id] = orders
         return out
 
     def _step_problem(self, state: SkirmishState, pawn: Pawn, to: Square) -> str | None:
@@ -135,13 +137,15 @@ class SkirmishRuleset(StandingRuleset[SkirmishState]):
             return f"{target.id} is not next to {pawn.id}"
         return None
 
-    def check_order_set(self, state: SkirmishState, player: PlayerId, orders: Sequence[Order]) -> list[str]:
-        seen: set[str | None] = set()
+    def check_order_set(self, state: SkirmishState, player: PlayerId,
+                        orders: Sequence[Order]) -> list[OrderProblem]:
+        first: dict[str | None, int] = {}
         problems = []
         for o in orders:
-            if o.unit in seen:
-                problems.append(f"line {o.line}: {o.unit} has an order already (one a round)")
-            seen.add(o.unit)
+            if o.unit in first:
+                problems.append(OrderProblem(o.line, f"{o.unit} has an order already (one a round)",
+                                             (first[o.unit],)))
+            first.setdefault(o.unit, o.line)
         return problems
 
     def resolve(self, state: SkirmishState, orders: Mapping[PlayerId, Sequence[Order]],
