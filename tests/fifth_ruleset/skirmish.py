@@ -155,28 +155,32 @@ class SkirmishRuleset(StandingRuleset[SkirmishState]):
         for o, pawn in (g for g in given if g[0].verb == "move"):  # rule 3: steps first
             now = replace(state, pawns=pawns)
             if self._step_problem(now, pawns[pawn.id], parse_square(o.args[0])):
-                events.append(Event("skip", f"{pawn.id} stays: {o.args[0]} is taken"))
+                events.append(Event("skip", f"{pawn.id} stays: {o.args[0]} is taken",
+                                    {"unit": pawn.id, "order": o.format()}))
                 continue
             pawns[pawn.id] = replace(pawn, square=o.args[0])
-            events.append(Event("move", f"{pawn.id} steps {pawn.square} → {o.args[0]}"))
+            events.append(Event("move", f"{pawn.id} steps {pawn.square} → {o.args[0]}",
+                                {"unit": pawn.id, "squares": [pawn.square, o.args[0]]}))
             marks.append({"kind": "move", "squares": [pawn.square, o.args[0]], "side": pawn.side})
-        damage: dict[str, int] = {}
+        hits: dict[str, list[str]] = {}  # pawn → who hit it
         for o, pawn in (g for g in given if g[0].verb == "strike"):  # rule 4: strikes at once
             me, them = pawns[pawn.id], pawns[o.args[0]]
             if distance(parse_square(me.square), parse_square(them.square)) != 1:
-                events.append(Event("skip", f"{me.id} cannot reach {them.id} any more"))
+                events.append(Event("skip", f"{me.id} cannot reach {them.id} any more",
+                                    {"unit": me.id, "order": o.format()}))
                 continue
             face = dice.roll(6, f"{me.id} strikes {them.id}")
             hit = face >= int(state.options["hit_on"])
-            damage[them.id] = damage.get(them.id, 0) + hit
-            events.append(Event("attack", f"{me.id} strikes {them.id}: {face}, {'hit' if hit else 'miss'}"))
+            hits.setdefault(them.id, []).extend([me.id] if hit else [])
+            events.append(Event("attack", f"{me.id} strikes {them.id}: {face}, {'hit' if hit else 'miss'}",
+                                {"attacker": me.id, "defender": them.id, "faces": [face], "damage": int(hit)}))
             marks.append({"kind": "strike", "squares": [me.square, them.square], "side": me.side})
-        for pid, lost in sorted(damage.items()):
-            left = pawns[pid].health - lost
+        for pid, by in sorted(hits.items()):
+            left = pawns[pid].health - len(by)
             pawns[pid] = replace(pawns[pid], health=left)
             if left <= 0:
                 del pawns[pid]
-                events.append(Event("death", f"{pid} is down"))
+                events.append(Event("death", f"{pid} is down", {"unit": pid, "by": by}))
         new = SkirmishState(state.options, state.seats, state.round + 1, pawns, marks)
         return Resolution(new, events, list(dice.rolls))
 

@@ -20,6 +20,7 @@ from engine.registry import register, unregister
 from service.cli import main as dicepost
 from service.render.ascii_grid import ascii_board
 from service.render.svg import board_caption
+from service.turn_summary import summarize
 from tests.fifth_ruleset import SKIRMISH, registered
 from tests.fifth_ruleset.skirmish import Pawn, SkirmishState
 from tests.mail.mail_world import stored_mail, text_of
@@ -121,6 +122,20 @@ def test_the_grid_is_drawn_from_its_declared_looks(skirmish: Any) -> None:
     assert board_caption(board) == ("Squares are pawns; each piece carries its label, and its health "
                                     "where it has one; dashed arrows are last round's strikes (orange).")
     assert "  B1   d4    bob    health 1/2  (pawn)" in ascii_board(board)
+
+
+def test_its_events_tell_each_player_what_the_round_did_to_them(skirmish: Any) -> None:
+    """The events' data use the words the service reads (AUTHORING.md, "Events"): A1's
+    hit on B1 is damage dealt for alice and taken for bob; B1 at 1 health is lost."""
+    state = position(("A1", "c3", 2), ("B1", "d4", 1))
+    orders = {"alice": SKIRMISH.parse_orders(state, "alice", "A1 strike B1")}
+    res = SKIRMISH.resolve(state, orders, ScriptedDice([5], 2))
+    events = [e.to_json() for e in res.events]
+    before, after = SKIRMISH.board(state), SKIRMISH.board(res.state)
+    alice, bob = summarize(1, "alice", events, before, after), summarize(1, "bob", events, before, after)
+    assert (alice.tally.dealt, alice.tally.kills) == (1, 1)
+    assert (bob.tally.taken, bob.tally.losses) == (1, 1)
+    assert [h.dice for h in alice.happenings] == [(5,), ()]
 
 
 # -- a ruleset of the tests only ------------------------------------------------------
