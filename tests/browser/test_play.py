@@ -108,7 +108,7 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
 
     # The verifier, from the game's own link: every roll green.
     game.get_by_role("link", name="Check these dice").first.click()
-    game.wait_for_selector("#summary[data-status=partial], #summary[data-status=bad]", timeout=60_000)
+    game.wait_for_selector("#summary[data-done=yes]", timeout=180_000)
     assert game.get_attribute("#summary", "data-status") == "partial", game.inner_text("#summary")
     rolls = sum(len(step["rolls"]) for step in app.test_client().get(
         f"/api/games/{created.game_id}/record").json["steps"])

@@ -56,7 +56,7 @@ def rolls_in(record: dict[str, Any]) -> int:
 
 def load_file(page: Any, path: Path) -> str:
     page.set_input_files("#record-file", str(path))
-    page.wait_for_selector("#summary[data-status=partial], #summary[data-status=bad]", timeout=60_000)
+    page.wait_for_selector("#summary[data-done=yes]", timeout=180_000)
     return str(page.get_attribute("#summary", "data-status"))
 
 
@@ -167,7 +167,7 @@ def test_a_page_saved_to_disk_fetches_the_services_record_by_url(browser, served
     page = context.new_page()
     try:
         page.goto(f"{PAGE.as_uri()}?record={served}/api/games/g1/record")
-        page.wait_for_selector("#summary[data-status=partial], #summary[data-status=bad]", timeout=60_000)
+        page.wait_for_selector("#summary[data-done=yes]", timeout=180_000)
         assert page.get_attribute("#summary", "data-status") == "partial", page.inner_text("#summary")
         assert page.locator("tr.roll.ok").count() == rolls_in(finished)
         page.goto(f"{PAGE.as_uri()}?record={served}/records/good.json")  # no CORS header there
@@ -207,7 +207,7 @@ def test_the_services_check_these_dice_links_open_a_green_verifier(browser, live
         for where in (f"/games/{game_id}", f"/games/{game_id}/rounds/1"):
             page.goto(base + where)
             page.get_by_role("link", name="Check these dice").first.click()
-            page.wait_for_selector("#summary[data-status=partial], #summary[data-status=bad]", timeout=60_000)
+            page.wait_for_selector("#summary[data-done=yes]", timeout=180_000)
             assert page.url.startswith(f"{base}/verify?record=")
             assert page.get_attribute("#summary", "data-status") == "partial", page.inner_text("#summary")
             assert page.locator("tr.step.ok").count() == len(record["steps"]) >= 3
