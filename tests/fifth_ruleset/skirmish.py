@@ -23,7 +23,7 @@ from engine.contract import (
 )
 from engine.dice import Dice
 from engine.forcespec import Field, ForceSpec, Shape, Whole
-from engine.grid import Square, distance, parse_square
+from engine.grid import Grid, Square, distance, parse_square
 from engine.looks import MarkLook, PieceLook
 from engine.orders import Arg, Order, OrderProblem, Verb
 from engine.turns import StandingRuleset
@@ -52,9 +52,6 @@ class SkirmishState:
     round: int
     pawns: dict[str, Pawn]
     marks: list[JSON] = field(default_factory=list)
-
-    def at(self, square: Square) -> Pawn | None:
-        return next((p for p in self.pawns.values() if parse_square(p.square) == square), None)
 
 
 def home_squares(seat: int, count: int, width: int, height: int) -> list[Square]:
@@ -100,18 +97,12 @@ class SkirmishRuleset(StandingRuleset[SkirmishState]):
         return [s for s in state.seats if any(p.side == s for p in state.pawns.values())]
 
     def legal_orders(self, state: SkirmishState, player: PlayerId) -> dict[str, list[Order]]:
+        grid = Grid(int(state.options["width"]), int(state.options["height"]))
         out: dict[str, list[Order]] = {}
         for pawn in (p for p in state.pawns.values() if p.side == player):
-            here, orders = parse_square(pawn.square), []
-            for other in sorted(state.pawns.values(), key=lambda p: p.id):
-                if other.side != player and distance(here, parse_square(other.square)) == 1:
-                    orders.append(STRIKE.order(pawn.id, other.id))
-            for dc in (-1, 0, 1):
-                for dr in (-1, 0, 1):
-                    to = Square(here.col + dc, here.row + dr)
-                    if self._step_problem(state, pawn, to) is None:
-                        orders.append(MOVE.order(pawn.id, to.name))
-            out[pawn.id] = orders
+            tries = [*(STRIKE.order(pawn.id, other) for other in sorted(state.pawns)),
+                     *(MOVE.order(pawn.id, sq.name) for sq in grid.neighbours(parse_square(pawn.square)))]
+            out[pawn.id] = [o for o in tries if self.check_order(state, player, o) is None]
         return out
 
     def _step_problem(self, state: SkirmishState, pawn: Pawn, to: Square) -> str | None:
@@ -120,7 +111,7 @@ class SkirmishRuleset(StandingRuleset[SkirmishState]):
             return f"{pawn.id} can only step to a square next to {pawn.square}"
         if not state.options["diagonals"] and here.col != to.col and here.row != to.row:
             return "this game has no diagonal steps"
-        return f"{to.name} is taken" if state.at(to) else None
+        return f"{to.name} is taken" if any(p.square == to.name for p in state.pawns.values()) else None
 
     def check_order(self, state: SkirmishState, player: PlayerId, order: Order) -> str | None:
         if order.verb == "pass":
@@ -140,13 +131,8 @@ class SkirmishRuleset(StandingRuleset[SkirmishState]):
     def check_order_set(self, state: SkirmishState, player: PlayerId,
                         orders: Sequence[Order]) -> list[OrderProblem]:
         first: dict[str | None, int] = {}
-        problems = []
-        for o in orders:
-            if o.unit in first:
-                problems.append(OrderProblem(o.line, f"{o.unit} has an order already (one a round)",
-                                             (first[o.unit],)))
-            first.setdefault(o.unit, o.line)
-        return problems
+        return [OrderProblem(o.line, f"{o.unit} has an order already (one a round)", (first[o.unit],))
+                for o in orders if first.setdefault(o.unit, o.line) != o.line]
 
     def resolve(self, state: SkirmishState, orders: Mapping[PlayerId, Sequence[Order]],
                 dice: Dice) -> Resolution[SkirmishState]:
