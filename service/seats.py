@@ -50,7 +50,7 @@ from service.tokens import new_token, token_hash
 SETTINGS = ("wait", "reminder_lead", "absences", "mail_pref", "email")
 
 
-PREFS = {"all": "every mail", "results": "results only (results, game over, invitations)",
+PREFS = {"all": "every mail", "results": "results only (results, game over, invitations, news from the GM)",
          "none": "no mail"}
 
 

@@ -9,6 +9,10 @@ replace          a seat gets a fresh invitation (mailed when an address is given
 remove           a player leaves; their units hold for good, or the engine's bot plays them
 end_draw         the game ends as a draw
 set_policy       the deadline policy for rounds opened from now on
+announce         a message from the GM to every player
+
+Every action is mailed to every player (service.gm.news.broadcast; the draw by the
+game-over mail) and shows on the game's pages.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy.orm import Session
 
@@ -25,6 +30,7 @@ from service.audit import log_action
 from service.clock import as_utc, now
 from service.errors import Conflict, Invalid, NotFound
 from service.gm.auth import gm_game
+from service.gm.news import broadcast
 from service.inputs import normal_address
 from service.mail.queue import enqueue
 from service.models import Game, Round, Seat
@@ -89,6 +95,7 @@ def pause(session: Session, game_id: str, token: str | None) -> Done:
         rnd = open_round(session, game)
         detail = {"at": game.paused_at.isoformat(), "deadline": _stamp(rnd.closes_at if rnd else None)}
         log_action(session, game.id, "gm", "gm_pause", detail)
+        broadcast(session, game, "gm_pause", detail)
     return Done("gm_pause", detail)
 
 
@@ -108,15 +115,19 @@ def resume(session: Session, game_id: str, token: str | None) -> Done:
         detail = {"paused_seconds": int(paused_for.total_seconds()), "from": _stamp(old),
                   "deadline": _stamp(rnd.closes_at if rnd else None)}
         log_action(session, game.id, "gm", "gm_resume", detail)
+        broadcast(session, game, "gm_resume", detail)
         if rnd is not None:
             close_early_if_done(session, game, rnd)
     return Done("gm_resume", detail)
 
 
-def extend(session: Session, game_id: str, token: str | None, by: Any = None, until: Any = None) -> Done:
-    """Move the open round's deadline: `by` an ISO 8601 duration, or `until` an ISO 8601 time."""
+def extend(session: Session, game_id: str, token: str | None, by: Any = None, until: Any = None,
+           until_in_game_zone: bool = False) -> Done:
+    """Move the open round's deadline: `by` a duration (ISO 8601 or words like '1 day'), or
+    `until` an ISO 8601 time; with `until_in_game_zone`, a time without an offset is the
+    wall-clock time in the game's zone (the GM page's date and time fields)."""
     if (by is None) == (until is None):
-        raise Invalid("give either 'by' (a duration like 'PT24H') or 'until' (a time)", "by")
+        raise Invalid("give either 'by' (a duration like '1 day' or 'PT24H') or 'until' (a time)", "by")
     with _acting(session, game_id, token) as game:
         rnd = _round(session, game)
         at = now()
@@ -130,17 +141,18 @@ def extend(session: Session, game_id: str, token: str | None, by: Any = None, un
                 raise Invalid("by: the extension must be longer than zero", "by")
             new = extended_deadline(base, span, policy_of(game))
         else:
-            new = _parse_until(until)
+            new = _parse_until(until, policy_of(game).zone if until_in_game_zone else None)
             if new <= max(base, at):
                 raise Invalid(f"until: {new.isoformat()} is not later than the current deadline "
                               f"{_stamp(rnd.closes_at) or '(none)'} and now", "until")
         detail = {"round": rnd.number, "from": _stamp(rnd.closes_at), "to": new.isoformat()}
         rnd.closes_at = new
         log_action(session, game.id, "gm", "gm_extend", detail)
+        broadcast(session, game, "gm_extend", detail)
     return Done("gm_extend", detail)
 
 
-def _parse_until(value: Any) -> datetime:
+def _parse_until(value: Any, zone: ZoneInfo | None = None) -> datetime:
     if not isinstance(value, str):
         raise Invalid("until: an ISO 8601 time like '2026-12-01T18:00:00Z'", "until")
     try:
@@ -148,6 +160,8 @@ def _parse_until(value: Any) -> datetime:
     except ValueError:
         raise Invalid(f"until: {value!r} is not an ISO 8601 time like '2026-12-01T18:00:00Z'",
                       "until") from None
+    if parsed.tzinfo is None and zone is not None:
+        parsed = parsed.replace(tzinfo=zone)
     if parsed.tzinfo is None:
         raise Invalid("until: give a time zone (e.g. 'Z' or '+01:00')", "until")
     return as_utc(parsed)
@@ -158,6 +172,7 @@ def resolve_now(session: Session, game_id: str, token: str | None) -> Done:
         rnd = _round(session, game)
         detail = {"round": rnd.number, "deadline": _stamp(rnd.closes_at)}
         log_action(session, game.id, "gm", "gm_resolve_now", detail)
+        broadcast(session, game, "gm_resolve_now", detail)
         mark_ready(session, game, rnd)
     return Done("gm_resolve_now", detail)
 
@@ -171,6 +186,7 @@ def replace(session: Session, game_id: str, token: str | None, seat_name: Any, e
         invite = open_for_replacement(session, game, seat, actor="gm", email=email)
         detail = {"seat": seat.name, "email": email}
         log_action(session, game.id, "gm", "gm_replace", detail)
+        broadcast(session, game, "gm_replace", detail)
     return Done("gm_replace", {**detail, "invite_token": invite, "invite_url": takeover_url(game_id, invite)})
 
 
@@ -188,6 +204,7 @@ def remove(session: Session, game_id: str, token: str | None, seat_name: Any, un
             seat_schedule(session, seat).controller = "removed"
         detail = {"seat": seat.name, "units": units}
         log_action(session, game.id, "gm", "gm_remove", detail)
+        broadcast(session, game, "gm_remove", detail)
         if rnd is not None:
             close_early_if_done(session, game, rnd)
     return Done("gm_remove", detail)
@@ -201,7 +218,7 @@ def end_draw(session: Session, game_id: str, token: str | None) -> Done:
         game.outcome = outcome
         detail = {"round": game.current_round, "outcome": outcome}
         log_action(session, game.id, "gm", "gm_end_draw", detail)
-        for seat in game.seats:
+        for seat in game.seats:  # the game-over mail is this action's news
             enqueue(session, "game_over", {"outcome": outcome}, game=game, seat=seat)
     return Done("gm_end_draw", detail)
 
@@ -223,4 +240,27 @@ def set_policy(session: Session, game_id: str, token: str | None, data: Any) -> 
             raise Conflict("the game is finished", "game")
         game.deadline_policy = canonical
         log_action(session, game.id, "gm", "gm_set_policy", {"policy": canonical})
+        broadcast(session, game, "gm_set_policy", {"policy": canonical})
     return Done("gm_set_policy", {"policy": canonical})
+
+
+MAX_ANNOUNCEMENT = 2000
+
+
+def announce(session: Session, game_id: str, token: str | None, text: Any) -> Done:
+    """A message from the GM to every player, on the game's pages and by mail."""
+    if not isinstance(text, str) or not text.strip():
+        raise Invalid("text: write the announcement", "text")
+    text = text.strip()
+    if len(text) > MAX_ANNOUNCEMENT:
+        raise Invalid(f"text: at most {MAX_ANNOUNCEMENT} characters, got {len(text)}", "text")
+    if any(ord(c) < 32 and c not in "\n\t" for c in text):
+        raise Invalid("text: control characters are not allowed", "text")
+    with session.begin():
+        game = gm_game(session, game_id, token)
+        if game.status == "finished":
+            raise Conflict("the game is finished", "game")
+        detail = {"text": text}
+        log_action(session, game.id, "gm", "gm_announce", detail)
+        broadcast(session, game, "gm_announce", detail)
+    return Done("gm_announce", detail)

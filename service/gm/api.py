@@ -99,6 +99,11 @@ def end(game_id: str) -> Response:
     return _done(actions.end_draw(get_session(), game_id, bearer()))
 
 
+@bp.post("/gm/announce")
+def announce(game_id: str) -> Response:
+    return _done(actions.announce(get_session(), game_id, bearer(), json_body().get("text")))
+
+
 @bp.put("/gm/policy")
 def policy(game_id: str) -> Response:
     return _done(actions.set_policy(get_session(), game_id, bearer(), json_body()))

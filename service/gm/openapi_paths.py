@@ -39,7 +39,8 @@ OPENAPI_PATHS: dict[str, Any] = {
     "/api/games/{game_id}/gm/pause": _gm("Pause: no round closes and no reminders until resumed"),
     "/api/games/{game_id}/gm/resume": _gm("Resume: the deadline moves by the pause's length"),
     "/api/games/{game_id}/gm/extend": _gm("Move the open round's deadline later", {
-        "type": "object", "properties": {"by": {"type": "string", "description": "ISO 8601 duration"},
+        "type": "object", "properties": {"by": {"type": "string",
+                                                "description": "a duration: ISO 8601 or words like '1 day'"},
                                          "until": {"type": "string", "description": "ISO 8601 time"}}}),
     "/api/games/{game_id}/gm/resolve": _gm("Close the open round now; missing players hold"),
     "/api/games/{game_id}/gm/replace": _gm("Open a seat for a replacement (invitation mailed if email)", {
@@ -48,6 +49,9 @@ OPENAPI_PATHS: dict[str, Any] = {
         "type": "object", "required": ["seat"],
         "properties": {"seat": STR, "units": {"enum": ["hold", "bot"]}}}),
     "/api/games/{game_id}/gm/end": _gm("End the game as a draw"),
+    "/api/games/{game_id}/gm/announce": _gm("A message to every player, on the game's pages and by mail", {
+        "type": "object", "required": ["text"],
+        "properties": {"text": {"type": "string", "maxLength": 2000}}}),
     "/api/games/{game_id}/gm/policy": _gm("Set the deadline policy for rounds opened from now on",
                                           POLICY, "put"),
     "/api/games/{game_id}/settings": {

@@ -4,23 +4,32 @@ take-over page. Plain forms with CSRF tokens; every action redirects back with a
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import Blueprint, flash, get_flashed_messages, redirect, render_template, request, url_for
+from flask import session as flask_session
+from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
 from service import jsonlimits as limited_json
 from service import seats
 from service.audit import schedule_entries
 from service.db import get_session
-from service.errors import Invalid, ServiceError
+from service.errors import Invalid, NotFound, ServiceError
 from service.gm import actions
 from service.gm.console import console_json
+from service.gm.news import LogLine, banner, local_time, log_lines
+from service.models import Game
+from service.schedule.words import DAY_LABELS, NMR_LABELS, describe_policy
 from service.urls import player_url
+from service.web.policy_form import form_values, policy_from_form, time_zones
 
 bp = Blueprint("gm", __name__)
+T = TypeVar("T")
 
-ACTIONS = ("pause", "resume", "extend", "resolve", "replace", "remove", "end", "policy")
+ACTIONS = ("pause", "resume", "extend", "resolve", "replace", "remove", "end", "policy", "announce")
 
 
 def _json_field(text: str, field: str) -> Any:
@@ -30,25 +39,71 @@ def _json_field(text: str, field: str) -> Any:
         raise Invalid(f"{field}: not valid JSON ({exc.msg}, line {exc.lineno})", field) from None
 
 
+POLICY_FORM = "gm_policy_form"  # the session key of a refused policy form: its values and problems
+CONFIRM = {"end": ("End the game as a draw",
+                   "The game ends now as a draw for every player; no round opens again. "
+                   "This cannot be undone."),
+           "remove": ("Remove {seat} from the game",
+                      "{seat}'s player token and mail tokens stop working at once; {units}. "
+                      "This cannot be undone."),
+           "replace": ("Open seat {seat} for a new player",
+                       "{seat}'s player loses the seat now: their links stop working, the seat's units hold "
+                       "until a newcomer takes it with the invitation link you get next.")}
+
+
 @bp.get("/games/<game_id>/gm/<token>")
 def page(game_id: str, token: str) -> str:
-    console = console_json(get_session(), game_id, token)
-    return render_template("web/gm.html", c=console, token=token, game_id=game_id,
-                           notices=get_flashed_messages(with_categories=True))
+    session = get_session()
+    console = console_json(session, game_id, token)
+    with session.begin():
+        game = session.get(Game, game_id)
+    kept = flask_session.pop(POLICY_FORM, None)
+    values, errors = (kept["values"], kept["errors"]) if kept else (form_values(console["policy"]), {})
+    return render_template("web/gm.html", c=console, token=token, game_id=game_id, game=game,
+                           notices=get_flashed_messages(with_categories=True),
+                           policy_values=values, policy_errors=errors,
+                           policy_words=describe_policy(console["policy"]), zones=time_zones(),
+                           nmr_labels=NMR_LABELS, day_labels=DAY_LABELS)
+
+
+@bp.get("/games/<game_id>/gm/<token>/confirm/<action>")
+def confirm(game_id: str, token: str, action: str) -> str:
+    """The step before an action that cannot be undone: what it does, and the one button."""
+    console = console_json(get_session(), game_id, token)  # 401 / 404 before anything else
+    if action not in CONFIRM:
+        raise NotFound(f"no confirmation for {action!r} (these need one: {', '.join(CONFIRM)})")
+    seat = request.args.get("seat", "")
+    units = ("the bot plays its units from now on" if request.args.get("units") == "bot"
+             else "its units hold for the rest of the game")
+    title, text = (part.format(seat=seat, units=units) for part in CONFIRM[action])
+    return render_template("web/gm_confirm.html", c=console, token=token, game_id=game_id, action=action,
+                           title=title, text=text, fields={k: v for k, v in request.args.items()})
+
+
+def _confirmed(action: str, game_id: str, token: str) -> Response | None:
+    """None when the form says it was confirmed; else the way to the confirmation page."""
+    if action in CONFIRM and request.form.get("confirmed") != "yes":
+        fields: dict[str, Any] = {k: v for k, v in request.form.items() if k != "csrf_token"}
+        return redirect(url_for("gm.confirm", game_id=game_id, token=token, action=action, **fields), 303)
+    return None
 
 
 @bp.post("/games/<game_id>/gm/<token>/<action>")
 def act(game_id: str, token: str, action: str) -> Response:
     form = request.form
     session = get_session()
+    back = redirect(url_for("gm.page", game_id=game_id, token=token), 303)
+    if (unconfirmed := _confirmed(action, game_id, token)) is not None:
+        return unconfirmed
     try:
         if action == "pause":
             done = actions.pause(session, game_id, token)
         elif action == "resume":
             done = actions.resume(session, game_id, token)
         elif action == "extend":
+            local = form.get("until_local") or None
             done = actions.extend(session, game_id, token, by=form.get("by") or None,
-                                  until=form.get("until") or None)
+                                  until=local or form.get("until") or None, until_in_game_zone=bool(local))
         elif action == "resolve":
             done = actions.resolve_now(session, game_id, token)
         elif action == "replace":
@@ -57,21 +112,45 @@ def act(game_id: str, token: str, action: str) -> Response:
             done = actions.remove(session, game_id, token, form.get("seat"), form.get("units", "hold"))
         elif action == "end":
             done = actions.end_draw(session, game_id, token)
+        elif action == "announce":
+            done = actions.announce(session, game_id, token, form.get("text", ""))
         elif action == "policy":
-            done = actions.set_policy(session, game_id, token, _json_field(form.get("policy", ""), "policy"))
+            if "policy" in form:  # the advanced view: the JSON itself
+                data = _json_field(form.get("policy", ""), "policy")
+            else:
+                data, problems = policy_from_form(form)
+                if problems:
+                    flask_session[POLICY_FORM] = {"values": _form_dict(form), "errors": problems}
+                    flash(f"The policy was not changed: {len(problems)} problem"
+                          f"{'s' if len(problems) != 1 else ''} to fix, shown at their fields.", "error")
+                    return back
+            done = actions.set_policy(session, game_id, token, data)
         else:
             flash(f"unknown action {action!r} (actions: {', '.join(ACTIONS)})", "error")
-            return redirect(url_for("gm.page", game_id=game_id, token=token))
+            return back
     except ServiceError as exc:
         if exc.status in (401, 404):
             raise
         flash(exc.message, "error")
-        return redirect(url_for("gm.page", game_id=game_id, token=token))
-    message = done.action.removeprefix("gm_").replace("_", " ") + ": done"
+        return back
+    flash(_done_message(done), "notice")
+    return back
+
+
+def _form_dict(form: Any) -> dict[str, Any]:
+    values: dict[str, Any] = {k: v for k, v in form.items() if k != "csrf_token"}
+    values["policy_days"] = form.getlist("policy_days")
+    return values
+
+
+def _done_message(done: actions.Done) -> str:
+    message = {"gm_pause": "The game is paused; every player has been told.",
+               "gm_resume": "The game is running again; every player has been told.",
+               "gm_announce": "Your announcement is on the game's pages and mailed to every player."
+               }.get(done.action, done.action.removeprefix("gm_").replace("_", " ") + ": done")
     if "invite_url" in done.detail:
         message += f". Invitation link for the newcomer (shown once): {done.detail['invite_url']}"
-    flash(message, "notice")
-    return redirect(url_for("gm.page", game_id=game_id, token=token))
+    return message
 
 
 @bp.route("/games/<game_id>/takeover/<invite>", methods=["GET", "POST"])
@@ -85,5 +164,30 @@ def takeover(game_id: str, invite: str) -> str:
 
 @bp.app_context_processor
 def schedule_helpers() -> dict[str, object]:
-    """`schedule_log(game_id)` for the public game page's list of GM and schedule entries."""
-    return {"schedule_log": lambda game_id: schedule_entries(get_session(), game_id)}
+    """`schedule_log(game)`: the game's GM and schedule entries in words, newest first;
+    `game_banner(game)`: the pause and the GM's news on top of every page of the game."""
+    def log(game: Game) -> list[LogLine]:
+        return list(reversed(log_lines(game, _read(lambda s: schedule_entries(s, game.id)))))
+
+    return {"schedule_log": log, "game_banner": lambda game: _read(lambda s: banner(s, game))}
+
+
+@bp.app_template_filter("when")
+def when_filter(iso: str | None, zone: str = "UTC") -> str:
+    """An ISO time as people read it, to the minute: 'Tue 01 Dec 14:02 (Europe/Berlin)'."""
+    if not iso:
+        return "none"
+    try:
+        where = ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        where = ZoneInfo("UTC")
+    return f"{local_time(iso, where)} ({where.key})"
+
+
+def _read(query: Callable[[Session], T]) -> T:
+    """A read while a page renders: in the page's transaction when it has one, else in its own."""
+    session = get_session()
+    if session.in_transaction():
+        return query(session)
+    with session.begin():
+        return query(session)

@@ -64,6 +64,12 @@ def _game_over(c: Mapping[str, Any]) -> str:
     return "Game over: " + ("a draw" if c["draw"] else " and ".join(c["winners"]) + " won")
 
 
+def _gm_news(c: Mapping[str, Any]) -> str:
+    """The sentence's first clause: 'GM paused the game', 'GM announcement'."""
+    text = str(c["payload"].get("text", "News from the GM"))
+    return text.split(":")[0].split(";")[0][:100]
+
+
 _ALL = PREFS
 _RESULTS = frozenset({"all", "results"})
 _CHOSEN = frozenset({"all"})
@@ -81,6 +87,8 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
     MailKind("refusal", lambda _c: "Your mail to dicepost was not accepted", "address", _ALL, replied=True),
     # A dashboard sign-in link (service.signin), to the address that asked for it.
     MailKind("login", lambda _c: "Your sign-in link", "address", _ALL, despite_bounces=True),
+    # Every GM action and announcement, to every player (service.gm.news); "none" stops it.
+    MailKind("gm_news", _gm_news, "seat", _RESULTS, bulk=True),
     # To the other players of a game when a seat's address bounces (service.mail.bounces).
     MailKind("unreachable", lambda c: f"Mail to {c['payload'].get('seat')} bounces", "seat", _RESULTS,
              bulk=True),

@@ -197,8 +197,8 @@ def open_for_replacement(session: Session, game: Game, seat: Seat, actor: str,
     if email is not None:
         enqueue(session, "invitation", {"join_url": url, "commitment": game.commitment, "title": game.title,
                                         "replacement": True}, game=game, seat=seat)
-    for other in game.seats:
-        if other.id != seat.id:
+    for other in game.seats:  # a GM's replacement is told by the GM's news (service.gm.news)
+        if other.id != seat.id and actor != "gm":
             enqueue(session, "status", {"message": f"Seat {seat.name} is open for a replacement player; "
                                                    "its units hold until someone takes it."},
                     game=game, seat=other)

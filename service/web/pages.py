@@ -15,11 +15,12 @@ from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import Invalid, ServiceError
 from service.render.svg import board_svg
+from service.schedule.words import DAY_LABELS, NMR_LABELS
 from service.urls import join_url, record_url
 from service.views import public_games_json
 from service.web import bp
 from service.web.data import game_page, round_page
-from service.web.policy_form import DAY_LABELS, NMR_LABELS, PRESETS, policy_from_form, time_zones
+from service.web.policy_form import PRESETS, policy_from_form, time_zones
 
 CREATED = "created"  # the session key of the last created game's links, shown until replaced
 

@@ -11,7 +11,7 @@ from typing import Any
 from zoneinfo import available_timezones
 
 from service.schedule.durations import DurationError, describe_duration, format_duration, parse_duration
-from service.schedule.policy import DAY_NAMES, PolicyError, parse_policy, policy_to_json
+from service.schedule.policy import PolicyError, parse_policy, policy_to_json
 
 # preset id → (label, the policy without its time zone); "custom" is the full form.
 PRESETS: dict[str, tuple[str, dict[str, Any] | None]] = {
@@ -21,10 +21,6 @@ PRESETS: dict[str, tuple[str, dict[str, Any] | None]] = {
     "none": ("none: a round closes when every player is in (or the GM closes it)", {"kind": "none"}),
     "custom": ("my own, from the form below", None),
 }
-DAY_LABELS = dict(zip(DAY_NAMES, ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), strict=True))
-NMR_LABELS = {"hold": "their units hold", "extend": "the deadline moves once (by the time below)",
-              "bot": "the bot plays them", "replace": "the seat is opened for a newcomer"}
-
 # a policy path (after "deadline_policy.") → the form field that shows its problem
 _FIELDS = {"kind": "policy_kind", "duration": "policy_duration", "days": "policy_days",
            "time": "policy_time", "min_open": "policy_min_open", "timezone": "policy_timezone",
@@ -137,24 +133,3 @@ def form_values(policy: Mapping[str, Any]) -> dict[str, Any]:
             "policy_missed_after": str(missed.get("after", 1)),
             "policy_missed_action": missed.get("action", "hold"),
             "policy_extend_by": words(missed.get("extend_by"))}
-
-
-def describe_policy(policy: Mapping[str, Any]) -> str:
-    """One sentence: 'Each round closes 2 days after it opens (Europe/Berlin).'"""
-    zone = policy.get("timezone", "UTC")
-    kind = policy.get("kind")
-    if kind == "duration":
-        text = f"Each round closes {describe_duration(parse_duration(policy['duration']))} after it opens"
-    elif kind == "calendar":
-        days = " & ".join(DAY_LABELS.get(d, d) for d in policy.get("days", []))
-        text = f"Rounds close {days} at {policy.get('time')} ({zone})"
-    else:
-        text = "No deadline: a round closes when every player is in, or when the GM closes it"
-    quiet = policy.get("quiet_hours")
-    if quiet:
-        text += f"; never between {quiet['start']} and {quiet['end']} ({zone})"
-    missed = policy.get("missed_turns") or {}
-    after = missed.get("after", 1)
-    action = NMR_LABELS.get(missed.get("action", "hold"), "")
-    text += f"; after {after} missed round{'s' if after != 1 else ''} in a row, {action}"
-    return text + "."

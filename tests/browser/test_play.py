@@ -124,7 +124,7 @@ def gm_pauses_and_resumes(pages: Any, shot: Any, gm_url: str, red: Any, blue: An
     gm = pages.new()
     gm.goto(gm_url)
     gm.get_by_role("button", name="Pause").click()
-    assert "pause: done" in gm.inner_text(".notice")
+    assert "The game is paused; every player has been told." in gm.inner_text(".notice")
     assert "paused" in gm.inner_text("main")
     assert unlabelled(gm) == []
     shot(gm, "gm")
@@ -133,8 +133,10 @@ def gm_pauses_and_resumes(pages: Any, shot: Any, gm_url: str, red: Any, blue: An
     assert "Orders for round 3" in blue.inner_text("main")  # paused: the round stays open
     viewer = pages.new()
     viewer.goto(game_url)
-    assert "paused this game" in viewer.inner_text("main")
+    assert "Paused by the GM since" in viewer.inner_text("#gm-paused")
+    assert "Orders sent during the pause are kept" in blue.inner_text("#gm-paused")
     gm.get_by_role("button", name="Resume").click()
-    assert "resume: done" in gm.inner_text(".notice")
+    assert "The game is running again" in gm.inner_text(".notice")
     viewer.wait_for_selector("text=round 4")  # the page refreshed itself
-    assert "paused this game" not in viewer.inner_text("main")
+    assert "Paused by the GM" not in viewer.inner_text("main")
+    assert "GM resumed the game after a pause of" in viewer.inner_text("#gm-latest")

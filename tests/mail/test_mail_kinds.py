@@ -16,7 +16,8 @@ from service.models import Game, Outbox, Seat, Step, StoredMail
 from tests.mail.conftest import start_game
 from tests.mail.mail_world import html_of, parse, text_of
 
-KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help")
+KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help",
+         "gm_news")
 
 
 class _Tags(HTMLParser):
@@ -44,6 +45,9 @@ def _all_kinds(app) -> dict[str, list]:
                      message_id=f"<{game.id}.reminder.t@dicepost.test>", status="pending",
                      payload={"round": 1, "deadline": "2026-12-01T00:00:00+00:00", "lead": "PT12H",
                               "title": "Mail duel"}))
+    announced = app.test_client().post(f"/api/games/{game.id}/gm/announce", json={"text": "Play nice."},
+                                       headers={"Authorization": f"Bearer {game.gm_token}"})
+    assert announced.status_code == 200, announced.json  # gm_news
     with session_scope(app) as s:
         pending = list(s.scalars(select(Outbox.id).where(Outbox.status == "pending")))
     with app.app_context():

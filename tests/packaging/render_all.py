@@ -194,6 +194,7 @@ def play(app: Flask, web: Player) -> None:
                      payload={"round": 1, "deadline": "2026-12-01T00:00:00+00:00", "lead": "PT12H",
                               "title": "Mail duel"}))
         alice_seat = alice.id
+    api.post(f"/api/games/{gid}/gm/announce", json={"text": "Good luck, both."}, headers=gm_auth)  # gm_news
     with session_scope(app) as s:
         pending = list(s.scalars(select(Outbox.id).where(Outbox.status == "pending")))
     with app.app_context():
@@ -205,6 +206,7 @@ def play(app: Flask, web: Player) -> None:
     web.get(f"/games/{gid}/player/{tokens['alice']}")
     web.get(f"/games/{gid}/player/{tokens['alice']}/schedule")
     web.get(f"/games/{gid}/gm/{gm}")
+    web.get(f"/games/{gid}/gm/{gm}/confirm/end")  # the step before a draw
     receive(raw_mail(reply_to, "pass", "<r5@render>", "alice@example.org"))
     bob_start = next(m for _i, kind, m in stored(app) if kind == "results" and m["To"].addresses[0].username == "bob")
     receive(raw_mail(str(bob_start["Reply-To"].addresses[0].addr_spec), "pass", "<r6@render>", "bob@example.org"))

@@ -186,12 +186,22 @@ def test_the_gm_page_and_its_forms(world):
     world.client.post(base + "/pause")
     assert world.game().paused_at is not None
     world.client.post(base + "/resume")
-    world.client.post(base + "/remove", data={"seat": "blue", "units": "bot"})
-    r = world.client.post(base + "/replace", data={"seat": "blue", "email": "n@example.org"}, follow_redirects=True)
+    # Remove, replace and the draw ask first: the first POST leads to the confirmation page.
+    r = world.client.post(base + "/remove", data={"seat": "blue", "units": "bot"})
+    assert r.status_code == 303 and "/confirm/remove?" in r.headers["Location"]
+    confirm = world.client.get(r.headers["Location"]).get_data(as_text=True)
+    assert "Remove blue from the game?" in confirm and "the bot plays its units" in confirm
+    assert 'name="confirmed" value="yes"' in confirm and 'name="units" value="bot"' in confirm
+    assert world.game().status == "active"
+    world.client.post(base + "/remove", data={"seat": "blue", "units": "bot", "confirmed": "yes"})
+    r = world.client.post(base + "/replace", data={"seat": "blue", "email": "n@example.org", "confirmed": "yes"},
+                          follow_redirects=True)
     assert "Invitation link" in r.get_data(as_text=True)
     world.client.post(base + "/resolve")
     assert world.round_number() == 2
     world.client.post(base + "/end")
+    assert world.game().status == "active"  # not confirmed
+    world.client.post(base + "/end", data={"confirmed": "yes"})
     assert world.game().status == "finished"
     assert actions(world) == [("gm", a) for a in ("gm_extend", "gm_pause", "gm_resume",
                                                     "gm_remove", "gm_replace", "gm_resolve_now", "gm_end_draw")]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from werkzeug.datastructures import MultiDict
 
 from service.schedule.policy import NMR_ACTIONS
-from service.web.policy_form import NMR_LABELS, describe_policy, form_values, policy_from_form
+from service.schedule.words import NMR_LABELS, describe_policy
+from service.web.policy_form import form_values, policy_from_form
 
 
 def test_every_missed_turn_action_has_words() -> None:

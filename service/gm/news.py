@@ -1,0 +1,159 @@
+"""The schedule and GM log in words, and the GM's news to every player.
+
+Each log entry (service.audit.schedule_entries) reads as one sentence with its time in the
+game's zone: "Tue 01 Dec 14:02 (Europe/Berlin) GM paused the game; the deadline was Fri 04
+Dec 20:00". Every GM action is mailed to every player (mail kind `gm_news`, which a seat's
+mail preference "none" turns off) and the latest shows as a banner on the game's pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from service.mail.queue import enqueue
+from service.models import AuditLog, Game
+from service.schedule.durations import describe_duration
+from service.schedule.words import describe_policy
+from service.timekeeping.state import policy_of
+
+
+def _parse(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def local_time(when: datetime | str | None, zone: ZoneInfo, *, date: bool = True) -> str:
+    """'Tue 01 Dec 14:02' in the zone, to the minute (no seconds, no microseconds)."""
+    at = _parse(when) if isinstance(when, str) or when is None else when
+    if at is None:
+        return "(no time)"
+    at = (at.replace(tzinfo=UTC) if at.tzinfo is None else at).astimezone(zone)
+    return at.strftime("%a %d %b %H:%M" if date else "%H:%M")
+
+
+def sentence(action: str, detail: Mapping[str, Any], zone: ZoneInfo) -> str:
+    """What one schedule entry did, in words; times in `zone`."""
+    words = _GM_WORDS.get(action) or _SERVICE_WORDS.get(action)
+    return words(detail, zone) if words else action.replace("_", " ")
+
+
+def _at(detail: Mapping[str, Any], key: str, zone: ZoneInfo) -> str:
+    return local_time(detail.get(key), zone)
+
+
+def _pause(d: Mapping[str, Any], z: ZoneInfo) -> str:
+    was = f"; the deadline was {_at(d, 'deadline', z)}" if d.get("deadline") else ""
+    return f"GM paused the game: no round closes until it resumes{was}"
+
+
+def _resume(d: Mapping[str, Any], z: ZoneInfo) -> str:
+    span = describe_duration(timedelta(seconds=int(d.get("paused_seconds") or 0)))
+    moved = f"; deadline moved to {_at(d, 'deadline', z)}" if d.get("deadline") else ""
+    return f"GM resumed the game after a pause of {span}{moved}"
+
+
+def _remove(d: Mapping[str, Any], _z: ZoneInfo) -> str:
+    units = "the bot plays its units" if d.get("units") == "bot" else "its units hold"
+    return f"GM removed {d.get('seat')} from the game; {units}"
+
+
+def _moved(d: Mapping[str, Any], z: ZoneInfo) -> str:
+    why = (" for an absence" if d.get("reason") == "absence"
+           else f" (missing: {', '.join(d.get('missing') or [])})" if d.get("missing") else "")
+    return f"Round {d.get('round')}'s deadline moved from {_at(d, 'from', z)} to {_at(d, 'to', z)}{why}"
+
+
+def _closed(d: Mapping[str, Any], _z: ZoneInfo) -> str:
+    holding = d.get("holding") or []
+    held = f"; {', '.join(holding)} held" if holding else ""
+    return f"Round {d.get('round')} closed at its deadline{held}"
+
+
+_Words = Callable[[Mapping[str, Any], ZoneInfo], str]
+_GM_WORDS: dict[str, _Words] = {
+    "gm_pause": _pause,
+    "gm_resume": _resume,
+    "gm_extend": lambda d, z: (f"GM extended round {d.get('round')}: deadline moved from "
+                               f"{_at(d, 'from', z)} to {_at(d, 'to', z)}"),
+    "gm_resolve_now": lambda d, _z: f"GM closed round {d.get('round')} now; players without orders hold",
+    "gm_replace": lambda d, _z: (f"GM opened seat {d.get('seat')} for a new player; "
+                                 "its units hold until they take it"),
+    "gm_remove": _remove,
+    "gm_end_draw": lambda _d, _z: "GM ended the game as a draw",
+    "gm_set_policy": lambda d, _z: ("GM changed the deadline policy for rounds opened from now on: "
+                                    + describe_policy(d.get("policy") or {})),
+    "gm_announce": lambda d, _z: f"GM announcement: {d.get('text', '')}",
+}
+_SERVICE_WORDS: dict[str, _Words] = {
+    "deadline_extended": _moved,
+    "deadline_closed": _closed,
+    "missed_turn": lambda d, _z: (f"{d.get('seat')} missed round {d.get('round')} "
+                                  f"({d.get('misses')} in a row): {d.get('action')}"),
+    "seat_to_bot": lambda d, _z: f"The bot plays {d.get('seat')} from now on",
+    "seat_opened": lambda d, _z: f"Seat {d.get('seat')} is open for a new player",
+    "seat_claimed": lambda d, _z: f"A new player took seat {d.get('seat')}",
+    "bot_orders": lambda d, _z: f"The bot sent {d.get('seat')}'s orders for round {d.get('round')}",
+}
+GM_NEWS = tuple(_GM_WORDS)
+
+
+@dataclass(frozen=True)
+class LogLine:
+    at: str  # ISO, UTC
+    when: str  # 'Tue 01 Dec 14:02 (Europe/Berlin)'
+    actor: str
+    action: str
+    text: str
+    detail: dict[str, Any]
+
+
+def log_lines(game: Game, entries: list[dict[str, Any]], zone: ZoneInfo | None = None) -> list[LogLine]:
+    """The schedule log (service.audit.schedule_entries) in words, in `zone` (the game's)."""
+    zone = zone or policy_of(game).zone
+    return [LogLine(e["at"], f"{local_time(e['at'], zone)} ({zone.key})", e["actor"], e["action"],
+                    sentence(e["action"], e["detail"], zone), e["detail"]) for e in entries]
+
+
+def broadcast(session: Session, game: Game, action: str, detail: Mapping[str, Any]) -> None:
+    """Mail a GM action to every player with an address (their preference permitting)."""
+    zone = policy_of(game).zone
+    text = sentence(action, detail, zone)
+    payload = {"action": action, "text": text, "zone": zone.key,
+               "paused": game.paused_at is not None, "status": game.status}
+    for seat in game.seats:
+        enqueue(session, "gm_news", payload, game=game, seat=seat)
+
+
+@dataclass(frozen=True)
+class Banner:
+    """What every page of a game shows on top: the pause, and the GM's latest news."""
+
+    paused_since: str | None  # 'Tue 01 Dec 14:02 (Europe/Berlin)'
+    latest: LogLine | None  # the GM's last action or announcement
+    announcement: LogLine | None  # the GM's last announcement, kept on top
+
+
+def banner(session: Session, game: Game) -> Banner:
+    zone = policy_of(game).zone
+    rows = list(session.scalars(select(AuditLog).where(
+        AuditLog.game_id == game.id, AuditLog.action.in_(GM_NEWS)).order_by(AuditLog.id.desc()).limit(20)))
+    entries = [{"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "detail": r.detail}
+               for r in rows]
+    lines = log_lines(game, entries, zone)
+    latest = lines[0] if lines else None
+    announcement = next((line for line in lines if line.action == "gm_announce"), None)
+    paused = f"{local_time(game.paused_at, zone)} ({zone.key})" if game.paused_at else None
+    return Banner(paused, latest, announcement)
+
