@@ -23,7 +23,7 @@ from service.render.svg import board_caption
 from service.turn_summary import summarize
 from tests.fifth_ruleset import SKIRMISH, registered
 from tests.fifth_ruleset.skirmish import Pawn, SkirmishState
-from tests.mail.mail_world import stored_mail, text_of
+from tests.mail.mail_world import html_of, stored_mail, text_of
 from tests.service import test_every_ruleset_by_hand as by_hand
 from tests.service.play import start
 from tests.service.test_every_ruleset_by_hand import csrf_app  # noqa: F401  (the fixture)
@@ -179,6 +179,17 @@ def test_the_form_lists_its_orders_the_mail_draws_it_and_verify_replays_it(
     grid = text_of(mail).split("THE GRID\n")[1]
     assert re.search(r"^1 +\. +A1 +A2 +A3 +\. +\. +1$", grid, re.M), grid
     assert re.search(r"^6 +\. +B1 +B2 +B3 +\. +\. +6$", grid, re.M), grid
+    # Round 1 by hand: the results mail draws where the pawns went and last round's steps.
+    assert table.put("alice", "A1 move b2").status_code == 200
+    assert table.put("bob", "B3 move e5").status_code == 200
+    mail = next(m for m in stored_mail(sqlite_app)()
+                if str(m["Subject"]).endswith("Round 1 results") and "alice" in str(m["To"]))
+    text, html = text_of(mail), html_of(mail)
+    grid = text.split("THE GRID\n")[1]
+    assert re.search(r"^2 +\. +A1 +\. +\. +\. +\. +2$", grid, re.M), grid
+    assert re.search(r"^5 +\. +\. +\. +\. +B3 +\. +5$", grid, re.M), grid
+    assert "  move b1 -> b2 (alice)" in grid and "  move d6 -> e5 (bob)" in grid
+    assert '<table role="grid"' in html and ">A1</b>" in html and "move b1 → b2 (alice)" in html
     while (status := table.status())["status"] == "active":
         for seat in status["expected"]:
             assert table.put(seat, table.bot(sqlite_app, seat)).status_code == 200
