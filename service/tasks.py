@@ -129,9 +129,10 @@ def _after_transaction_end(session: Session, transaction: SessionTransaction) ->
 
 
 def send(app: Flask, work: Outgoing) -> None:
-    """Send one committed transaction's tasks: its mail in one message."""
-    send_rounds(app, work.rounds)
+    """Send one committed transaction's tasks: its mail in one message, before the rounds
+    it closed, so the last sender's confirmation goes out before the round's results."""
     send_mail(app, work.mail_ids(), together=True)
+    send_rounds(app, work.rounds)
 
 
 def send_rounds(app: Flask, rounds: Iterable[tuple[str, int]]) -> None:

@@ -29,6 +29,10 @@ def test_the_order_template_replies_and_the_results_say_what_became_of_each_orde
     out = players["alice"].reply(started, reply)
     assert out.status == "processed" and "orders stored" in out.detail, out
     assert players["bob"].reply(players["bob"].latest("The game has started"), "pass").status == "processed"
+    # Bob's orders closed the round: his confirmation comes before the round's results.
+    subjects = [str(m["Subject"]) for m in players["bob"].inbox()]
+    confirmed = max(i for i, s in enumerate(subjects) if "Orders stored" in s)
+    assert confirmed < subjects.index(next(s for s in subjects if "Round 1 results" in s)), subjects
 
     for p in players.values():
         results = p.latest("Round 1 results")
