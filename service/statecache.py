@@ -5,8 +5,11 @@ and results mails of the same step; the grids are the same in every player's res
 mail of a step. Each is a pure function of the ruleset and the state, so an entry is
 keyed by the ruleset and a digest of the state's JSON as stored: it is exactly what
 computing it again from that row gives, and a changed or damaged row is another key
-(the database stays the source of truth; nothing secret is kept). A small LRU bounds
-the memory; a lock makes it safe for threaded web servers.
+(the database stays the source of truth; nothing secret is kept). An LRU per kind bounds
+the memory: legal orders are small (~8 KB as Python objects for universal 2×8) and
+asked for in every game a process serves, so they get room for the working set of a
+busy process (2,048 seats' views: ~16 MB); a grids entry is ~40 KB and asked for only
+while a step's mail is composed, so 128 do. A lock makes it safe for threaded servers.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from typing import Any, TypeVar, cast
 from engine.orders import Order
 
 T = TypeVar("T")
-SIZE = 128  # entries: a grids entry is ~40 KB (the HTML table), legal orders a few KB
+SIZES = {"legal": 2048, "grids": 128}  # entries per kind
+SIZE = 128  # any other kind
 
-_entries: OrderedDict[tuple[str, str, bytes, str], Any] = OrderedDict()
+_entries: dict[str, OrderedDict[tuple[str, bytes, str], Any]] = {}
 _lock = threading.Lock()
 
 
@@ -36,16 +40,17 @@ def cached(kind: str, ruleset: str, data: Mapping[str, Any], arg: str, compute: 
     """compute(), or what it gave before for the same kind, ruleset, state JSON and argument.
 
     The caller must not change what it gets (copy it first)."""
-    key = (kind, ruleset, digest(data), arg)
+    key = (ruleset, digest(data), arg)
     with _lock:
-        if key in _entries:
-            _entries.move_to_end(key)
-            return cast(T, _entries[key])
+        entries = _entries.setdefault(kind, OrderedDict())
+        if key in entries:
+            entries.move_to_end(key)
+            return cast(T, entries[key])
     value = compute()  # outside the lock; an exception caches nothing
     with _lock:
-        _entries[key] = value
-        while len(_entries) > SIZE:
-            _entries.popitem(last=False)
+        entries[key] = value
+        while len(entries) > SIZES.get(kind, SIZE):
+            entries.popitem(last=False)
     return value
 
 

@@ -53,4 +53,17 @@ def test_a_failure_is_not_kept_and_the_size_is_bounded() -> None:
             raise AssertionError("the failure was cached")
     for i in range(statecache.SIZE + 10):
         statecache.cached("k", "universal", {"i": i}, "", lambda: "v")
-    assert len(statecache._entries) == statecache.SIZE
+    assert len(statecache._entries["k"]) == statecache.SIZE
+
+
+def test_each_kind_has_its_own_bound_so_grids_do_not_evict_the_working_set_of_legal_orders() -> None:
+    statecache.clear()
+    calls: list[int] = []
+    for i in range(600):  # the legal orders of 600 games' seats: all kept
+        statecache.legal_orders("universal", {"game": i}, "alice", lambda i=i: calls.append(i) or {})
+    for i in range(statecache.SIZES["grids"] + 50):
+        statecache.cached("grids", "universal", {"grid": i}, "", lambda: "g")
+    for i in range(600):
+        statecache.legal_orders("universal", {"game": i}, "alice", lambda i=i: calls.append(i) or {})
+    assert calls == list(range(600))  # computed once each
+    assert len(statecache._entries["grids"]) == statecache.SIZES["grids"]
