@@ -172,7 +172,7 @@ def hammered(stack: Stack, requests: list[hammer.Request], spec: CapacitySpec, t
 
 
 # -- the web floor --------------------------------------------------------------------------
-def floor_stack(exits: ExitStack, sizes: FullSizes) -> Stack:
+def floor_stack(exits: ExitStack, sizes: FullSizes, extra_env: dict[str, str] | None = None) -> Stack:
     """bench/floorapp.py under gunicorn as the stack runs it, on a private database, until exits close."""
     from bench.floorapp import prepare
 
@@ -182,6 +182,7 @@ def floor_stack(exits: ExitStack, sizes: FullSizes) -> Stack:
     port = stacks.free_port()
     env = stacks.base_env(port)
     env["BENCH_FLOOR_DATABASE_URL"] = url
+    env.update(extra_env or {})
     stack = Stack("webfloor", port, env, workdir, url, database=url.rsplit("/", 1)[1])
     exits.callback(stack.stop)
     stack.start("web", stacks.gunicorn("bench.floorapp:create_app()", port, sizes))

@@ -52,6 +52,10 @@ def _fill(conn: Connection, rows: int) -> None:
 
 def create_app() -> Flask:
     app = Flask(__name__)
+    if os.environ.get("BENCH_FLOOR_JSON") == "orjson":
+        from bench.orjson_provider import OrjsonProvider
+
+        app.json = OrjsonProvider(app)
     engine = make_engine(os.environ["BENCH_FLOOR_DATABASE_URL"])
 
     @app.get("/ping")

@@ -39,6 +39,7 @@ class FullSizes:
     concurrency: int = 1
     redis_db: int = 11
     mail_workers: int = 0  # >0: resolution workers take only the resolve queue, these the mail queue
+    server: str = "gunicorn"  # the WSGI server: "gunicorn" (gthread) or "granian"
 
 
 def free_port() -> int:
@@ -232,7 +233,15 @@ def migrate(stack: Stack) -> None:
 
 
 def gunicorn(app: str, port: int, sizes: FullSizes) -> list[str]:
-    """The web server's command line: the stack's and the web floor's are the same but for `app`."""
+    """The web server's command line: the stack's and the web floor's are the same but for `app`.
+
+    app: "module:factory()". sizes.server "granian": granian's WSGI interface with as many
+    workers, and blocking threads for the threads."""
+    if sizes.server == "granian":
+        return [shutil.which("granian", path=str(BIN)) or "granian", "--interface", "wsgi", "--factory",
+                "--workers", str(sizes.web_workers), "--blocking-threads", str(sizes.web_threads),
+                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-ws",
+                app.removesuffix("()")]
     return [shutil.which("gunicorn", path=str(BIN)) or "gunicorn", "-w", str(sizes.web_workers),
             "-k", "gthread", "--threads", str(sizes.web_threads), "-b", f"127.0.0.1:{port}",
             "--log-level", "warning", app]
