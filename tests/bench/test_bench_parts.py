@@ -29,8 +29,14 @@ def test_replayed_rounds_match_the_recorded_states() -> None:
 
 
 def test_choose_one_attack_and_moves_to_distinct_squares() -> None:
-    units = {"A1": ["A1 attack B1", "A1 move c3"], "A2": ["A2 attack B2", "A2 move c3", "A2 move d3"],
-             "A3": ["A3 move c3"]}
+    def attack(unit: str, target: str) -> dict[str, str]:
+        return {"text": f"{unit} attack {target}", "role": "attack", "target": target}
+
+    def move(unit: str, square: str) -> dict[str, str]:
+        return {"text": f"{unit} move {square}", "role": "move", "square": square}
+
+    units = {"A1": [attack("A1", "B1"), move("A1", "c3")],
+             "A2": [attack("A2", "B2"), move("A2", "c3"), move("A2", "d3")], "A3": [move("A3", "c3")]}
     lines = choose(units, random.Random(0))
     assert sum(" attack " in line for line in lines) == 1
     targets = [line.split()[-1] for line in lines if " move " in line]
