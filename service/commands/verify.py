@@ -30,7 +30,7 @@ import click
 from engine.gmlog import action_text
 from engine.held import read_receipts
 from engine.verify import Held, RecordError, Verification, parse_record, verify
-from service.verify_bundle import has_runtime, write_bundle
+from service.verify_bundle import RUNTIME, bundle_files, write_bundle
 
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 EXIT_OK, EXIT_DIFFERENT, EXIT_UNREADABLE = 0, 1, 2
@@ -172,7 +172,7 @@ def bundle(folder: Path, out: TextIO) -> int:
     """Write the verifier as static files (service.verify_bundle) and print its SHA-256."""
     digest = write_bundle(folder)
     print(f"wrote the verifier bundle to {folder}", file=out)
-    if not has_runtime():
+    if f"{RUNTIME}/pyodide.mjs" not in bundle_files():
         print("without its Python runtime (make pyodide fetches it): the page will check the "
               "dice only, and say so", file=out)
     print(f"serve it with: python3 -m http.server --directory {folder}", file=out)

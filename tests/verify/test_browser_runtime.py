@@ -399,3 +399,38 @@ def test_without_the_runtime_gm_actions_are_listed_as_recorded(game: SelfPlay, w
     assert status == "partial"
     rows = gm_rows(bare_page)
     assert len(rows) == 2 and '"action":"seat_to_bot"' in rows[1]
+
+
+@pytest.fixture
+def bundle_without_runtime(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    """A build without npm: the bundle has the page, the engine and SHA256SUMS only."""
+    caches = (verify_bundle.runtime_files, verify_bundle.bundle_files)
+    for cache in caches:
+        cache.cache_clear()
+    monkeypatch.setattr(verify_bundle, "has_runtime", lambda: False)
+    folder = tmp_path / "bundle"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--bundle", str(folder)]) == 0
+    assert "without its Python runtime" in out.getvalue()
+    listed = (folder / verify_bundle.MANIFEST).read_text().splitlines()
+    assert [line.split("  ")[1] for line in listed] == ["index.html", "verify-runtime/engine.zip"]
+    server, url = serve(folder)
+    yield url
+    server.shutdown()
+    for cache in caches:
+        cache.cache_clear()
+
+
+def test_a_bundle_built_without_npm_says_in_amber_what_it_did_not_check(
+        browser: Any, bundle_without_runtime: str, game: SelfPlay, tmp_path: Path) -> None:  # noqa: F811
+    context, page, errors = open_page(browser, bundle_without_runtime + "index.html")
+    try:
+        r = game.record
+        status, text = checker(page, tmp_path)(r, r["commitment"])
+        assert status == "partial", text
+        assert NOT_CHECKED in text and "its bundle has no Python runtime (built without npm)" in text
+        assert "bundle SHA-256" in page.inner_text("#bundle")
+    finally:
+        context.close()
+    assert not errors, errors
