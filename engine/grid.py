@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import MappingProxyType
 from typing import NamedTuple
 
 _SQUARE_RE = re.compile(r"^([a-z]+)([1-9][0-9]*)$")
@@ -102,26 +103,35 @@ def direction_between(a: Square, b: Square) -> str | None:
 
 
 Cost = int
-StepCost = Callable[[Square, Square], Cost | None]
+NO_SQUARES: frozenset[Square] = frozenset()
+NO_COSTS: Mapping[Square, Cost] = MappingProxyType({})
 
 
-def straightest(start: Square, goal: Square, step_cost: StepCost, weight: int = 64,
-                bend: int = 3) -> StepCost:
-    """step_cost × weight, plus up to `bend` for a step that strays from the straight
-    line start → goal: of the equally cheap paths the straightest wins, so a move drawn
-    on the board has no zigzag. A path's scaled cost // weight is its real cost as long
-    as (steps on it) × bend < weight.
+class Costs(NamedTuple):
+    """A cost table for Grid.search: what a step into a square costs.
+
+    A step costs `step`, plus `diagonal` when it is diagonal, plus `enter[to]` (a
+    square dearer to enter wherever it is entered from: rough ground, a square next to an
+    enemy), plus the rise `height[to] - height[frm]` when that is above 0 (climbing onto
+    a rooftop; going down or along is free). Squares in `closed` are never entered (the
+    grid's blocking terrain never is either); the start square itself is never refused.
+    Squares left out of enter and height count 0. Costs are whole numbers, step >= 1.
+    (A NamedTuple: a search makes one, and it is a fraction of a dataclass to make.)
     """
-    span = max(1, distance(start, goal))
-    dc, dr = goal.col - start.col, goal.row - start.row
 
-    def cost(frm: Square, to: Square) -> Cost | None:
-        c = step_cost(frm, to)
-        if c is None:
-            return None
-        cross = (to.col - start.col) * dr - (to.row - start.row) * dc
-        return c * weight + min(bend, abs(cross) // span)
-    return cost
+    step: Cost = 1
+    diagonal: Cost = 0
+    closed: AbstractSet[Square] = NO_SQUARES
+    enter: Mapping[Square, Cost] = NO_COSTS
+    height: Mapping[Square, Cost] = NO_COSTS
+
+    @property
+    def uniform(self) -> bool:
+        """Every step costs `step`: the search is a walk outwards ring by ring."""
+        return not (self.diagonal or self.enter or self.height)
+
+
+PLAIN = Costs()
 
 
 @dataclass(frozen=True)
@@ -212,45 +222,60 @@ class Grid:
         return Sight(clear=not blockers, blockers=tuple(blockers), obscurers=tuple(obscurers))
 
     # -- movement ------------------------------------------------------------
-    def reachable(
-        self, start: Square, budget: Cost, step_cost: StepCost, diagonals: bool = True,
+    def search(
+        self, start: Square, budget: Cost, costs: Costs = PLAIN, diagonals: bool = True,
         goal: Square | None = None, min_step: Cost = 0,
     ) -> dict[Square, tuple[Cost, Square | None]]:
-        """Every square reachable within budget: square → (least cost, previous square).
+        """Every square reachable within budget: square → (least cost, previous square),
+        the start included at (0, None). The one least-cost search of every ruleset.
 
-        step_cost(frm, to) gives the cost of one step, or None when it is forbidden.
-        Ties between equal-cost paths break by square order, so results are deterministic.
-        With a goal the search stops once the goal's cost is final (its entry is then
-        exactly what the full search gives; other entries may be missing). With a goal and
-        min_step > 0 (no step ever costs less) it is an A* search that skips squares
-        whose distance to the goal cannot fit the budget: the goal's cost is still the
-        least, though among equally cheap routes another may be the one returned.
+        A least-cost (Dijkstra) search over the cost table `costs`. It explores squares
+        by (cost, square), neighbours in the order of engine.grid's step table (columns
+        then rows, -1 to 1), and keeps the first route found to a square unless a later
+        one is strictly cheaper: so equal-cost ties always break the same way, and the
+        dict's order is the order squares were first reached. With a goal the search
+        stops once the goal's cost is final (its entry is then exactly what the full
+        search gives; other entries may be missing). With a goal and min_step > 0 (no
+        step ever costs less) it is an A* search that skips squares whose distance to
+        the goal cannot fit the budget: the goal's cost is still the least, though among
+        equally cheap routes another may be the one returned. A uniform table without a
+        goal is walked ring by ring, with the same result and order, without a heap.
         """
-        # The hot path of every move check: neighbours come from a shared table and
-        # passable() is inlined (same order, same results) because bots and resolution
-        # call this thousands of times a second.
-        table = _neighbour_table(self.width, self.height, diagonals)
+        if costs.uniform and goal is None:
+            return self._rings(start, budget, costs, diagonals)
+        # The hot path of every move: neighbours and their step costs come from a shared
+        # table and the cost table is read inline, because bots and resolution search
+        # thousands of times a second.
+        step, diagonal = costs.step, costs.diagonal
+        table = _step_table(self.width, self.height, diagonals, step, diagonal)
+        closed, enter, height = costs.closed, costs.enter, costs.height
         terrain, blocked = self.terrain, self.blocks_move
         guide = min_step if goal is not None else 0
         gc, gr = goal if goal is not None else (0, 0)
         best: dict[Square, tuple[Cost, Square | None]] = {start: (0, None)}
         heap: list[tuple[Cost, Cost, Square]] = [(0, 0, start)]
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            _estimate, cost, sq = heapq.heappop(heap)
+            _estimate, cost, sq = pop(heap)
             if cost > best[sq][0]:
                 continue
             if sq == goal:
                 break
             around = table.get(sq)
-            if around is None:
-                around = table[sq] = tuple(self.neighbours(sq, diagonals))
-            for n in around:
-                if terrain and terrain.get(n) in blocked:
-                    continue
-                c = step_cost(sq, n)
-                if c is None:
+            if around is None:  # a start off the grid
+                around = tuple((n, step + (diagonal if n[0] != sq[0] and n[1] != sq[1] else 0))
+                               for n in self.neighbours(sq, diagonals))
+            here = height.get(sq, 0) if height else 0
+            for n, c in around:
+                if n in closed or (terrain and terrain.get(n) in blocked):
                     continue
                 total = cost + c
+                if enter:
+                    total += enter.get(n, 0)
+                if height:
+                    rise = height.get(n, 0) - here
+                    if rise > 0:
+                        total += rise
                 if guide:  # Chebyshev distance to the goal, spelled out (no max/abs calls)
                     dx, dy = n[0] - gc, n[1] - gr
                     dx, dy = (dx if dx >= 0 else -dx), (dy if dy >= 0 else -dy)
@@ -262,21 +287,57 @@ class Grid:
                 known = best.get(n)
                 if known is None or total < known[0]:
                     best[n] = (total, sq)
-                    heapq.heappush(heap, (total + rest, total, n))
+                    push(heap, (total + rest, total, n))
         return best
+
+    def _rings(self, start: Square, budget: Cost, costs: Costs, diagonals: bool
+               ) -> dict[Square, tuple[Cost, Square | None]]:
+        """search() for a uniform table without a goal: every step costs the same, so the
+        squares k steps out are ring k, each ring walked in square order (the order the
+        heap would pop them in); a square's previous one is the first of ring k - 1 that
+        reaches it, as in the heap search."""
+        table = _step_table(self.width, self.height, diagonals, costs.step, 0)
+        closed, terrain, blocked = costs.closed, self.terrain, self.blocks_move
+        best: dict[Square, tuple[Cost, Square | None]] = {start: (0, None)}
+        ring = [start]
+        for k in range(1, budget // costs.step + 1):
+            cost = k * costs.step
+            found: list[Square] = []
+            for p in ring:
+                around = table.get(p)
+                if around is None:  # a start off the grid
+                    around = tuple((n, 0) for n in self.neighbours(p, diagonals))
+                for n, _ in around:
+                    if n not in best and n not in closed and not (terrain and terrain.get(n) in blocked):
+                        best[n] = (cost, p)
+                        found.append(n)
+            if not found:
+                break
+            found.sort()
+            ring = found
+        return best
+
+    def distances(self, start: Square, costs: Costs = PLAIN, diagonals: bool = True,
+                  budget: Cost | None = None) -> dict[Square, Cost]:
+        """The distance field from start: every square it can reach (within budget, if
+        given) → the least cost of going there from start, in search()'s order. Under
+        `costs`, which need not be the same the other way round (climbing is dearer than
+        coming down). For bots that rank many squares by how far they are."""
+        found = self.search(start, _UNBOUNDED if budget is None else budget, costs, diagonals)
+        return {sq: cost for sq, (cost, _) in found.items()}
 
     def path(
         self,
         start: Square,
         goal: Square,
         budget: Cost,
-        step_cost: StepCost,
+        costs: Costs = PLAIN,
         diagonals: bool = True,
         min_step: Cost = 0,
     ) -> Path | None:
-        """The cheapest path from start to goal within budget, or None (see reachable
-        for min_step)."""
-        best = self.reachable(start, budget, step_cost, diagonals, goal, min_step)
+        """The cheapest path from start to goal within budget, or None (see search for
+        min_step)."""
+        best = self.search(start, budget, costs, diagonals, goal, min_step)
         if goal not in best:
             return None
         return Path(_walk_back(best, goal), best[goal][0])
@@ -292,10 +353,12 @@ class Grid:
         bend: int = 3,
         scale: int = 1,
     ) -> Path | None:
-        """What path(start, goal, budget, cost) returns (the same squares and cost) when
-        cost(frm, to) is None for a square in `closed` and otherwise
-        weight + min(bend, scale × |cross| // span), the stray of `to` from the straight
-        line start → goal as in straightest(); scale 1 is straightest() over steps of 1.
+        """The straightest of the shortest paths: what path() returns (the same squares and
+        cost) with straight_costs(...) as the table: `closed` never entered, a step
+        costs weight + min(bend, scale × |cross| // span), the stray of the square entered
+        from the straight line start → goal. Of the equally short paths the straightest
+        wins, so a move drawn on the board has no zigzag; the cost // weight is the number
+        of steps while (steps) × bend < weight.
 
         Worked out without a heap or a callback a step. Entering a square costs the same
         from wherever it is entered, and while (budget // weight) × bend < weight any path
@@ -307,13 +370,13 @@ class Grid:
         the goal is still within k steps. Otherwise (a larger bend, a square off the
         grid) it is the general search.
         """
-        table = _neighbour_table(self.width, self.height, diagonals)
+        table = _step_table(self.width, self.height, diagonals, 1, 0)
         blocked = self.blocks_move
         walls = [sq for sq, kind in self.terrain.items() if kind in blocked]
         shut = closed | set(walls) if walls else closed
         if (budget // weight) * bend >= weight or not (self.contains(start) and self.contains(goal)):
-            return self.path(start, goal, budget, straight_cost(start, goal, shut, weight, bend, scale),
-                             diagonals)
+            return self.path(start, goal, budget, straight_costs(self, start, goal, shut, weight, bend,
+                                                                 scale), diagonals)
         if start == goal:
             return Path((), 0)
         fc, fr = start
@@ -329,10 +392,7 @@ class Grid:
                 new: dict[Square, tuple[int, Square]] = {}
                 for p in ring:
                     bp = found[p][0]
-                    around = table.get(p)
-                    if around is None:
-                        around = table[p] = tuple(self.neighbours(p, diagonals))
-                    for n in around:
+                    for n, _ in table[p]:
                         if n in found or n in shut:
                             continue
                         dx, dy = n[0] - gc, n[1] - gr
@@ -366,7 +426,7 @@ class Grid:
         start: Square,
         waypoints: list[Square],
         budget: Cost,
-        step_cost: StepCost,
+        costs: Costs = PLAIN,
         diagonals: bool = True,
         min_step: Cost = 0,
     ) -> Path | None:
@@ -375,7 +435,7 @@ class Grid:
         spent = 0
         here = start
         for wp in waypoints:
-            leg = self.path(here, wp, budget - spent, step_cost, diagonals, min_step)
+            leg = self.path(here, wp, budget - spent, costs, diagonals, min_step)
             if leg is None:
                 return None
             squares.extend(leg.squares)
@@ -384,26 +444,30 @@ class Grid:
         return Path(tuple(squares), spent)
 
 
-def straight_cost(start: Square, goal: Square, closed: AbstractSet[Square], weight: int, bend: int,
-                   scale: int) -> StepCost:
-    """straight_path's step cost as a callback (for path(); straight_path's fallback)."""
+def straight_costs(grid: Grid, start: Square, goal: Square, closed: AbstractSet[Square], weight: int,
+                   bend: int, scale: int) -> Costs:
+    """straight_path's cost as a table for search() (its general fallback): a step costs
+    weight, entering a square min(bend, scale × |cross| // span) more, its stray from the
+    straight line start → goal."""
     span = max(1, distance(start, goal))
     dc, dr = goal.col - start.col, goal.row - start.row
-
-    def cost(_frm: Square, to: Square) -> Cost | None:
-        if to in closed:
-            return None
-        cross = (to.col - start.col) * dr - (to.row - start.row) * dc
-        return weight + min(bend, scale * abs(cross) // span)
-    return cost
+    enter = {sq: min(bend, scale * abs((sq.col - start.col) * dr - (sq.row - start.row) * dc) // span)
+             for sq in grid.squares()}
+    return Costs(step=weight, closed=closed, enter=enter)
 
 
-# Each grid shape's neighbour lists, filled lazily as searches visit squares.
-_NEIGHBOUR_TABLES: dict[tuple[int, int, bool], dict[Square, tuple[Square, ...]]] = {}
+_UNBOUNDED: Cost = 1 << 62  # a budget no search reaches
 
 
-def _neighbour_table(width: int, height: int, diagonals: bool) -> dict[Square, tuple[Square, ...]]:
-    return _NEIGHBOUR_TABLES.setdefault((width, height, diagonals), {})
+@lru_cache(maxsize=64)
+def _step_table(width: int, height: int, diagonals: bool, step: Cost, diagonal: Cost
+                ) -> dict[Square, tuple[tuple[Square, Cost], ...]]:
+    """Each square of a grid shape → its neighbours in search order, each with the cost
+    of the step before the cost table's enter and height."""
+    steps = _STEPS_8 if diagonals else _STEPS_4
+    return {Square(c, r): tuple((Square(c + dc, r + dr), step + (diagonal if dc and dr else 0))
+                                for dc, dr in steps if 0 <= c + dc < width and 0 <= r + dr < height)
+            for r in range(height) for c in range(width)}
 
 
 def _walk_back(best: Mapping[Square, tuple[Cost, Square | None]], goal: Square) -> tuple[Square, ...]:

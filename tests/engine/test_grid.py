@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.grid import (
+    Costs,
     Grid,
     Square,
     SquareError,
@@ -17,6 +20,7 @@ from engine.grid import (
     parse_square,
     square_name,
 )
+from tests.engine.random_grids import random_position
 
 squares = st.builds(Square, st.integers(0, 60), st.integers(0, 60))
 
@@ -99,51 +103,69 @@ def test_line_of_sight_is_symmetric(a, b):
     assert len(grid.line(a, b)) == max(0, distance(a, b) - 1)
 
 
-def plain(_frm: Square, _to: Square) -> int:
-    return 2
+PLAIN2 = Costs(step=2)
 
 
-def test_reachable_respects_the_budget_and_walls():
+def test_search_respects_the_budget_and_walls():
     grid = Grid(5, 5, {parse_square("b1"): "wall", parse_square("b2"): "wall"})
-    best = grid.reachable(parse_square("a1"), 4, plain)
+    best = grid.search(parse_square("a1"), 4, PLAIN2)
     assert parse_square("a3") in best and best[parse_square("a3")][0] == 4
     assert parse_square("b1") not in best
     assert parse_square("c1") not in best  # the only 2-step routes cross walls
 
 
 def test_path_takes_the_cheapest_route_with_integer_step_costs():
-    """Least-cost paths with per-step costs (the 1.5-cost squares are 3 half steps)."""
+    """Least-cost paths with per-square costs (the 1.5-cost squares are 3 half steps)."""
     grid = Grid(5, 5)
-    dear = {parse_square("b2")}
-
-    def cost(_frm: Square, to: Square) -> int:
-        return 3 if to in dear else 2
-
-    path = grid.path(parse_square("a2"), parse_square("c2"), 4, cost, diagonals=False)
+    costs = Costs(step=2, enter={parse_square("b2"): 1})
+    path = grid.path(parse_square("a2"), parse_square("c2"), 4, costs, diagonals=False)
     assert path is None  # a2 → b2 → c2 costs 5 and going round is 4 steps
-    path = grid.path(parse_square("a2"), parse_square("c2"), 5, cost, diagonals=False)
+    path = grid.path(parse_square("a2"), parse_square("c2"), 5, costs, diagonals=False)
     assert path is not None and path.cost == 5 and path.end == parse_square("c2")
-    around = grid.path(parse_square("a2"), parse_square("c2"), 8, cost)
+    around = grid.path(parse_square("a2"), parse_square("c2"), 8, costs)
     assert around is not None and around.cost == 4 and parse_square("b2") not in around.squares
 
 
-def test_forbidden_steps_are_never_taken():
+def test_closed_squares_are_never_entered():
     grid = Grid(3, 3)
-
-    def cost(_frm: Square, to: Square) -> int | None:
-        return None if to == parse_square("b2") else 1
-
-    path = grid.path(parse_square("a1"), parse_square("c3"), 10, cost)
+    path = grid.path(parse_square("a1"), parse_square("c3"), 10, Costs(closed={parse_square("b2")}))
     assert path is not None and parse_square("b2") not in path.squares and path.cost == 3
+
+
+def test_climbing_costs_the_rise_and_coming_down_is_free():
+    """height: entering a higher square adds the difference; along or down adds nothing."""
+    grid = Grid(4, 1)
+    roofs = {parse_square("b1"): 16, parse_square("c1"): 16}
+    best = grid.search(parse_square("a1"), 10_000, Costs(step=256, height=roofs), diagonals=False)
+    assert [best[parse_square(n)][0] for n in ("b1", "c1", "d1")] == [272, 528, 784]
+    back = grid.distances(parse_square("d1"), Costs(step=256, height=roofs), diagonals=False)
+    assert back[parse_square("a1")] == 256 + 272 + 256  # up onto c1 once, then along and down
+
+
+def test_diagonal_steps_cost_their_extra():
+    grid = Grid(3, 3)
+    costs = Costs(step=256, diagonal=1)
+    assert grid.distances(parse_square("a1"), costs)[parse_square("c3")] == 2 * 257
+    path = grid.path(parse_square("a1"), parse_square("c1"), 1000, costs)
+    assert path is not None and [square_name(s) for s in path.squares] == ["b1", "c1"]
 
 
 def test_path_via_passes_every_waypoint_within_one_budget():
     grid = Grid(5, 5)
-    path = grid.path_via(parse_square("a1"), [parse_square("a3"), parse_square("c3")], 8, plain,
+    path = grid.path_via(parse_square("a1"), [parse_square("a3"), parse_square("c3")], 8, PLAIN2,
                          diagonals=False)
     assert path is not None
     assert [square_name(s) for s in path.squares] == ["a2", "a3", "b3", "c3"]
-    assert grid.path_via(parse_square("a1"), [parse_square("a3"), parse_square("c3")], 6, plain) is None
+    assert grid.path_via(parse_square("a1"), [parse_square("a3"), parse_square("c3")], 6, PLAIN2) is None
+
+
+def test_a_distance_field_holds_every_reachable_square_and_its_least_cost():
+    grid = Grid(4, 4, {parse_square("b2"): "wall"})
+    field = grid.distances(parse_square("a1"), Costs(closed={parse_square("b1")}))
+    assert len(field) == 14 and parse_square("b2") not in field and parse_square("b1") not in field
+    assert field[parse_square("a1")] == 0 and field[parse_square("c1")] == 4  # a2, b3, c2, c1
+    assert grid.distances(parse_square("a1"), budget=1) == {
+        parse_square(n): c for n, c in (("a1", 0), ("a2", 1), ("b1", 1))}  # b2 is the wall
 
 
 @given(squares.filter(lambda s: s.col < 9 and s.row < 9), squares.filter(lambda s: s.col < 9 and s.row < 9),
@@ -152,16 +174,25 @@ def test_a_path_costs_what_the_full_search_says(start, goal, dear):
     """Stopping the search at the goal, and the A* search given the least step cost, find
     the full search's least cost along a real route."""
     grid = Grid(9, 9)
-
-    def cost(_frm: Square, to: Square) -> int:
-        return 3 if to in dear else 2
-
-    full = grid.reachable(start, 12, cost)
-    for path in (grid.path(start, goal, 12, cost), grid.path(start, goal, 12, cost, min_step=2)):
+    costs = Costs(step=2, enter=dict.fromkeys(dear, 1))
+    full = grid.search(start, 12, costs)
+    for path in (grid.path(start, goal, 12, costs), grid.path(start, goal, 12, costs, min_step=2)):
         if goal not in full:
             assert path is None
             continue
         assert path is not None and path.cost == full[goal][0]
         assert path.squares[-1:] == ((goal,) if goal != start else ())
-        assert sum(cost(start, sq) for sq in path.squares) == path.cost
+        assert sum(3 if sq in dear else 2 for sq in path.squares) == path.cost
         assert all(distance(a, b) == 1 for a, b in zip((start, *path.squares), path.squares, strict=False))
+
+
+@given(st.integers(0, 2**32))
+def test_the_ring_walk_is_the_heap_search(seed):
+    """A uniform table without a goal is walked ring by ring: the same costs, previous
+    squares and order as the heap search gives (forced here by a zero extra cost)."""
+    rnd = random.Random(seed)
+    pos = random_position(rnd, largest=12, reach=12, start_closed=rnd.random() < 0.3)
+    budget = rnd.randint(0, 12)
+    rings = pos.grid.search(pos.start, budget, Costs(closed=pos.closed), pos.diagonals)
+    heap = pos.grid.search(pos.start, budget, Costs(closed=pos.closed, enter={pos.start: 0}), pos.diagonals)
+    assert list(rings.items()) == list(heap.items())

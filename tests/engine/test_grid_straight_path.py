@@ -1,5 +1,5 @@
-"""Grid.straight_path gives what Grid.path gives with the same straight-line step cost as a
-callback: the same squares, the same cost, the same choice between equal routes."""
+"""Grid.straight_path (rings, no heap) gives what Grid.path gives with straight_costs as the
+table: the same squares, the same cost, the same choice between equal routes."""
 
 from __future__ import annotations
 
@@ -7,15 +7,8 @@ import random
 
 import pytest
 
-from engine.grid import Square, StepCost, straight_cost, straightest
+from engine.grid import straight_costs
 from tests.engine.random_grids import random_position
-
-
-def _cost(start: Square, goal: Square, closed: set[Square], weight: int, bend: int,
-          scale: int) -> StepCost:
-    if scale == 1:  # straightest() over steps of 1, as fivedice had it
-        return straightest(start, goal, lambda _f, to: None if to in closed else 1, weight, bend)
-    return straight_cost(start, goal, closed, weight, bend, scale)
 
 
 @pytest.mark.parametrize("weight, bend, scale", [(64, 3, 1), (64, 15, 4), (16, 5, 2)])
@@ -27,8 +20,8 @@ def test_straight_path_is_the_general_search(weight: int, bend: int, scale: int)
         grid, start, closed, diagonals = pos.grid, pos.start, pos.closed, pos.diagonals
         goal = rnd.choice(pos.near)
         budget = rnd.randint(0, 7 * weight + weight - 1)
-        cost = _cost(start, goal, closed, weight, bend, scale)
-        want = grid.path(start, goal, budget, cost, diagonals)
+        costs = straight_costs(grid, start, goal, closed, weight, bend, scale)
+        want = grid.path(start, goal, budget, costs, diagonals)
         assert grid.straight_path(start, goal, budget, closed, diagonals, weight, bend, scale) == want
         found += want is not None
     assert found > 300

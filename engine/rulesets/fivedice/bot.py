@@ -4,7 +4,7 @@ not. Plays legal orders for self-play, demos and benches."""
 
 from __future__ import annotations
 
-from engine.grid import Square, distance
+from engine.grid import Costs, Square, distance
 from engine.orders import Order
 from engine.rulesets.fivedice.actions import melee_weapon
 from engine.rulesets.fivedice.gear import GEAR
@@ -47,9 +47,8 @@ def _strike(state: GameState, unit: Unit, at: Square, enemies: list[Unit]) -> Or
 def _approach(state: GameState, unit: Unit, enemies: list[Unit], taken: set[Square]) -> Square | None:
     """The square within movement points closest to the nearest enemy (ties: first found)."""
     blocked = {e.square for e in enemies}
-    reach = state.grid.reachable(unit.square, unit.sheet.movement,
-                                 lambda _f, to: None if to in blocked else 1,
-                                 bool(state.options["diagonals"]))
+    reach = state.grid.search(unit.square, unit.sheet.movement, Costs(closed=blocked),
+                              bool(state.options["diagonals"]))
     here = min(distance(unit.square, e.square) for e in enemies)
     best: tuple[int, Square] | None = None
     for sq in sorted(reach):

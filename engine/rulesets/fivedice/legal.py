@@ -8,7 +8,7 @@ accepted by the parser.
 
 from __future__ import annotations
 
-from engine.grid import distance
+from engine.grid import Costs, distance
 from engine.orders import Order
 from engine.rulesets.fivedice.actions import melee_weapon, movement_losses
 from engine.rulesets.fivedice.gear import GEAR
@@ -22,8 +22,7 @@ def _moves(state: GameState, unit: Unit) -> list[Order]:
     blocked = enemy_squares(state, unit)
     taken = {u.square for u in state.living()}
     mp = unit.sheet.movement
-    reach = state.grid.reachable(unit.square, 3 * mp, lambda _f, to: None if to in blocked else 1,
-                                 bool(state.options["diagonals"]))
+    reach = state.grid.search(unit.square, 3 * mp, Costs(closed=blocked), bool(state.options["diagonals"]))
     # Nearest first (what a form or a mail shows as examples), the variants last.
     free = sorted((cost, sq) for sq, (cost, _) in reach.items() if sq not in taken)
     orders = [MOVE.order(unit.id, sq.name) for _, sq in free]

@@ -32,8 +32,8 @@ def find_path(state: GameState, unit: Unit, dest: Square) -> Path | None:
         line = [*grid.line(unit.square, dest), dest]
         if all(grid.passable(sq) and sq not in enemies for sq in line):
             return Path(tuple(line), len(line))
-    # Grid.path with straightest(unit.square, dest, step 1 or None into an enemy, WEIGHT)
-    # as the cost, worked out without a callback a step.
+    # Grid.path with straight_costs(unit.square, dest, enemies, WEIGHT, bend 3, scale 1)
+    # as the table, worked out without a heap.
     path = grid.straight_path(unit.square, dest, most * WEIGHT + WEIGHT - 1, enemies, diagonals,
                               weight=WEIGHT)
     if path is None or path.cost // WEIGHT > most:

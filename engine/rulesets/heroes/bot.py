@@ -92,9 +92,9 @@ def _approach(state: HeroesState, hero: Figure, goal: Square) -> Square:
     whole_city = paths.budget(state.width * state.height)
     for streets_only in (True, False):
         found = paths.search(state, hero.square, whole_city, streets_only=streets_only)
-        ends = [Square(*cell) for cell in found if distance(Square(*cell), goal) <= 1]
+        ends = [sq for sq in found if distance(sq, goal) <= 1]
         if ends:
-            end = min(ends, key=lambda sq: (found[sq.col, sq.row][0], sq.row, sq.col))
+            end = min(ends, key=lambda sq: (found[sq][0], sq.row, sq.col))
             route = paths.route(found, end)
             return route[min(ap, len(route)) - 1] if route else hero.square
     return min(options, key=lambda sq: (distance(sq, goal), options[sq], sq.row, sq.col))
