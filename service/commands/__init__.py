@@ -34,6 +34,13 @@ def require_seal(app: Flask) -> None:
         raise Refused(problem)
 
 
+def sealed_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """make_app for a command that may read or make chain tips: refused with a wrong key."""
+    app = make_app(config)
+    require_seal(app)
+    return app
+
+
 def make_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The app for a command; a setting that cannot be read is one line, not a traceback."""
     from service import create_app

@@ -20,7 +20,7 @@ from typing import BinaryIO
 import click
 from sqlalchemy.exc import OperationalError
 
-from service.commands import make_app
+from service.commands import Refused, make_app, require_seal, sealed_app
 
 EX_OK, EX_DATAERR, EX_TEMPFAIL = 0, 65, 75
 
@@ -46,6 +46,7 @@ def ingest(stream: BinaryIO) -> tuple[int, dict[str, object]]:
 def command(pending: bool) -> int:
     app = make_app()
     try:
+        require_seal(app)
         with app.app_context():
             if pending:
                 from service.mail.inbound import process_pending
@@ -57,6 +58,8 @@ def command(pending: bool) -> int:
             code, report = ingest(sys.stdin.buffer)
     except OperationalError as exc:  # the MTA keeps the message and retries on EX_TEMPFAIL
         code, report = EX_TEMPFAIL, {"status": "tempfail", "detail": f"database unavailable: {exc.orig}"}
+    except Refused as exc:  # a wrong seal key: kept by the MTA until the right one is back
+        code, report = EX_TEMPFAIL, {"status": "tempfail", "detail": exc.message}
     click.echo(json.dumps(report), err=bool(code))
     return code
 
@@ -65,7 +68,7 @@ def command(pending: bool) -> int:
 def poll_command() -> int:
     from service.mail.imap import poll_configured
 
-    app = make_app()
+    app = sealed_app()
     with app.app_context():
         report = poll_configured()
     click.echo(json.dumps({"fetched": report.fetched, "statuses": report.statuses} if report

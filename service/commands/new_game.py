@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from service import games
-from service.commands import Refused, make_app
+from service.commands import Refused, sealed_app
 from service.db import session_scope
 from service.errors import ServiceError
 from service.urls import game_url, join_url
@@ -39,7 +39,7 @@ def command(ruleset: str, title: str, seat_texts: tuple[str, ...], option_texts:
         name, _, email = text.partition(":")
         seats.append(games.SeatSpec(name, email or None))
     options = dict(parse_option(o) for o in option_texts)
-    app = make_app()
+    app = sealed_app()
     with app.app_context(), session_scope() as session:
         try:
             created = games.create_game(session, ruleset, title, seats, options, not private,

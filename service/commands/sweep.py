@@ -6,13 +6,13 @@ import json
 
 import click
 
-from service.commands import make_app
+from service.commands import sealed_app
 from service.sweeper import sweep_and_ring
 
 
 @click.command("sweep", help="Re-send lost work once: ready rounds, pending mail.")
 def command() -> int:
-    app = make_app()
+    app = sealed_app()
     with app.app_context():
         click.echo(json.dumps(sweep_and_ring()))
     return 0

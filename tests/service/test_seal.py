@@ -10,11 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from flask import Flask
 
 from engine import chain
 from engine.dice import NEW_GAME_PROFILE
-from service import create_app, gunicorn_conf
+from service import cli, create_app, gunicorn_conf
 from service.config import from_env
 from service.db import engine_of
 from service.dice_keys import SealError, open_tip, seal_tip
@@ -121,3 +122,20 @@ def test_the_embedded_default_makes_its_key_once_mode_600(tmp_path: Path) -> Non
 def test_a_seal_key_that_is_not_32_bytes_of_hex_is_refused(tmp_path: Path, value: str) -> None:
     with pytest.raises(ValueError, match="DICEPOST_SEAL_KEY: the seal key must be 64 hex digits"):
         from_env(str(tmp_path), {"DICEPOST_SEAL_KEY": value})
+
+
+@pytest.mark.parametrize("command", [["new-game", "--ruleset", "universal", "--seat", "a", "--seat", "b"],
+                                     ["sweep"], ["mail-poll"]])
+def test_the_commands_that_touch_tips_refuse_a_wrong_key(full_db: tuple[Flask, Path],
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         command: list[str]) -> None:
+    monkeypatch.setenv("DICEPOST_SEAL_KEY", secrets.token_hex(32))
+    assert "does not open the chain tips" in one_line_error(invoke(*command))
+
+
+def test_mail_ingest_with_a_wrong_key_leaves_the_mail_with_the_mta(full_db: tuple[Flask, Path],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """EX_TEMPFAIL (75): the MTA keeps the message and tries again once the key is right."""
+    monkeypatch.setenv("DICEPOST_SEAL_KEY", secrets.token_hex(32))
+    result = CliRunner().invoke(cli.cli, ["mail-ingest"], input=b"Subject: hi\n\nJOIN\n")
+    assert result.exit_code == 75 and "does not open the chain tips" in result.stderr
