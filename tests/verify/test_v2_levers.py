@@ -308,3 +308,29 @@ def test_the_page_reads_json_as_the_command_does() -> None:
                             b'{"a": [1, {"b": 2}], "__proto__": {"ok": true}}'])
     assert not dup["readable"] and "'game_id' twice" in dup["error"]
     assert not proto["readable"] and "__proto__" in proto["error"]
+
+
+def test_the_page_checks_what_the_player_holds_with_the_commands_names(game: SelfPlay) -> None:
+    """The commitment and entropy from the link: the same places and words as --commitment
+    and --entropy, from the page's JavaScript alone."""
+    import base64
+
+    from engine.held import Held
+    from tests.verify.conftest import js_compute
+
+    other = play("universal", "another chain", profile=PROFILE_V2, server_made=("bob",)).record
+    mine = game.record
+    cases = [({"commitment": mine["commitment"]}, other),
+             ({"entropy": {"alice": mine["entropy"]["alice"]}}, other),
+             ({"entropy": {"carol": mine["entropy"]["alice"]}}, mine),
+             ({"commitment": mine["commitment"], "entropy": {"alice": mine["entropy"]["alice"]}}, mine)]
+    out = js_compute([{"op": "verify", "text": base64.b64encode(serialize(r)).decode(), "held": held}
+                      for held, r in cases])
+    for (held, record), js in zip(cases, out, strict=True):
+        py = verify(record, Held(commitment=bytes.fromhex(held["commitment"]) if "commitment" in held else None,
+                                 entropy={p: bytes.fromhex(e) for p, e in held.get("entropy", {}).items()}))
+        assert js["differences"] == [d.to_json() for d in py.differences], (held, js["differences"])
+        assert js["held"] == py.held
+    assert out[0]["differences"][0]["where"] == "commitment"
+    assert out[2]["differences"][0]["found"] == "no such seat"
+    assert out[3]["ok"] and out[3]["held"] == ["commitment S_0", "entropy of alice"]

@@ -29,9 +29,9 @@ async function run(c) {
       } catch (e) {
         return { readable: false, error: e.message };
       }
-      const v = await V.verifyRecord(record);
+      const v = await V.verifyRecord(record, c.held || {});
       return { readable: true, ok: v.ok, complete: v.complete, differences: v.differences,
-        unchecked: v.unchecked, server_made: v.server_made,
+        unchecked: v.unchecked, server_made: v.server_made, held: v.held,
         steps: v.steps.map((s) => ({ t: s.t, chain: s.chain, keys: s.keys, checksum: s.checksum,
           rolls: s.rolls.map((r) => r.ok) })) };
     }
