@@ -136,7 +136,7 @@ def play(seat_id: int) -> tuple[str, int]:
     db.expire_all()  # the orders may have set off the round's resolution: read the game afresh
     with db.begin():
         seat = _my_seat(seat_id)
-        return render_template("web/player.html", token=None, errors=sent.errors,
+        return render_template("web/player.html", token=None, errors=sent.errors, places=sent.places,
                                message=sent_message(sent, seat.game), text=sent.text,
                                form_action=url_for("dashboard.play", seat_id=seat_id),
                                **player_context(seat, sent)), sent.status

@@ -12,11 +12,60 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.grid import SquareError, distance, parse_square
 from engine.orders import Order
 from service.render.grid_legend import natural_key
 
 MAX_UNITS = 500
 MAX_LISTS = 50  # lists per unit the server reads: more than any ruleset's verbs
+GROUP_FROM = 13  # a list with this many choices or more is shown in groups
+
+# The empty choice, by what leaving the list empty means for an order of that role: a
+# setting stays as it was set, anything else is simply not done this round.
+EMPTY_BY_ROLE = {"setting": "keep {verb} as it is", "move": "no move: stays where it is",
+                 "attack": "no attack", "shot": "no shot", "spell": "no spell"}
+
+
+@dataclass
+class ChoiceGroup:
+    """Choices shown under one heading: how far the move goes, what it costs."""
+
+    label: str
+    choices: list[Order]
+
+
+def cost_words(order: Order) -> str:
+    """What the words after a move's square say it costs ('lose defence' → 'costs its
+    defence'), or ''."""
+    if order.square is None or order.square not in order.args:
+        return ""
+    rest = list(order.args[order.args.index(order.square) + 1:])
+    if rest[:1] == ["lose"] and len(rest) == 2:
+        return f"costs its {rest[1]}"
+    return " ".join(rest)
+
+
+def groups_of(choices: Sequence[Order], at: str | None) -> list[ChoiceGroup]:
+    """Long lists grouped by distance from the unit's square and by what a move costs;
+    short lists, and orders without a square, in one unnamed group."""
+    if len(choices) < GROUP_FROM or at is None:
+        return [ChoiceGroup("", list(choices))]
+    try:
+        start = parse_square(at)
+    except SquareError:
+        return [ChoiceGroup("", list(choices))]
+    keyed: dict[tuple[str, int], list[Order]] = {}
+    for order in choices:
+        try:
+            far = distance(start, parse_square(order.square)) if order.square else -1
+        except SquareError:
+            far = -1
+        keyed.setdefault((cost_words(order), far), []).append(order)
+    out = []
+    for (cost, far), orders in sorted(keyed.items()):
+        where = "" if far < 0 else f"{far} square{'s' if far != 1 else ''} away"
+        out.append(ChoiceGroup(", ".join(w for w in (where, cost) if w) or "other", orders))
+    return out
 
 
 @dataclass
@@ -29,10 +78,17 @@ class OrderList:
     verb: str
     choices: list[Order]
     chosen: str = ""  # the text of the chosen order
+    groups: list[ChoiceGroup] = field(default_factory=list)
 
     @property
     def label(self) -> str:
         return f"{self.unit} {self.verb}"
+
+    @property
+    def empty(self) -> str:
+        """The empty choice, named by what it means."""
+        role = self.choices[0].role if self.choices else None
+        return EMPTY_BY_ROLE.get(role or "", "no {verb}").format(verb=self.verb)
 
     def shown(self, order: Order) -> str:
         """An option's text: the order without the unit and verb the label names."""
@@ -55,9 +111,11 @@ def field_name(unit_index: int, list_index: int) -> str:
     return f"unit-{unit_index}" if list_index == 0 else f"unit-{unit_index}-{list_index}"
 
 
-def order_form(units: Mapping[str, Sequence[Order]], verbs: Sequence[str], sent: str) -> OrderForm:
+def order_form(units: Mapping[str, Sequence[Order]], verbs: Sequence[str], sent: str,
+               squares: Mapping[str, str] | None = None) -> OrderForm:
     """The form for these legal orders, filled with `sent` (the orders that count, or the
-    refused text) so that sending it as it comes sends the same lines in the same order."""
+    refused text) so that sending it as it comes sends the same lines in the same order;
+    `squares` (unit → square) groups long lists by distance."""
     rank = {verb: n for n, verb in enumerate(verbs)}
     form = OrderForm([], [])
     for i, (unit, choices) in enumerate(sorted(units.items(), key=lambda item: natural_key(item[0]))):
@@ -66,7 +124,9 @@ def order_form(units: Mapping[str, Sequence[Order]], verbs: Sequence[str], sent:
             groups.setdefault(order.verb, []).append(order)
         # sorted is stable: verbs the ruleset does not list keep their order, last
         ordered = sorted(groups, key=lambda verb: rank.get(verb, len(rank)))
-        form.units.append(UnitOrders(unit, [OrderList(field_name(i, j), unit, verb, groups[verb])
+        at = (squares or {}).get(unit)
+        form.units.append(UnitOrders(unit, [OrderList(field_name(i, j), unit, verb, groups[verb],
+                                                      groups=groups_of(groups[verb], at))
                                             for j, verb in enumerate(ordered)]))
     fill(form, sent)
     return form
@@ -90,12 +150,26 @@ def fill(form: OrderForm, sent: str) -> None:
             form.typed.append(line)
 
 
-def order_text(form: Mapping[str, Any]) -> str:
-    """The order text of a posted form: the lists' lines in form order, then the box."""
+def order_lines(form: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The posted form's lines in form order, each with where the player wrote it: the
+    lists' lines ('list A1 move', from the select's data), then the box's ('box line 1')."""
     try:
         count = min(int(form.get("units", 0)), MAX_UNITS)
     except ValueError:
         count = 0
-    chosen = [str(form.get(field_name(i, j), "")) for i in range(count) for j in range(MAX_LISTS)]
+    out: list[tuple[str, str]] = []
+    for i in range(count):
+        for j in range(MAX_LISTS):
+            line = str(form.get(field_name(i, j), ""))
+            if line.strip():
+                words = line.split()
+                out.append((line, f"list {' '.join(words[:2])}"))
     free = str(form.get("free", ""))
-    return "\n".join([line for line in chosen if line.strip()] + ([free] if free.strip() else []))
+    if free.strip():
+        out += [(line, f"box line {n}") for n, line in enumerate(free.splitlines(), start=1)]
+    return out
+
+
+def order_text(form: Mapping[str, Any]) -> str:
+    """The order text of a posted form: the lists' lines in form order, then the box."""
+    return "\n".join(line for line, _ in order_lines(form))

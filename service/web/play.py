@@ -28,7 +28,7 @@ from service.turn_summary import countdown, seat_turn
 from service.urls import player_url, record_url, verify_link
 from service.views import board_of, current_round, latest_step, orders_json, seat_legal_orders
 from service.web import bp
-from service.web.order_form import order_form, order_text
+from service.web.order_form import order_form, order_lines
 
 JOINED = "joined"  # the session key of the last join's player link, shown until replaced
 
@@ -107,7 +107,8 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "seat": seat, "game": game, "round": rnd, "orders": orders,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
         "form": order_form(legal, [v.name for v in find_ruleset(game.ruleset).verbs],
-                           sent.text if sent and sent.errors else latest.accepted if latest else ""),
+                           sent.text if sent and sent.errors else latest.accepted if latest else "",
+                           {p.id: p.square for p in board.pieces} if board else None),
         "units": sorted((p for p in board.pieces if p.side == seat.name),
                         key=lambda p: natural_key(p.label)) if board else [],
         "svg": board_svg(board, "the grid") if board else None,
@@ -127,6 +128,7 @@ class Sent:
 
     errors: list[dict[str, Any]] = field(default_factory=list)
     message: str = ""
+    places: list[str] = field(default_factory=list)  # where each line of `text` was written
     round: int | None = None  # the round the stored orders are for
     version: int = 0
     text: str = ""
@@ -135,7 +137,8 @@ class Sent:
 
 def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> Sent:
     """Submit the posted order form for a seat proven by its token (or, signed in, by id)."""
-    sent = Sent(text=order_text(request.form))
+    lines = order_lines(request.form)
+    sent = Sent(text="\n".join(line for line, _ in lines), places=[place for _, place in lines])
     round_field = request.form.get("round", "")
     try:
         accepted = rounds.submit(get_session(), game_id, token,
@@ -147,7 +150,10 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
                         + (f". Receipt {accepted.receipt} (keep it: it proves which text was yours)"
                            if accepted.receipt else ""))
     except OrdersRefused as exc:
-        sent.errors, sent.status = exc.errors, exc.status
+        # Numbered as the player sees them: the list it was picked from, or the box's line.
+        sent.errors = [{**e, "where": lines[e["line"] - 1][1] if 0 < int(e.get("line") or 0) <= len(lines)
+                        else ""} for e in exc.errors]
+        sent.status = exc.status
     except ServiceError as exc:
         sent.errors, sent.status = [{"line": 0, "text": "", "message": exc.message}], exc.status
     return sent
@@ -192,6 +198,6 @@ def player(game_id: str, token: str) -> tuple[str, int]:
     with session.begin():
         seat = rounds.seat_by_token(session, game_id, token)
         action = url_for("web.player", game_id=game_id, token=token)
-        return render_template("web/player.html", token=token, errors=sent.errors,
+        return render_template("web/player.html", token=token, errors=sent.errors, places=sent.places,
                                message=sent_message(sent, seat.game),
                                text=sent.text, form_action=action, **player_context(seat, sent)), sent.status

@@ -29,14 +29,16 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     assert "Orders for round 1" in red.inner_text("main")
     host.wait_for_selector("text=status active")  # the waiting game's page refreshed itself
 
-    # A bad line in the text box: nothing stored, the error names its line.
+    # A bad line in the text box: nothing stored, the error names it as the player sees it
+    # (the box's first line; the list's line comes before it in the text sent).
     moves = first_moves(red)
     assert len(moves) >= 2
     units = sorted(moves)
     send(red, {units[0]: moves[units[0]]}, f"{units[1]} fly away\n")
     errors = red.locator(".error")
     assert "Nothing was stored" in errors.inner_text()
-    assert f"line 2 {units[1]} fly away" in " ".join(errors.inner_text().split())
+    assert f"box line 1 {units[1]} fly away" in " ".join(errors.inner_text().split())
+    assert f"list {units[0]} move" in errors.locator("ol.sent li").nth(0).inner_text()
     refused = errors.locator("ol.sent li.refused")  # marked in the numbered copy of what was sent
     assert refused.count() == 1 and f"{units[1]} fly away" in refused.inner_text() and "⚠" in refused.inner_text()
     assert errors.locator("ol.sent li").nth(1).get_attribute("class") == "refused"
