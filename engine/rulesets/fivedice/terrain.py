@@ -9,6 +9,7 @@ symmetric under a half turn so that no seat gets the better side.
 from __future__ import annotations
 
 from engine.grid import Square
+from engine.zones import edge_zone
 
 MIN_SIDE = 6  # the smallest grid side: 2 × (6 − 4) = 4 units per deployment zone
 COVER = "cover"
@@ -33,26 +34,13 @@ def battlefield(width: int, height: int, kind: str) -> dict[Square, str]:
     return out
 
 
-def _centred(low: int, high: int) -> list[int]:
-    """low..high inclusive, from the middle outwards (deterministic)."""
-    middle = (low + high) / 2
-    return sorted(range(low, high + 1), key=lambda v: (abs(v - middle), v))
-
-
 def deployment_zone(seat: int, players: int, width: int, height: int) -> list[Square]:
     """The squares a seat's units start on, in filling order: front line first, centred.
 
     Seat 0 deploys along the bottom edge, seat 1 the top, seats 2 and 3 the left and
     right edges; with more than two players the corners are left free.
     """
-    inset = 2 if players > 2 else 0
-    if seat in (0, 1):
-        cols = _centred(inset, width - 1 - inset)
-        rows = [1, 0] if seat == 0 else [height - 2, height - 1]
-        return [Square(c, r) for r in rows for c in cols]
-    rows_ = _centred(2, height - 3)
-    cols_ = [1, 0] if seat == 2 else [width - 2, width - 1]
-    return [Square(c, r) for c in cols_ for r in rows_]
+    return edge_zone(seat, width, height, lines=(1, 0), inset=2 if players > 2 else 0)
 
 
 def zone_capacity(width: int, height: int) -> int:

@@ -24,6 +24,7 @@ from engine.grid import Square
 from engine.rulesets.jep1.costs import LIMITS, unit_cost
 from engine.rulesets.jep1.skills import SKILLS
 from engine.rulesets.jep1.units import DEFAULT_REACH, Unit
+from engine.zones import edge_zone
 
 MAX_UNITS = 16
 DEPLOY_ROWS = 2  # each side starts on the two rows at its own edge
@@ -105,9 +106,7 @@ def validate_force(force: Mapping[str, Any], options: Mapping[str, Any]) -> list
 
 def deploy_squares(seat: int, count: int, width: int, height: int) -> list[Square]:
     """Seat 0 fills rows 2 then 1, seat 1 the two top rows from the front; centre columns first."""
-    front, back = (1, 0) if seat == 0 else (height - 2, height - 1)
-    cols = sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
-    return [Square(c, row) for row in (front, back) for c in cols][:count]
+    return edge_zone(min(seat, 1), width, height, lines=(1, 0))[:count]  # jep1 seats two
 
 
 def build_units(seat: int, player: str, force: Mapping[str, Any], options: Mapping[str, Any]) -> list[Unit]:

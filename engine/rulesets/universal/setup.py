@@ -12,12 +12,13 @@ the two lines along every edge clear, where the armies stand:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.contract import ForceError
 from engine.dice import Dice
 from engine.grid import Square, square_name
+from engine.zones import edge_zone
 
 from .forces import parse_force
 from .house import type_table
@@ -25,22 +26,6 @@ from .movement import ROUGH, WALL
 from .state import State, Unit
 
 EDGE_CLEAR = 2  # lines along each edge kept free of terrain
-
-
-def edge_squares(seat: int, width: int, height: int) -> Iterator[Square]:
-    """The seat's edge, line by line inwards, each line from its middle outwards."""
-    along, across = (width, height) if seat < 2 else (height, width)
-    order = sorted(range(along), key=lambda i: (abs(2 * i - (along - 1)), i))
-    for depth in range(across // 2):
-        for i in order:
-            if seat == 0:
-                yield Square(i, depth)
-            elif seat == 1:
-                yield Square(i, height - 1 - depth)
-            elif seat == 2:
-                yield Square(depth, i)
-            else:
-                yield Square(width - 1 - depth, i)
 
 
 def ruins(width: int, height: int) -> dict[Square, str]:
@@ -94,7 +79,7 @@ def place(players: Sequence[str], forces: Mapping[str, Mapping[str, Any]],
         specs, reasons = parse_force(forces[player], custom)
         if reasons:
             raise ForceError(player, reasons)
-        free = (sq for sq in edge_squares(seat, width, height) if sq not in taken)
+        free = (sq for sq in edge_zone(seat, width, height) if sq not in taken)
         letter = state.letter(player)
         for number, spec in enumerate(specs, start=1):
             sq = next(free, None)
