@@ -19,11 +19,29 @@ SHOWN_HEADERS = ("From", "To", "Reply-To", "Subject", "Date", "Message-ID", "In-
 
 
 @dataclass(frozen=True)
+class Attachment:
+    filename: str
+    content_type: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class Readable:
     headers: list[tuple[str, str]]
     text: str
     html: str
     reply_to: str
+    attachments: list[Attachment]
+
+
+def attachments(msg: EmailMessage) -> list[Attachment]:
+    """The message's attached files (a results mail's record), decoded, in order."""
+    found = []
+    for part in msg.iter_attachments():
+        data = part.get_payload(decode=True)
+        if isinstance(data, bytes):
+            found.append(Attachment(str(part.get_filename() or "attachment"), part.get_content_type(), data))
+    return found
 
 
 def readable(raw: str) -> Readable:
@@ -36,6 +54,7 @@ def readable(raw: str) -> Readable:
         text=decode_part(text) if text is not None else "",
         html=decode_part(html) if html is not None else "",
         reply_to=str(reply.addresses[0].addr_spec) if reply is not None and reply.addresses else "",
+        attachments=attachments(msg),
     )
 
 

@@ -11,6 +11,8 @@
                                          one-click (List-Unsubscribe-Post)
     POST /mailbox/<id>/reply             embedded mode: answer a kept mail as its
                                          recipient, through the inbound path
+    GET /mailbox/<id>/attachments/<n>    embedded mode: a kept mail's n-th attached
+                                         file (a results mail's record), to keep
 
 The tokens in these links are the signed unsubscribe tokens of service.mail.tokens:
 they are the authority, not a login or cookie, so these forms need no CSRF token.
@@ -122,6 +124,23 @@ def unsubscribe(token: str) -> str:
 def readable_mail(raw: str) -> Readable:
     """The embedded mailbox page's view of a kept mail (text and HTML parts)."""
     return readable(raw)
+
+
+@bp.get("/mailbox/<int:mail_id>/attachments/<int:n>")
+def mailbox_attachment(mail_id: int, n: int) -> Response:
+    from service.web.mailbox import guard
+
+    guard()  # the machine's own user only, like the mailbox's pages
+    session = get_session()
+    with session.begin():
+        kept = session.get(StoredMail, mail_id)
+        files = readable(kept.raw).attachments if kept is not None else []
+    if not 0 <= n < len(files):
+        raise NotFound(f"no attachment {n} in stored mail {mail_id}")
+    found = files[n]
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in found.filename) or "attachment"
+    return Response(found.data, mimetype=found.content_type,
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 @bp.post("/mailbox/<int:mail_id>/reply")

@@ -107,3 +107,25 @@ def test_a_mail_composed_again_later_says_what_it_said_then(sqlite_app: Flask, t
     (tmp_path / "r.json").write_bytes(again)
     assert invoke("verify", str(tmp_path / "r.json")).exit_code == 0
 
+
+
+def test_the_embedded_mailbox_offers_the_attached_record_to_download(sqlite_app: Flask) -> None:
+    """In the embedded default the mail stays on the machine: its page links the file."""
+    from service.models import StoredMail
+    from service.web.mailbox import mailbox_key
+
+    table = start(sqlite_app.test_client(), options={"width": 8, "height": 8})
+    with session_scope(sqlite_app) as s:
+        mail_id = s.scalars(select(StoredMail.id).where(StoredMail.to == "alice@example.org",
+                                                        StoredMail.subject.like("%has started"))).one()
+    client = sqlite_app.test_client()
+    client.get(f"/mailbox?key={mailbox_key(sqlite_app)}")
+    page = client.get(f"/mailbox/{mail_id}").get_data(as_text=True)
+    name = f"dicepost-{table.id}-step1.json"
+    assert f'href="/mailbox/{mail_id}/attachments/0" download="{name}"' in page
+    got = client.get(f"/mailbox/{mail_id}/attachments/0")
+    assert got.status_code == 200 and got.mimetype == "application/json"
+    assert got.headers["Content-Disposition"] == f'attachment; filename="{name}"'
+    assert json.loads(got.data)["commitment"] == table.created["commitment"]
+    assert client.get(f"/mailbox/{mail_id}/attachments/1").status_code == 404
+    assert sqlite_app.test_client().get(f"/mailbox/{mail_id}/attachments/0").status_code == 403  # no key
