@@ -9,6 +9,8 @@ attempt said. Templates get plain values only: no model objects, no queries.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -185,7 +187,7 @@ def results_context(session: Session, game: Game, seat: Seat | None,
         # The record as it stood after this step, attached (service.mail.compose): the
         # player keeps a copy the host cannot rewrite, and `dicepost verify` checks it.
         "record_file": record_file_name(game.id, t),
-        "record_bytes": record_bytes(game_record(session, game, upto=t)),
+        "record_bytes": record_so_far(session, game, t),
     }
     player = seat.name if seat else ""
     ctx["units"] = unit_lines(board, player)
@@ -203,6 +205,28 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     else:
         ctx["next"] = None
     return ctx
+
+
+# The record as it stood after step t never changes (game_record(upto=t) leaves out all
+# that came later), so each player's results mail of one step attaches the same bytes:
+# built once per process (about 60 ms after 16 rounds of a 2x16 jep1 game).
+_RECORDS_KEPT = 64
+_records: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+_records_lock = threading.Lock()
+
+
+def record_so_far(session: Session, game: Game, t: int) -> bytes:
+    key = (game.id, t)
+    with _records_lock:
+        if key in _records:
+            _records.move_to_end(key)
+            return _records[key]
+    data = record_bytes(game_record(session, game, upto=t))
+    with _records_lock:
+        _records[key] = data
+        while len(_records) > _RECORDS_KEPT:
+            _records.popitem(last=False)
+    return data
 
 
 def record_file_name(game_id: str, t: int) -> str:

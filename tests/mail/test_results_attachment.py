@@ -13,6 +13,7 @@ from flask import Flask
 from sqlalchemy import select
 
 from service.db import session_scope
+from service.mail import context
 from service.mail.compose import compose
 from service.mail.settings import mail_settings
 from service.models import Outbox, Seat
@@ -84,7 +85,9 @@ def test_the_attached_record_from_a_real_mail_verifies_alone(sqlite_app: Flask, 
     assert done.exit_code == 1
 
 
-def _compose_again(app: Flask, game_id: str, seat: str, step: int) -> EmailMessage:
+def _compose_again(app: Flask, game_id: str, seat: str, step: int, fresh: bool = True) -> EmailMessage:
+    if fresh:
+        context._records.clear()  # built anew from the database, not the process's copy
     with app.app_context(), session_scope() as s, s.begin():
         seat_id = s.scalars(select(Seat.id).where(Seat.game_id == game_id, Seat.name == seat)).one()
         row = s.scalars(select(Outbox).where(Outbox.game_id == game_id, Outbox.seat_id == seat_id,
@@ -102,6 +105,8 @@ def test_a_mail_composed_again_later_says_what_it_said_then(sqlite_app: Flask, t
     play_rounds(sqlite_app, table, 2)
     again = attachment(_compose_again(sqlite_app, table.id, "bob", 2))[1]
     assert again == first
+    # Alice's mail of that step, from the process's copy: the very same bytes.
+    assert attachment(_compose_again(sqlite_app, table.id, "alice", 2, fresh=False))[1] == first
     later = json.loads(attachment(_compose_again(sqlite_app, table.id, "bob", 4))[1])
     assert len(later["steps"]) == 4 and later["steps"][:2] == json.loads(first)["steps"]
     (tmp_path / "r.json").write_bytes(again)
