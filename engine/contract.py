@@ -131,6 +131,8 @@ class RulesetInfo:
     options: tuple[OptionSpec, ...] = COMMON_OPTIONS
     seed: str = ""  # the title of the rules text this ruleset implements (docs/rulesets/<id>.md)
     shared_squares: bool = False  # True where figures may share a square (heroes: same space)
+    # What the short words of stat lines and notes mean, for the rules page and tooltips.
+    glossary: tuple[tuple[str, str], ...] = ()
 
     def option(self, name: str) -> OptionSpec:
         for spec in self.options:

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from engine import Board, Order, find_ruleset
 from engine.dice import canonical, chain_link_ok, step_key
 from service import clock, statecache, urls
+from service.catalog import rules_help
 from service.fairdice import game_profile
 from service.mail.headers import plus_address
 from service.mail.settings import MailSettings
@@ -117,9 +118,8 @@ def legal_summary(legal: Mapping[str, Sequence[Order]]) -> list[str]:
 
 
 def order_help(game: Game) -> list[str]:
-    ruleset = find_ruleset(game.ruleset)
-    lines = [f"{v.usage()}  - {v.help}" if v.help else v.usage() for v in ruleset.verbs]
-    return [*lines, "pass  - submit no orders this round: every unit holds"]
+    """The ruleset's verbs as the rules page lists them (one source: catalog.rules_help)."""
+    return rules_help(game.ruleset).order_lines
 
 
 def round_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
@@ -262,6 +262,7 @@ def game_context(session: Session, game: Game, seat: Seat | None, settings: Mail
         "verify_url": verify_url(record, game, seat),
         "player": seat.name if seat else "",
         "order_help": order_help(game),
+        "rules_url": urls.absolute("web.rules", ruleset_id=game.ruleset),
     }
     if seat is not None:
         ctx["your_page_url"] = urls.absolute("dashboard.play", seat_id=seat.id)

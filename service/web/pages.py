@@ -9,11 +9,12 @@ from flask import redirect, render_template, request, session, url_for
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response
 
+from engine.registry import UnknownRuleset
 from service import games
 from service import jsonlimits as limited_json
-from service.catalog import rulesets_json
+from service.catalog import rules_help, rulesets_json
 from service.db import get_session
-from service.errors import Invalid, ServiceError
+from service.errors import Invalid, NotFound, ServiceError
 from service.render.svg import board_svg
 from service.schedule.words import DAY_LABELS, NMR_LABELS
 from service.urls import join_url, record_url
@@ -153,3 +154,17 @@ def round_(game_id: str, number: int) -> str:
     page = round_page(get_session(), game_id, number)
     svg = board_svg(page.board, f"the grid after round {number}") if page.board else None
     return render_template("web/round.html", page=page, svg=svg, record_url=record_url(game_id))
+
+
+@bp.get("/rules")
+def rules_index() -> str:
+    return render_template("web/rules_index.html", rulesets=[rules_help(r["id"]) for r in rulesets_json()])
+
+
+@bp.get("/rules/<ruleset_id>")
+def rules(ruleset_id: str) -> str:
+    try:
+        rules = rules_help(ruleset_id)
+    except UnknownRuleset:
+        raise NotFound(f"there is no ruleset {ruleset_id!r}: see /rules for the ones there are") from None
+    return render_template("web/rules.html", rules=rules)

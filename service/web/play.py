@@ -15,6 +15,7 @@ from engine import find_ruleset
 from engine.held import receipts_file
 from service import clock, games, rounds
 from service import jsonlimits as limited_json
+from service.catalog import rules_help
 from service.db import get_session
 from service.errors import Invalid, NotFound, OrdersRefused, ServiceError
 from service.fairdice import seat_receipts
@@ -116,6 +117,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "mail_failing": failing(session, seat.email),
         "receipts": seat_receipts(session, game, seat),
         "turn": turn,
+        "rules": rules_help(game.ruleset),
         "countdown": countdown(turn.closes_at, clock.now()) if turn and turn.closes_at else "",
         "verify_url": verify_link(record_url(game.id), held={
             "commitment": game.commitment, "seat": seat.name, "entropy": seat.entropy}),

@@ -53,6 +53,13 @@ class FivediceRuleset(StandingRuleset[GameState]):
                 "and defence as its skill allows; skirmishes resolve both ways at once.",
         options=OPTIONS,
         seed="Combat System with miniatures",
+        glossary=(
+            ("attack", "the dice placed on attack: their total is the unit's attack this round"),
+            ("initiative", "the dice placed on initiative: who acts first"),
+            ("defence", "the dice placed on defence: what an attack must beat"),
+            ("skill", "how far the unit may shift its five dice from its sheet's placement"),
+            ("dice policy", "how the unit places its dice: balanced, aggressive, defensive or priority"),
+        ),
     )
     verbs = VERBS
 

@@ -62,6 +62,17 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
                 "sends henchmen into Regal City.",
         options=(*COMMON_OPTIONS, *HEROES_OPTIONS),
         seed="Heroes United",
+        glossary=(
+            ("S.U.P.E.R.", "a card's five stats; every roll-off adds the one it names"),
+            ("P", "added to the roll-off for turn order, saving a civvie and capturing your Nemesis"),
+            ("E", "added to the roll-off for climbing onto a roof and running away"),
+            ("U", "added to each ARM save against a strike"),
+            ("ARM", "how many saves a figure rolls against each strike"),
+            ("Vitality", "a strike that gets through takes 1; at 0 the figure is knocked out"),
+            ("A.P.", "action points: Movement A.P. for moving, General A.P. for save, capture, "
+                     "search and climb"),
+            ("civvie", "a bystander: save 10 to win"),
+        ),
         shared_squares=True,  # "Attacking on the same space: +1 to Result"
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS

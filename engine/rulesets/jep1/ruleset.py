@@ -53,6 +53,16 @@ class Jep1Ruleset(StandingRuleset[JepState]):
                 "armor and skills; each melee attack is answered by a strike back.",
         options=JEP1_OPTIONS,
         seed="JEP1: Combat System Blue Print",
+        glossary=(
+            ("I", "Initiative: who acts first, and the defence dice against shots"),
+            ("M", "Melee: attack and defence dice in close combat"),
+            ("R", "Range: attack dice of a shot"),
+            ("S", "Strength: added to each damage die"),
+            ("T", "Toughness: a damage die plus S must reach it to wound"),
+            ("A", "Armor: takes 1 off the damage for each point"),
+            ("H", "Health: wounds take it; at 0 the unit is dead"),
+            ("reach", "how far the unit's weapon shoots, in squares"),
+        ),
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
     words: ClassVar[StandingWords] = progress.WORDS

@@ -56,6 +56,18 @@ class UniversalRuleset(StandingRuleset[State]):
                 "types; dice from adjacency, one attack per side a round, capture tokens.",
         options=UNIVERSAL_OPTIONS,
         seed="a little universal system (for a hypnosis game)",
+        glossary=(
+            ("EP/Pw/D", "a stat line, like 1/4/5: Endurance Points, Power, Defence"),
+            ("EP", "Endurance Points: damage takes them; at 0 the character is defeated"),
+            ("Pw", "Power: an attack rolls Pw - 1 dice, plus one for each character beside both"),
+            ("D", "Defence: the attack's dice, highest first, must add up to it; every die left "
+                  "over is 1 damage"),
+            ("Mortar", "+3 Power; hits only enemies more than 3 squares away"),
+            ("Runner", "moves farther"),
+            ("Support", "may add its die to an attack beside it without touching the enemy, at -1"),
+            ("Defender", "+2 defence for each enemy beside both it and its attacker"),
+            ("token", "what a defeated character leaves for the side that beat it: 1/0/5, no types"),
+        ),
     )
     verbs: ClassVar[tuple[Verb, ...]] = VERBS
     words: ClassVar[StandingWords] = StandingWords(
