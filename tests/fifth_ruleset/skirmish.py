@@ -27,6 +27,7 @@ from engine.grid import Grid, Square, distance, parse_square
 from engine.looks import MarkLook, PieceLook
 from engine.orders import Arg, Order, OrderProblem, Verb
 from engine.turns import StandingRuleset
+from engine.zones import edge_zone
 
 MOVE = Verb("move", (Arg("square", "square"),), help="step to an empty square next to the pawn",
             role="move")
@@ -54,14 +55,6 @@ class SkirmishState:
     marks: list[JSON] = field(default_factory=list)
 
 
-def home_squares(seat: int, count: int, width: int, height: int) -> list[Square]:
-    """Rule 1: along the seat's own edge, from the middle of it outwards."""
-    edge = width if seat < 2 else height
-    cells = sorted(range(edge), key=lambda i: (abs(2 * i - (edge - 1)), i))[:count]
-    fixed = (0, height - 1, 0, width - 1)[seat]
-    return [Square(i, fixed) if seat < 2 else Square(fixed, i) for i in sorted(cells)]
-
-
 class SkirmishRuleset(StandingRuleset[SkirmishState]):
     info: ClassVar[RulesetInfo] = RulesetInfo(
         id="skirmish", title="Skirmish (test-only)", min_players=2, max_players=4,
@@ -85,9 +78,10 @@ class SkirmishRuleset(StandingRuleset[SkirmishState]):
     def setup(self, players: Sequence[PlayerId], forces: Mapping[PlayerId, Mapping[str, Any]],
               options: Options, dice: Dice) -> SkirmishState:
         w, h = int(options["width"]), int(options["height"])
+        # Rule 1: the edge line's squares nearest its middle, numbered from a1's end.
+        home = {p: sorted(edge_zone(s, w, h, (0,))[:int(forces[p].get("pawns", 3))]) for s, p in enumerate(players)}
         pawns = {f"{'ABCD'[s]}{n}": Pawn(f"{'ABCD'[s]}{n}", p, sq.name)
-                 for s, p in enumerate(players)
-                 for n, sq in enumerate(home_squares(s, int(forces[p].get("pawns", 3)), w, h), 1)}
+                 for s, p in enumerate(players) for n, sq in enumerate(home[p], 1)}
         return SkirmishState(dict(options), list(players), 1, pawns)
 
     def seats(self, state: SkirmishState) -> Sequence[PlayerId]:
