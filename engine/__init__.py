@@ -4,7 +4,7 @@ The public API, for the service and for anyone checking a game record:
 
 - dice: `chain`, `game_salt`, `step_key`, `face`, `Dice`, `ScriptedDice`, `state_hash`
 - grid: `Grid`, `Square`, `parse_square`, `distance`
-- orders: `Order`, `Verb`, `OrderError`, `OrderErrors`
+- orders: `Order`, `Verb`, `OrderError`, `OrderErrors`, `OrderProblem`
 - rulesets: `Ruleset`, `find_ruleset`, `rulesets`, `ruleset_ids`
 - steps: `run_setup`, `run_round`, `setup_inputs`, `round_inputs`
 - replay and verification: `replay`, `verify`, `parse_record`, `RECORD_FORMAT`
@@ -32,7 +32,7 @@ from engine.contract import (
 )
 from engine.dice import Dice, Roll, ScriptedDice, chain, face, game_salt, state_hash, step_key
 from engine.grid import Grid, Square, distance, parse_square
-from engine.orders import Order, OrderError, OrderErrors, Verb
+from engine.orders import Order, OrderError, OrderErrors, OrderProblem, Verb
 from engine.registry import UnknownRuleset, find_ruleset, ruleset_ids, rulesets
 from engine.replay import RECORD_FORMAT, Difference, RecordError, ReplayReport, replay
 from engine.steps import StepResult, round_inputs, run_round, run_setup, setup_inputs
@@ -40,7 +40,7 @@ from engine.verify import Verification, parse_record, verify
 
 __all__ = [
     "RECORD_FORMAT", "Board", "Dice", "Difference", "Event", "ForceError", "Grid", "Mark",
-    "OptionError", "Order", "OrderError", "OrderErrors", "Outcome", "Piece", "RecordError",
+    "OptionError", "Order", "OrderError", "OrderErrors", "OrderProblem", "Outcome", "Piece", "RecordError",
     "ReplayReport", "Resolution", "Roll", "RulesError", "Ruleset", "RulesetInfo",
     "ScriptedDice", "Square", "StepResult", "UnknownRuleset", "Verb", "Verification",
     "bot_orders", "chain",

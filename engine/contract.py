@@ -291,12 +291,18 @@ class Ruleset(ABC, Generic[S]):
     @abstractmethod
     def legal_orders(self, state: S, player: PlayerId) -> dict[UnitId, list[Order]]:
         """Each of the player's units → the orders it may be given now, each on its own
-        (forms, bots, tapping on the grid): made with `Verb.order`, so each has its role,
-        square and target, and each is accepted alone by `parse_orders`."""
+        (web form, mail summary, bots, taps on the grid), in the order a form lists them.
+        Made with `Verb.order` of one of `verbs`, so each has its role, square and target;
+        `parse_orders` accepts each one's `format()` alone as an equal order (the contract
+        test checks both). A player who moves this round but has nothing to do gets a unit
+        with an empty list, or no entry."""
 
     @abstractmethod
     def check_order(self, state: S, player: PlayerId, order: Order) -> str | None:
-        """Why this well-formed order cannot be given now, or None if it can."""
+        """Why this well-formed order (its verb one of `verbs` or `pass`, its words of the
+        declared kinds) cannot be given now, or None if it can: a sentence for the player,
+        without a line number (the parser adds it). `pass` (unit None) must get None: the
+        parser itself checks that it stands alone."""
 
     def order_checker(self, state: S, player: PlayerId) -> Callable[[Order], str | None]:
         """The judge of one order text's lines, made once per text: `parse_orders` asks it
@@ -306,16 +312,19 @@ class Ruleset(ABC, Generic[S]):
         return lambda order: self.check_order(state, player, order)
 
     def check_order_set(self, state: S, player: PlayerId, orders: Sequence[Order]) -> list[OrderProblem]:
-        """Problems of the whole set that no line has alone (two moves for one unit), each
-        on the line to change, naming the lines it clashes with. Asked only once every line
-        has passed `order_checker`; `orders` keep their `line`."""
+        """Problems of the whole set that no line has alone (two moves for one unit): each an
+        `OrderProblem` on the line to change (`Order.line`; None for the set as a whole),
+        with the other lines it clashes with in `others`. Asked only once every line has
+        passed `order_checker`, with `pass` already removed; empty when the set is fine."""
         return []
 
     @final
     def parse_orders(self, state: S, player: PlayerId, text: str) -> list[Order]:
-        """Typed orders, or OrderErrors carrying (line, text, message) for every bad line.
-        The one parser of every ruleset: rulesets refine it through `verbs`,
-        `order_checker` and `check_order_set`, never by overriding it."""
+        """The orders of a text (each with its `line`; [] for `pass`), or OrderErrors with an
+        `OrderError` (line, that line's text, message, other lines) for every bad line: first
+        every line's own problems (`verbs`, then `order_checker`), and only when there are
+        none, the set's (`check_order_set`). The one parser of every ruleset: rulesets refine
+        it through those three, never by overriding it."""
         orders = parse_order_text(text, self.verbs, self.order_checker(state, player))
         problems = self.check_order_set(state, player, orders)
         if problems:

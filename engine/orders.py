@@ -343,3 +343,15 @@ def _plain_words(unit: str, verb: Verb, words: list[str], verbs: Mapping[str, Ve
 def format_orders(orders: Sequence[Order]) -> str:
     """The canonical text of an order set: one normalized order a line, 'pass' if empty."""
     return "\n".join(o.format() for o in orders) if orders else "pass"
+
+
+def units_in(text: str) -> set[str]:
+    """The units a canonical order text (`format_orders`) gives orders to: each line is an
+    `Order.format()`, which starts with its unit (unitless lines name none)."""
+    out: set[str] = set()
+    for line in text.splitlines():
+        words = line.split(maxsplit=1)
+        unit = normalize_unit(words[0]) if words else None
+        if unit is not None:
+            out.add(unit)
+    return out

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine import Board, Order, find_ruleset
+from engine.orders import units_in
 from service import statecache
 from service.models import Game, Round, Seat, Step
 from service.render.grid_legend import natural_key
@@ -226,8 +227,9 @@ def summarize(round_number: int, player: str, events: Sequence[Mapping[str, Any]
 
 
 def ordered_units(legal: Mapping[str, Sequence[Order]], accepted: str) -> tuple[list[str], list[str]]:
-    """(units with an order in `accepted`, units without one), each in label order."""
-    named = {line.split()[0] for line in accepted.splitlines() if line.split()}
+    """(units with an order in `accepted` (a canonical text), units without one), each in
+    label order."""
+    named = units_in(accepted)
     units = sorted(legal, key=natural_key)
     return [u for u in units if u in named], [u for u in units if u not in named]
 

@@ -105,7 +105,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
     orders = orders_json(session, seat, legal)
     turn = seat_turn(session, game, seat)
     return {
-        "seat": seat, "game": game, "round": rnd, "orders": orders,
+        "seat": seat, "game": game, "round": rnd, "orders": orders, "legal": legal,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
         "form": order_form(legal, [v.name for v in find_ruleset(game.ruleset).verbs],
                            sent.text if sent and sent.errors else latest.accepted if latest else "",

@@ -70,11 +70,13 @@ def first_moves(page: Any, count: int = 2) -> dict[str, str]:
     taken: set[str] = set()
     for select in page.locator("form select[data-unit]").all():
         unit = select.get_attribute("data-unit")
-        values = select.locator("option").evaluate_all("os => os.map(o => o.value)")
-        move = next((v for v in values if " move " in v and v.split()[-1] not in taken), None)
+        # Each option names its order's role and square (data-role, data-square).
+        options = select.locator("option").evaluate_all(
+            "os => os.map(o => [o.value, o.dataset.role || '', o.dataset.square || ''])")
+        move = next(((v, sq) for v, role, sq in options if role == "move" and sq not in taken), None)
         if move:
-            out[unit] = move
-            taken.add(move.split()[-1])
+            out[unit] = move[0]
+            taken.add(move[1])
         if len(out) == count:
             break
     return out

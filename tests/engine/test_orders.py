@@ -17,6 +17,7 @@ from engine.orders import (
     Verb,
     format_orders,
     parse_order_text,
+    units_in,
 )
 
 MOVE = Verb("move", (Arg("squares", "square", repeat=True),), role="move")
@@ -169,3 +170,10 @@ def test_layout_assigns_words_as_the_parser_does(squares):
     order = parse_order_text(f"A1 charge {' '.join(squares)} B1", VERBS)[0]
     assert [a.name for a in CHARGE.layout(len(order.args))] == ["via"] * len(squares) + ["target"]
     assert order.square == squares[-1] and order.target == "B1"
+
+
+def test_the_units_of_a_canonical_text_are_read_back_from_its_lines():
+    """units_in inverts format_orders as far as the units go; `pass` names none."""
+    orders = [Order("A1", "move", ("c3",)), Order("B10", "attack", ("A2",))]
+    assert units_in(format_orders(orders)) == {"A1", "B10"}
+    assert units_in(format_orders([])) == set()

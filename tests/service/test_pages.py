@@ -262,10 +262,12 @@ def test_a_refused_form_comes_back_as_it_was_sent(app: Flask, client: Any) -> No
     fixed form again does not send the list's line twice."""
     table = start(client)
     path = f"/games/{table.id}/player/{table.tokens['alice']}"
-    units = client.get(f"/api/games/{table.id}/orders", headers=table.auth("alice")).json["units"]
-    move = next(c for c in units[min(units, key=lambda u: (len(u), u))] if " move " in c)
-    r = client.post(path, data={"round": "1", "units": str(len(units)), "unit-0": move, "free": "Q7 jump"})
+    legal = client.get(f"/api/games/{table.id}/orders", headers=table.auth("alice")).json["legal"]
+    order = next(o for o in legal[min(legal, key=lambda u: (len(u), u))] if o["role"] == "move")
+    move = order["text"]
+    r = client.post(path, data={"round": "1", "units": str(len(legal)), "unit-0": move, "free": "Q7 jump"})
     assert r.status_code == 422
     form = _html(r).split("<form", 1)[1].split("</form>")[0]
-    assert f'<option value="{move}" selected>' in form
+    # Each option names the order's role and square, for taps on the grid.
+    assert f'<option value="{move}" data-role="move" data-square="{order["square"]}" selected>' in form
     assert re.search(r'<textarea name="free"[^>]*>\s*Q7 jump</textarea>', form)
