@@ -1,0 +1,99 @@
+"""Every page a player meets, at 1280 and 390 pixels: no sideways scrolling on the phone,
+and axe-core (fetched with npm at test time into a temporary folder, never committed)
+finds no WCAG 2.1 A or AA violation."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import BROWSER, PHONE
+from tests.browser.flow import create_game, first_moves, join, send
+
+pytestmark = BROWSER
+WIDE = {"width": 1280, "height": 900}
+WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+@pytest.fixture(scope="module")
+def axe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """axe-core's script, installed by npm for this run."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed")
+    folder = tmp_path_factory.mktemp("axe")
+    done = subprocess.run([npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(folder),
+                           "axe-core@4"], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        pytest.skip(f"npm could not fetch axe-core: {done.stderr[-300:]}")
+    yield (folder / "node_modules" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+
+
+def violations(page: Any, axe: str) -> list[str]:
+    page.evaluate(axe)  # evaluated by the driver: the verifier's own CSP does not block it
+    found = page.evaluate("async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))"
+                          ".violations.map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' '))"
+                          ".join(', '))", WCAG)
+    return list(found)
+
+
+def pages_of_a_game(served: tuple[str, Any], pages: Any) -> dict[str, str]:
+    """A two-player universal game played one round: every page a player sees, by name."""
+    base, _app = served
+    host = pages.new()
+    created = create_game(host, base, "Every page", "red\nblue")
+    red, blue = pages.new(), pages.new()
+    red_url = join(red, created.invites["red"])
+    blue_url = join(blue, created.invites["blue"])
+    for page, url in ((red, red_url), (blue, blue_url)):
+        page.goto(url)
+        send(page, first_moves(page, 2))
+    game = f"{base}/games/{created.game_id}"
+    return {"home": base + "/", "rules": base + "/rules", "rules-universal": base + "/rules/universal",
+            "rules-heroes": base + "/rules/heroes", "game": game, "round": f"{game}/rounds/1",
+            "player": red_url, "your-games": base + "/me", "join": created.invites["red"],
+            "verifier": f"{base}/verify"}
+
+
+def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browser, axe, shot) -> None:
+    urls = pages_of_a_game(served, pages)
+    problems: dict[str, list[str]] = {}
+    for width, viewport in (("wide", WIDE), ("phone", PHONE)):
+        context = browser.new_context(viewport=viewport, bypass_csp=True)
+        try:
+            page = context.new_page()
+            for name, url in urls.items():
+                page.goto(url)
+                page.wait_for_load_state("load")
+                if width == "phone":
+                    scroll = page.evaluate("document.documentElement.scrollWidth")
+                    if scroll > PHONE["width"]:
+                        wide = page.evaluate("""() => [...document.querySelectorAll('main *')]
+                            .filter(e => e.getBoundingClientRect().right > innerWidth + 1)
+                            .slice(0, 3).map(e => e.tagName + '.' + e.className)""")
+                        problems.setdefault(f"{name} at 390 px", []).append(f"scrollWidth {scroll}: {wide}")
+                found = violations(page, axe)
+                if found:
+                    problems.setdefault(f"{name} ({width})", []).extend(found)
+                if name in ("rules-universal", "player"):
+                    shot(page, f"{name}-{width}")
+        finally:
+            context.close()
+    assert not problems, problems
+
+
+def test_the_turn_reads_on_a_phone(served, pages, shot) -> None:
+    """After round 1 the phone shows what happened and what to do now, no wider than the screen."""
+    urls = pages_of_a_game(served, pages)
+    phone = pages.new(viewport=PHONE)
+    phone.goto(urls["player"])
+    assert phone.locator("#turn h2").inner_text() == "Round 1: what happened to you"
+    assert "What to do now" in phone.inner_text("#todo")
+    phone.get_by_text("How to write orders for universal").click()
+    assert phone.locator("table.verbs").is_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    shot(phone, "turn-phone")
