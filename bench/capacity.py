@@ -298,9 +298,14 @@ class Queue:
 
 
 # -- the two phases ----------------------------------------------------------------------------
+def submission_requests(games: list[Game]) -> list[hammer.Request]:
+    """Seat 1's PUT of the orders the service accepted before, in every game."""
+    return [hammer.Request("PUT", f"/api/games/{g.id}/orders", g.body, g.tokens[0]) for g in games]
+
+
 def submission_phase(stack: Stack, db: Db, games: list[Game], spec: CapacitySpec,
                      tool: str) -> dict[str, Any]:
-    requests = [hammer.Request("PUT", f"/api/games/{g.id}/orders", g.body, g.tokens[0]) for g in games]
+    requests = submission_requests(games)
     def stored() -> int:
         return int(db.scalar("SELECT COUNT(*) FROM submissions"))
 

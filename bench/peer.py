@@ -48,6 +48,8 @@ class PeerSpec:
     storage: str = "flatfile"
     mode: str = "raw"
     time_limit: int = 90  # the driver's own bound on its play phase, seconds
+    embedded_games: int = 200  # the embedded default's submissions run (0: none)
+    embedded_clients: int = 16
 
 
 def find(arg: str | None) -> tuple[Path | None, str]:
@@ -198,4 +200,23 @@ def run(sizes: stacks.FullSizes, cap_spec: Any, folder_arg: str | None,
             out["runs"].append(row)
         out["resolution"] = capacity.resolution_phase(stack, db, api, games, sizes, cap_spec)
         out["memory"] = stack.memory()
+    if spec.embedded_games:
+        out["embedded"] = embedded(cap_spec, spec, client)
     return out
+
+
+def embedded(cap_spec: Any, spec: PeerSpec, client: str) -> dict[str, Any]:
+    """The embedded default (`dicepost serve`: Werkzeug threads, SQLite, tasks in process):
+    seat 1 of each game replacing its orders, as the capacity run does."""
+    from bench import capacity
+    from bench.client import Api
+
+    at = replace(cap_spec, clients=spec.embedded_clients)
+    with ExitStack() as exits:
+        stack = stacks.embedded_stack(exits)
+        games = capacity.prepare_games(Api(stack.port), at, spec.embedded_games, 0, "embedded: games")
+        figures = capacity.hammered(stack, capacity.submission_requests(games), at, client, at.seconds,
+                                    "embedded: submissions")
+        figures["games"] = len(games)
+        figures["memory"] = stack.memory()
+    return figures

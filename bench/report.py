@@ -215,6 +215,11 @@ def peer_rows(peer: dict[str, Any]) -> list[list[str]]:
             [f"errors, {c} at once", f"{bg['errors']}" + (" (timed out)" if bg["timed_out"] else ""),
              _answers(dp), "", _answers(fl)],
         ]
+    emb = peer.get("embedded")
+    if emb:
+        rows.append([f"embedded default (dicepost serve, SQLite), {emb['clients']} at once", "",
+                     f"{emb['ok_per_s']:,.0f} submissions/s, {emb['p50_ms']:,.0f} / {emb['p99_ms']:,.0f} ms, "
+                     f"web CPU {emb['cpu_ms_per_ok'].get('web', 0):.2f} ms, errors {_answers(emb)}", "", ""])
     res = peer.get("resolution")
     if res:
         worker = res["cpu_ms_per_round"].get("worker", 0.0)

@@ -57,6 +57,7 @@ def results() -> dict[str, object]:
     return {"machine": MACHINE, "peer": {
         "where": "/peer (the default)", "tool": "wrk", "versions": {"boardgame.io": "0.50.2", "node": "v20"},
         "spec": {"games": 200, "turns": 50, "storage": "flatfile"}, "runs": runs,
+        "embedded": {**_hammered(320.0, 20, 60, 2.5, 0.0), "clients": 16},
         "resolution": {"workers": 2, "rounds_per_s": 520.0, "cpu_ms_per_round": {"worker": 3.5}},
         "memory": [{"role": "web", "pid": 1, "process": "gunicorn", "peak_rss_mb": 90.0}]}}
 
@@ -68,6 +69,8 @@ def test_the_table_shows_both_sides_their_ratio_and_the_floor_first() -> None:
     assert "1,200 moves/s" in row and "1,500 submissions/s" in row and "1.25×" in row and "1,800/s" in row
     cpu = next(line for line in text.splitlines() if line.startswith("server CPU ms per turn, 16"))
     assert "1.10" in cpu and "1.40 (web 1.00 + PostgreSQL 0.40)" in cpu and "1.27×" in cpu
+    embedded = next(line for line in text.splitlines() if line.startswith("embedded default"))
+    assert "320 submissions/s, 20 / 60 ms" in embedded
 
 
 def test_each_target_against_the_peer_is_judged_at_each_concurrency() -> None:
@@ -78,6 +81,7 @@ def test_each_target_against_the_peer_is_judged_at_each_concurrency() -> None:
     assert judged["p99 answer time ≤ boardgame.io's p99 move latency, 16 at once"] is False
     assert judged["CPU per submission (web + PostgreSQL) ≤ 1.5 ms, 16 at once"] is True
     assert judged["≥ 500 rounds resolved/s with 2 worker processes (run with 2)"] is True
+    assert judged["the embedded default ≥ 300 submissions/s (16 at once)"] is True
 
 
 def test_a_skipped_peer_says_why_and_judges_nothing() -> None:
