@@ -56,7 +56,7 @@ def pages_of_a_game(served: tuple[str, Any], pages: Any) -> dict[str, str]:
     return {"home": base + "/", "rules": base + "/rules", "rules-universal": base + "/rules/universal",
             "rules-heroes": base + "/rules/heroes", "game": game, "round": f"{game}/rounds/1",
             "player": red_url, "your-games": base + "/me", "join": created.invites["red"],
-            "verifier": f"{base}/verify"}
+            "verifier": f"{base}/verify", "gm": created.gm_url}
 
 
 def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browser, axe, shot) -> None:
