@@ -8,7 +8,7 @@ from typing import Any
 
 from engine import find_ruleset, rulesets
 from engine.dice import DEFAULT_CHAIN_LENGTH
-from engine.orders import Verb
+from engine.orders import OrderErrors, Verb, parse_order_text
 
 SAMPLE = {"square": "c3", "unit": "B1", "int": "1"}  # a sample argument of each kind
 PASS_HELP = ("pass", "submit no orders this round: every unit holds", "pass")
@@ -49,9 +49,14 @@ class RulesHelp:
 
 
 def _example(verb: Verb) -> str:
+    """The first example in the verb's help that the order parser reads as this verb (so
+    its aliases and fillers count), else one made from its arguments."""
     for found in _EXAMPLE.findall(verb.help):
-        if found.split()[1] == verb.name:
-            return str(found)
+        try:
+            if [o.verb for o in parse_order_text(found, [verb])] == [verb.name]:
+                return str(found)
+        except OrderErrors:
+            continue
     words = [] if verb.unitless else ["A1"]
     words.append(verb.name)
     for a in verb.args:
