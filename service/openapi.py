@@ -64,7 +64,9 @@ def spec() -> dict[str, Any]:
             "schemas": {"Error": {"type": "object", "properties": {
                 "error": STR, "field": STR,
                 "errors": {"type": "array", "items": {"type": "object", "properties": {
-                    "line": {"type": "integer"}, "text": STR, "message": STR}}}}}},
+                    # line 0: the text as a whole; others: the lines a clash spans
+                    "line": {"type": "integer"}, "text": STR, "message": STR,
+                    "others": {"type": "array", "items": {"type": "integer"}}}}}}}},
         },
         "paths": {
             "/api/games": {"get": {

@@ -89,6 +89,21 @@ def test_bad_orders_are_refused_by_line_and_not_stored(app: Flask, client: Any) 
     assert counts(app) == before
 
 
+def test_a_clash_between_lines_is_refused_on_its_line_naming_the_other(app: Flask, client: Any) -> None:
+    """fivedice: "At most one line per unit for each action group": a second move of the
+    same unit is refused on its own line, with its text, naming the first move's line."""
+    table = start(client, "fivedice")
+    legal = client.get(f"/api/games/{table.id}/orders", headers=table.auth("alice")).json["legal"]
+    unit = min(legal)
+    first, second = [o["text"] for o in legal[unit] if o["role"] == "move"][:2]
+    before = counts(app)
+    r = table.put("alice", f"# two moves\n{first}\n{second}")
+    assert r.status_code == 422
+    assert r.json["errors"] == [{"line": 3, "text": second, "others": [2],
+                                 "message": f"{unit} already has a move order on line 2"}]
+    assert counts(app) == before
+
+
 def test_wrong_round_is_409(app: Flask, client: Any) -> None:
     table = start(client)
     before = counts(app)
