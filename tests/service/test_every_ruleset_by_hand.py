@@ -76,6 +76,8 @@ class OrderForm(HTMLParser):
         self.typed: dict[str, str] = {}  # textarea name → its text
         self._textarea: str | None = None
         self._select: str | None = None
+        self._group = ""  # the label of the optgroup being read ("" outside one)
+        self.group_of: dict[str, str] = {}  # option value → its group's label
         self._label: str | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -90,8 +92,11 @@ class OrderForm(HTMLParser):
             self._select = a["name"]
             self.selects[self._select] = []
             self.unit_of[self._select] = a.get("data-unit", "")
+        elif tag == "optgroup":
+            self._group = a.get("label", "")
         elif tag == "option" and self._select is not None:
             self.selects[self._select].append(a.get("value", ""))
+            self.group_of[a.get("value", "")] = self._group
             if "selected" in a:
                 self.selected.setdefault(self._select, []).append(a.get("value", ""))
         elif tag == "label" and a.get("for"):
@@ -107,6 +112,8 @@ class OrderForm(HTMLParser):
             self.inside = False
         elif tag == "select":
             self._select = None
+        elif tag == "optgroup":
+            self._group = ""
         elif tag == "label":
             self._label = None
         elif tag == "textarea":
@@ -266,8 +273,11 @@ class Game:
         units = form.units()
         assert {u: sorted(ln for _, offered in lists for ln in offered) for u, lists in units.items()} \
             == {u: sorted(c) for u, c in legal.items() if c}, "each unit's lists offer exactly its legal orders"
-        for u, lists in units.items():  # each list keeps the ruleset's order of its lines
-            assert all(offered == [c for c in legal[u] if c in offered] for _, offered in lists)
+        for u, lists in units.items():  # each list (each group of a long one) keeps the ruleset's order
+            for _, offered in lists:
+                for group in {form.group_of[c] for c in offered}:
+                    shown = [c for c in offered if form.group_of[c] == group]
+                    assert shown == [c for c in legal[u] if c in shown], (u, group, shown)
         assert list(units) == sorted(units, key=lambda u: [(int(p), "") if p.isdigit() else (-1, p)
                                                    for p in re.split(r"(\d+)", u) if p]), \
             "units in natural order (B2 before B10)"
@@ -312,10 +322,12 @@ class Game:
             page = r.get_data(as_text=True)
             assert r.status_code == 422, error_box(page)
             line = numbered.index(mistake) + 1
+            box = data["free"].split("\n").index(mistake) + 1  # typed last, in the box
             assert "Nothing was stored" in page
-            assert f"line {line} <code>{escape(mistake)}</code>" in page, error_box(page)
-            # The copy of the orders as sent, numbered: the mistake is the refused line.
-            copy = page.split("The orders as sent, numbered")[1].split("</ol>")[0]
+            assert f"box line {box} <code>{escape(mistake)}</code>" in page, error_box(page)
+            # The copy of the orders as sent, each with where it was written: the
+            # mistake is the refused line.
+            copy = page.split("The orders as sent, each with where you wrote it")[1].split("</ol>")[0]
             items = re.findall(r"<li[^>]*>.*?</li>", copy, re.S)
             assert len(items) == len(numbered) and f"<code>{escape(mistake)}</code>" in items[line - 1]
             assert [i for i, item in enumerate(items, 1) if "refused" in item] == [line]
@@ -329,9 +341,13 @@ class Game:
         page = r.get_data(as_text=True)
         assert r.status_code == 200, (error_box(page), lines)
         found = re.search(r"Round (\d+): your orders are stored as version (\d+): ([^<]*)</p>", page)
-        assert found is not None, error_box(page)
-        assert int(found.group(1)) == number
-        if lines:
+        # The last orders a round waits for resolve it: the notice then says so, without
+        # the lines (the confirmation mail below lists them).
+        last = re.search(r"Your orders for round (\d+) were stored as version (\d+), the last orders "
+                         r"it waited for: round \d+ is resolved", page)
+        assert (found or last) is not None, error_box(page)
+        assert int((found or last).group(1)) == number  # type: ignore[union-attr]
+        if lines and found is not None:
             # The stored text, without the receipt sentence that follows it.
             text = re.sub(r"\. Receipt [0-9a-f]{64} \(keep it[^)]*\)\s*$", "", found.group(3))
             accepted = text.replace("&#39;", "'").split("; ")
@@ -551,7 +567,8 @@ def test_the_page_after_the_last_orders_shows_the_next_round(sqlite_app: Flask) 
         assert r.status_code == 200, error_box(r.get_data(as_text=True))
     page = r.get_data(as_text=True)
     assert table.status()["round"] == 2
-    assert "Round 1: your orders are stored as version 1" in page
+    assert ("Your orders for round 1 were stored as version 1, the last orders it waited for: "
+            "round 1 is resolved") in page
     assert "Orders for round 2" in page and '<input type="hidden" name="round" value="2">' in page
 
 
