@@ -28,8 +28,12 @@ def require_seal(app: Flask) -> None:
     from service.db import engine_of
     from service.dice_keys import seal_problem
 
-    with engine_of(app).connect() as conn:
+    engine = engine_of(app)
+    with engine.connect() as conn:
         problem = seal_problem(conn, bytes.fromhex(app.config["SEAL_KEY"]), app.config["SEAL_KEY_SOURCE"])
+    # No pooled connection left behind: `dicepost worker` forks its pool after this, and
+    # a connection shared by two processes breaks both (each opens its own instead).
+    engine.dispose()
     if problem:
         raise Refused(problem)
 
