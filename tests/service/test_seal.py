@@ -139,3 +139,13 @@ def test_mail_ingest_with_a_wrong_key_leaves_the_mail_with_the_mta(full_db: tupl
     monkeypatch.setenv("DICEPOST_SEAL_KEY", secrets.token_hex(32))
     result = CliRunner().invoke(cli.cli, ["mail-ingest"], input=b"Subject: hi\n\nJOIN\n")
     assert result.exit_code == 75 and "does not open the chain tips" in result.stderr
+
+
+def test_the_start_check_keeps_no_connection_for_a_forked_worker(full_db: tuple[Flask, Path]) -> None:
+    """`dicepost worker` forks its pool after the check: a pooled connection left open would
+    be shared by the children (and break them, on PostgreSQL)."""
+    from service.commands import make_app, require_seal
+
+    app = make_app()
+    require_seal(app)
+    assert engine_of(app).pool.checkedin() == 0
