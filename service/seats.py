@@ -179,7 +179,7 @@ def claim_seat(session: Session, game_id: str, invite_token: Any) -> tuple[str, 
     """A replacement takes an open seat with its invitation: (seat name, new player token)."""
     with session.begin():
         game, seat = seat_by_invite(session, game_id, invite_token)
-        return _take(session, game, seat)
+        return take_seat(session, game, seat)
 
 
 def claim_open_seat(session: Session, seat_id: int) -> tuple[str, str] | None:
@@ -192,10 +192,11 @@ def claim_open_seat(session: Session, seat_id: int) -> tuple[str, str] | None:
         game = session.get(Game, seat.game_id, with_for_update=True)
         if game is None:
             raise InvariantError(f"seat {seat.id} has no game")
-        return _take(session, game, seat)
+        return take_seat(session, game, seat)
 
 
-def _take(session: Session, game: Game, seat: Seat) -> tuple[str, str]:
+def take_seat(session: Session, game: Game, seat: Seat) -> tuple[str, str]:
+    """A newcomer takes the open seat (inside the caller's transaction): (name, player token)."""
     row = seat_schedule(session, seat)
     if row.controller != "open" or game.status != "active":
         raise Conflict(f"seat {seat.name} is not open for a replacement", "invite_token")

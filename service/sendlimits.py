@@ -9,6 +9,8 @@ with 429, the reason and Retry-After:
   storage (service.ratelimit: Redis in full mode, so every web process shares the
   count) under the client address it uses (the proxy-corrected one with
   DICEPOST_PROXY_HOPS).
+- Open seats taken per client address (service.lobby): SEATS_PER_CLIENT
+  (DICEPOST_SEATS_PER_CLIENT, default "10 per hour"), counted the same way.
 - Invitations per recipient address: INVITATIONS_PER_ADDRESS an hour (default 10),
   counted from the outbox in the transaction that would queue the next one, by the
   address in normal form (service.inputs.normal_address), like the sign-in links.
@@ -32,6 +34,7 @@ from service.models import Outbox
 from service.ratelimit import EXTENSION, client_address
 
 DEFAULT_GAMES_PER_CLIENT = "20 per hour"
+DEFAULT_SEATS_PER_CLIENT = "10 per hour"
 DEFAULT_INVITATIONS_PER_ADDRESS = 10
 INVITATION_WINDOW = timedelta(hours=1)
 
@@ -43,24 +46,35 @@ def _minutes(seconds: float) -> str:
 
 def count_game_creation() -> None:
     """Count one game created by this request's client; TooMany once the budget is spent."""
+    _count_per_client("GAMES_PER_CLIENT", DEFAULT_GAMES_PER_CLIENT, "games-created",
+                      "too many games created from your address ({limit}); each one mails its "
+                      "invitations: try again in {wait}")
+
+
+def count_seat_taken() -> None:
+    """Count one open seat taken by this request's client (service.lobby); TooMany once spent."""
+    _count_per_client("SEATS_PER_CLIENT", DEFAULT_SEATS_PER_CLIENT, "seats-taken",
+                      "too many open seats taken from your address ({limit}): try again in {wait}")
+
+
+def _count_per_client(setting: str, default: str, key: str, refusal: str) -> None:
     if not has_request_context():
         return
-    limit = str(current_app.config.get("GAMES_PER_CLIENT") or DEFAULT_GAMES_PER_CLIENT)
+    limit = str(current_app.config.get(setting) or default)
     guesses = current_app.extensions.get(EXTENSION)  # None when rate limiting is off
     if limit.lower() == "off" or guesses is None:
         return
     item = parse(limit)
     client = client_address()
     try:
-        if guesses.limiter.hit(item, "games-created", client):
+        if guesses.limiter.hit(item, key, client):
             return
-        reset = guesses.limiter.get_window_stats(item, "games-created", client).reset_time
+        reset = guesses.limiter.get_window_stats(item, key, client).reset_time
     except Exception:  # storage unreachable: let it through, like the limiter's swallow_errors
-        current_app.logger.warning("the game creation limit could not be checked", exc_info=True)
+        current_app.logger.warning("the %s limit could not be checked", key, exc_info=True)
         return
     wait = max(1.0, reset - time.time())
-    raise TooMany(f"too many games created from your address ({limit}); each one mails its "
-                  f"invitations: try again in {_minutes(wait)}", wait)
+    raise TooMany(refusal.format(limit=limit, wait=_minutes(wait)), wait)
 
 
 def check_invitations(session: Session, addresses: Iterable[tuple[str | None, str]]) -> None:

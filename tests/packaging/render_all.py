@@ -223,6 +223,11 @@ def play(app: Flask, web: Player) -> None:
                     headers={"Authorization": f"Bearer {second['gm_token']}"}).get_json()
     invite = str(done["invite_url"]).rsplit("/", 1)[1]
     web.get(f"/games/{second['id']}/takeover/{invite}")
+    # The same open seat in the lobby and on the game page, taken by a visitor.
+    web.get("/lobby?show=open")
+    web.get(f"/games/{second['id']}")
+    taken = web.post(f"/games/{second['id']}/seats/erin/take", 303)
+    web.get(taken.headers["Location"])
 
     # Sign-in by mail, then the player's own pages.
     web.get("/signin")
