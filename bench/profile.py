@@ -4,7 +4,9 @@ In-process (Flask's test client, no HTTP server, no Celery) on a private Postgre
 database, shaped like the capacity run: G two-player universal games with mail
 addresses, seat 1 of each has sent its orders once. Then N PUTs of seat 1's orders spread
 over the G games (the working set) run under cProfile; then seat 2 sends its orders in
-every game and the G ready rounds are resolved under cProfile. Prints CPU ms per call,
+every game and the G ready rounds are resolved under cProfile, then some of the
+confirmation and results mails they queued are delivered (composed and stored, as without
+SMTP) under cProfile. Prints CPU ms per call,
 SQL statements per call and the functions that take the most of it (cumulative).
 """
 
@@ -16,6 +18,7 @@ import io
 import pstats
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bench.client import Api
@@ -39,6 +42,8 @@ class TestApi(Api):
 
 def top(profile: cProfile.Profile, calls: int, limit: int) -> str:
     """The `limit` functions with the most cumulative time, in ms per call of the operation."""
+    if limit <= 0:
+        return ""
     stats = pstats.Stats(profile, stream=io.StringIO())
     rows = []
     for (path, line, name), (_cc, _nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
@@ -49,14 +54,16 @@ def top(profile: cProfile.Profile, calls: int, limit: int) -> str:
                      for ct, tt, what in rows[:limit])
 
 
-def run(games: int, puts: int, limit: int, profiled: bool = True) -> None:
+def run(games: int, puts: int, limit: int, profiled: bool = True, mails: int = 100) -> None:
     from service import rounds, tasks
     from service.db import engine_of, session_scope
 
     ready: list[tuple[str, int]] = []
+    mail: list[int] = []
 
     def caught(app: object, work: tasks.Outgoing) -> None:
         ready.extend(work.rounds)
+        mail.extend(work.mail_ids())
 
     tasks.send = caught
     meter = Meter()
@@ -93,8 +100,10 @@ def run(games: int, puts: int, limit: int, profiled: bool = True) -> None:
               "  cum ms   own ms  function (per PUT)")
         print(top(profile, puts, limit))
 
+        deliver_profiled(app, meter, "confirmation", mail[-mails:], on, limit)
         for gid, tokens, number, _body in prepared:
             send_orders(api, gid, tokens[1], number, rng)
+        del mail[:]
         profile = cProfile.Profile(time.process_time)
         count = len(ready)
         with app.app_context():
@@ -107,7 +116,26 @@ def run(games: int, puts: int, limit: int, profiled: bool = True) -> None:
               f"{meter.statements['resolve'] / max(count, 1):.1f} statements, {count} rounds\n"
               "  cum ms   own ms  function (per round)")
         print(top(profile, max(count, 1), limit))
+        deliver_profiled(app, meter, "results", mail[:mails], on, limit)
         engine_of(app).dispose()
+
+
+def deliver_profiled(app: Any, meter: Meter, kind: str, ids: list[int], on: Callable[[Any], None],
+                     limit: int) -> None:
+    """Deliver these outbox rows (composed and stored: no SMTP) under the profiler."""
+    from service.mail.outbox import deliver
+
+    profile = cProfile.Profile(time.process_time)
+    with app.app_context():
+        for outbox_id in ids:
+            on(profile)
+            meter.time(kind, deliver, outbox_id)
+            profile.disable()
+    n = max(len(ids), 1)
+    print(f"\ndeliver a {kind} mail: {1000 * meter.cpu[kind] / n:.2f} ms CPU a mail, "
+          f"{meter.statements[kind] / n:.1f} statements, {len(ids)} mails\n"
+          "  cum ms   own ms  function (per mail)")
+    print(top(profile, n, limit))
 
 
 def main() -> None:
@@ -115,9 +143,10 @@ def main() -> None:
     p.add_argument("--games", type=int, default=600)
     p.add_argument("--puts", type=int, default=2000)
     p.add_argument("--limit", type=int, default=45, help="functions listed per operation")
+    p.add_argument("--mails", type=int, default=100, help="confirmation and results mails delivered, each")
     p.add_argument("--plain", action="store_true", help="CPU per call without the profiler's overhead")
     args = p.parse_args()
-    run(args.games, args.puts, 0 if args.plain else args.limit, not args.plain)
+    run(args.games, args.puts, 0 if args.plain else args.limit, not args.plain, args.mails)
 
 
 if __name__ == "__main__":
