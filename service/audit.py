@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from engine.contract import InvariantError
 from service.clock import now
+from service.messages import record_messages
 from service.models import AuditLog, Game
 
 SCHEDULE_ACTIONS = (
@@ -46,9 +47,11 @@ def schedule_entries(session: Session, game_id: str) -> list[dict[str, Any]]:
 
 
 def record_extra(session: Session, game: Game) -> dict[str, Any]:
-    """What the game record adds for the schedule: the log, and for a game the GM ended,
+    """What the game record adds for the schedule: the log, the table talk, and for a game the GM ended,
     `gm_ending` (the record's `outcome` stays the rules' own, null, so the record replays)."""
-    extra: dict[str, Any] = {"schedule_log": schedule_entries(session, game.id)}
+    # The public table talk, each with its round; private messages stay out of the record.
+    extra: dict[str, Any] = {"schedule_log": schedule_entries(session, game.id),
+                             "messages": record_messages(session, game.id)}
     if game.outcome and game.outcome.get("ended_by") == "gm":
         extra.update(outcome=None, gm_ending=game.outcome)
     return extra

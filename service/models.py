@@ -286,6 +286,34 @@ class FailingAddress(Base):
     reason: Mapped[str] = mapped_column(String(500))
     seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))  # the seat whose mail bounced
 
+class TableMessage(Base):
+    """Talk at the table: from a seat or the GM, to everyone ("all"), the GM ("gm") or one
+    seat (its name). A private message is shown only to its sender, its recipient and the
+    GM (service.messages)."""
+
+    __tablename__ = "table_messages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    sender: Mapped[str] = mapped_column(String(32))  # a seat's name, or "gm"
+    recipient: Mapped[str] = mapped_column(String(32))  # "all", "gm" or a seat's name
+    round: Mapped[int] = mapped_column(Integer)  # the game's round when it was sent (0: before round 1)
+    text: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(8))  # web | mail | api
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+
+    __table_args__ = (Index("ix_table_messages_game_id_id", "game_id", "id"),)
+
+
+class MessageRead(Base):
+    """The newest message a seat has seen on its page (for the unread count)."""
+
+    __tablename__ = "message_reads"
+
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id"), primary_key=True)
+    last_id: Mapped[int] = mapped_column(Integer)
+
+
 # Schedule state kept beside the lifecycle's tables, one row per seat or round when needed.
 # A missing row means the defaults, so games created before these tables existed behave.
 

@@ -156,6 +156,7 @@ def game_record(session: Session, game: Game, upto: int | None = None) -> dict[s
     if snapshot:
         until = steps[-1].created_at.isoformat() if steps else ""
         extra["schedule_log"] = [e for e in extra["schedule_log"] if e["at"] <= until]
+        extra["messages"] = [m for m in extra["messages"] if m["at"] <= until]
         extra.pop("gm_ending", None)
         extra.pop("outcome", None)
         status, outcome = ("active" if later else game.status), (None if later else game.outcome)

@@ -60,10 +60,17 @@ def page(game_id: str, token: str) -> str:
     kept = flask_session.pop(POLICY_FORM, None)
     values, errors = (kept["values"], kept["errors"]) if kept else (form_values(console["policy"]), {})
     return render_template("web/gm.html", c=console, token=token, game_id=game_id, game=game,
-                           notices=get_flashed_messages(with_categories=True),
+                           notices=[(kind, text) for kind, text in flashed()
+                                    if not kind.startswith("talk")],  # the messages form's own
                            policy_values=values, policy_errors=errors,
                            policy_words=describe_policy(console["policy"]), zones=time_zones(),
                            nmr_labels=NMR_LABELS, day_labels=DAY_LABELS)
+
+
+def flashed() -> list[tuple[str, str]]:
+    """The flashed (category, message) pairs (Flask types them as strings or pairs)."""
+    pairs: list[Any] = list(get_flashed_messages(with_categories=True))
+    return [(str(pair[0]), str(pair[1])) for pair in pairs]
 
 
 @bp.get("/games/<game_id>/gm/<token>/confirm/<action>")

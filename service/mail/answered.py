@@ -61,3 +61,19 @@ def answered_round(session: Session, msg: EmailMessage, seat: Seat, received_at:
             if number is not None:
                 return number
     return round_at(session, seat.game_id, received_at)
+
+
+def answered_message(session: Session, msg: EmailMessage, seat: Seat) -> str | None:
+    """Whom a reply to a table message goes to: 'all' for a public one, else its sender
+    ('gm' or a seat's name); None when the mail answers no message mail of this seat."""
+    ids = referenced_ids(msg)
+    if not ids:
+        return None
+    rows = {r.message_id: r for r in session.scalars(
+        select(Outbox).where(Outbox.message_id.in_(ids), Outbox.seat_id == seat.id,
+                             Outbox.kind == "message"))}
+    for mid in ids:
+        if mid in rows:
+            payload = rows[mid].payload or {}
+            return "all" if payload.get("to") == "all" else str(payload.get("from") or "gm")
+    return None

@@ -11,6 +11,8 @@
     WAIT ON|OFF  the wait flag            } through service.seats.update_seat_settings,
     AWAY <from> <to> | AWAY CLEAR         } the settings API's own checks and messages;
     REMIND <duration>  the reminder lead  } the answer shows what is now set
+    MSG <seat|all|gm>  the lines below are a message at the table (service.messages);
+                 orders above the line still count. A reply to a message mail answers it.
 
 Orders and CLEAR count for the round the mail answers (`bound`: the round of the game
 mail it replies to, or the one open when it arrived), never for a later one: a mail for a
@@ -31,10 +33,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service import games, rounds, urls
+from service import games, messages, rounds, urls
 from service.errors import Invalid, OrdersRefused, ServiceError
 from service.mail.context import when
-from service.mail.queue import wanted
+from service.mail.queue import enqueue, wanted
 from service.mail.reply_text import Reply
 from service.mail.withdraw import withdraw
 from service.models import Game, Round, Seat
@@ -189,9 +191,37 @@ def _settings(session: Session, seat: Seat, reply: Reply) -> Done:
     return Done(f"{reply.command} set", [("status", {"message": message})])
 
 
+def _message(session: Session, seat: Seat, to: str, text: str, alone: bool) -> Done:
+    """A message at the table from a `MSG <to>` line or a reply to a message mail. Alone in
+    its mail, the answer says what happened; beside orders, only a refusal is answered."""
+    try:
+        with session.begin():
+            writer = session.get(Seat, seat.id, with_for_update=True)
+            if writer is None:
+                raise Invalid("the seat is gone", "seat")
+            row = messages.post(session, writer.game, writer.name, to, text, "mail")
+            said = {"all": "everyone", "gm": "the GM"}.get(row.recipient, row.recipient)
+    except ServiceError as exc:
+        note = f"MSG {to} refused: {exc.message}. Nothing was sent."
+        if not alone:
+            with session.begin():
+                writer = session.get(Seat, seat.id)
+                if writer is not None:
+                    enqueue(session, "status", {"message": note}, game=writer.game, seat=writer, answer=True)
+        return Done(note, [("status", {"message": note})])
+    return Done(f"message to {said} sent", [("status", {"message": f"Your message to {said} is sent."})])
+
+
 def perform(session: Session, seat: Seat, reply: Reply, bound: int | None, finish: Finish) -> Done:
     """Carry out one mail's orders or command for an identified seat; bound: the round
     the mail answers (None: the open one)."""
+    if reply.message is not None:
+        said = _message(session, seat, *reply.message, alone=reply.command == "msg")
+        if reply.command == "msg":
+            return said
+        done = _orders(session, seat, reply.text, bound, finish)
+        done.detail = f"{said.detail}; {done.detail}"
+        return done
     if reply.command == "orders":
         return _orders(session, seat, reply.text, bound, finish)
     if reply.command == "clear":

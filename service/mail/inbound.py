@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from email.message import EmailMessage
 
@@ -36,7 +36,7 @@ from service import clock
 from service.db import session_scope
 from service.inputs import address_key, storable, text_problem
 from service.mail import bounces
-from service.mail.answered import answered_round
+from service.mail.answered import answered_message, answered_round
 from service.mail.answers import queue_answer, queue_refusal
 from service.mail.body import body_text, parse_message
 from service.mail.commands import Done, perform
@@ -119,6 +119,11 @@ def _process(session: Session, settings: MailSettings, inbound_id: int) -> Outco
         msg = parse_message(row.raw)
         seat, reply, unanswered = _triage(session, settings, row, msg)
         bound = answered_round(session, msg, seat, row.received_at) if seat is not None else None
+        if seat is not None and reply.command == "orders" and reply.message is None:
+            # A reply to a table message answers it; orders come by replying to game mail.
+            to = answered_message(session, msg, seat)
+            if to is not None:
+                reply = replace(reply, command="msg", text="", message=(to, reply.text))
     if seat is None:
         return _logged(inbound_id, *unanswered)
     seat_id = seat.id

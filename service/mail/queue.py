@@ -87,6 +87,9 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
     MailKind("refusal", lambda _c: "Your mail to dicepost was not accepted", "address", _ALL, replied=True),
     # A dashboard sign-in link (service.signin), to the address that asked for it.
     MailKind("login", lambda _c: "Your sign-in link", "address", _ALL, despite_bounces=True),
+    # A message at the table to this seat, or to everyone (service.messages); reply to answer.
+    MailKind("message", lambda c: f"Message from {c['payload'].get('from')}"
+             + (" to everyone" if c["payload"].get("to") == "all" else " to you"), "seat", _CHOSEN),
     # Every GM action and announcement, to every player (service.gm.news); "none" stops it.
     MailKind("gm_news", _gm_news, "seat", _RESULTS, bulk=True),
     # To the other players of a game when a seat's address bounces (service.mail.bounces).

@@ -15,8 +15,9 @@ Rules, in order:
 - if the subject (without Re:/Fwd:) or the first remaining line is STATUS, CLEAR,
   HELP, JOIN or UNSUBSCRIBE, the mail is that command; if the first remaining line
   starts with WAIT, AWAY or REMIND, the mail is that setting command and the line's other
-  words are its arguments; otherwise the remaining text is an order text for the
-  ruleset's parser.
+  words are its arguments; a line `MSG <seat|all|gm>` makes the lines below it a message
+  at the table (those above it stay orders); otherwise the remaining text is an order
+  text for the ruleset's parser.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Command = Literal["orders", "status", "clear", "help", "join", "unsubscribe", "wait", "away", "remind",
-                  "empty"]
+                  "msg", "empty"]
 COMMANDS: dict[str, Command] = {"status": "status", "clear": "clear", "help": "help", "join": "join",
                                  "unsubscribe": "unsubscribe"}
 # Commands with arguments on the same line (`WAIT ON`, `AWAY 2026-12-24 2026-12-27`, `REMIND PT6H`).
@@ -47,6 +48,7 @@ _ATTRIBUTION_END = re.compile(
     r"\b(wrote|schrieb|a écrit|escribió|schreef|ha scritto)\b.*:\s*$", re.IGNORECASE
 )
 _TOKEN_RE = re.compile(r"^\s*token\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE)
+_MSG_RE = re.compile(r"^\s*msg\s+(\S+)\s*$", re.IGNORECASE)
 _SUBJECT_PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 
 
@@ -59,6 +61,8 @@ class Reply:
     # plus-part of the reply address (whoever holds the mail holds its token anyway).
     quoted_tokens: list[str] = field(default_factory=list)
     args: tuple[str, ...] = ()  # the words after a setting command (WAIT, AWAY, REMIND)
+    # A `MSG <to>` line: (to, the text below it) for the table; any orders stay in `text`.
+    message: tuple[str, str] | None = None
 
 
 def _cut_at_end_markers(lines: list[str]) -> list[str]:
@@ -137,5 +141,11 @@ def read_reply(text: str, subject: str = "") -> Reply:
             return Reply("join", "", tokens, quoted, (words[1],))
         if words[0].lower() in SETTING_COMMANDS:
             return Reply(SETTING_COMMANDS[words[0].lower()], "", tokens, quoted, tuple(words[1:]))
+        at = next((i for i, x in enumerate(kept) if _MSG_RE.match(x)), None)
+        if at is not None:  # MSG <to>: the lines below are the message, those above orders
+            to = str(_MSG_RE.match(kept[at]).group(1))  # type: ignore[union-attr]
+            orders = "\n".join(kept[:at]).strip("\n")
+            message = (to, "\n".join(kept[at + 1:]).strip("\n"))
+            return Reply("orders" if orders.strip() else "msg", orders, tokens, quoted, message=message)
         return Reply("orders", "\n".join(kept).strip("\n"), tokens, quoted)
     return Reply("empty", "", tokens, quoted)

@@ -17,7 +17,7 @@ from tests.mail.conftest import start_game
 from tests.mail.mail_world import html_of, parse, text_of
 
 KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help",
-         "gm_news")
+         "gm_news", "message")
 
 
 class _Tags(HTMLParser):
@@ -48,6 +48,7 @@ def _all_kinds(app) -> dict[str, list]:
     announced = app.test_client().post(f"/api/games/{game.id}/gm/announce", json={"text": "Play nice."},
                                        headers={"Authorization": f"Bearer {game.gm_token}"})
     assert announced.status_code == 200, announced.json  # gm_news
+    game.send(_raw(to, "MSG bob\nHello, bob.", "<k7@c>"))  # message (to bob) and its status answer
     with session_scope(app) as s:
         pending = list(s.scalars(select(Outbox.id).where(Outbox.status == "pending")))
     with app.app_context():
@@ -101,7 +102,8 @@ def test_each_kind_is_multipart_with_safe_html_and_proper_headers(sent, kind):
         # RFC 3834: every mail here of these kinds answers one a player (or a stranger) sent.
         answered = kind in ("confirmation", "status", "help", "refusal")
         assert msg["Auto-Submitted"] == ("auto-replied" if answered else "auto-generated")
-        assert msg["Precedence"] == (None if answered else "bulk")
+        # A player's message is relayed one to one, not news sent to every player.
+        assert msg["Precedence"] == (None if answered or kind == "message" else "bulk")
         assert msg["List-Id"] == (None if kind == "refusal" else f'"Mail duel" <{game.id}.dicepost.localhost>')
         text, html = text_of(msg), html_of(msg)
         tags = _Tags()

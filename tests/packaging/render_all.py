@@ -195,6 +195,7 @@ def play(app: Flask, web: Player) -> None:
                               "title": "Mail duel"}))
         alice_seat = alice.id
     api.post(f"/api/games/{gid}/gm/announce", json={"text": "Good luck, both."}, headers=gm_auth)  # gm_news
+    receive(raw_mail(reply_to, "MSG bob\nHello, bob.", "<r7@render>", "alice@example.org"))  # message
     with session_scope(app) as s:
         pending = list(s.scalars(select(Outbox.id).where(Outbox.status == "pending")))
     with app.app_context():

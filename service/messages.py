@@ -1,0 +1,150 @@
+"""Talk at the table: public messages to everyone and private ones between seats and to
+the GM, by web and by mail.
+
+Who sees a message: a public one ("all") everyone, the game's record included; a private
+one only its sender, its recipient and the GM. A message never carries orders: it is
+stored apart from them and shown only as what it says. Each seat may send
+MESSAGES_PER_HOUR (default 30) an hour; a recipient seat whose mail preference is "every
+mail" gets each message by mail (kind `message`) and may answer it by replying.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from flask import current_app, has_app_context
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
+
+from service import clock
+from service.errors import Invalid, TooMany
+from service.mail.queue import enqueue
+from service.models import Game, MessageRead, Seat, TableMessage
+
+MAX_TEXT = 2000
+DEFAULT_PER_HOUR = 30
+WINDOW = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One message as a page shows it."""
+
+    id: int
+    sender: str
+    recipient: str
+    round: int
+    text: str
+    at: str  # ISO, UTC
+    private: bool
+    unread: bool
+
+
+def recipient_of(game: Game, sender: str, value: Any) -> str:
+    """'all', 'gm' or a seat's own name; Invalid naming the field `to`."""
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid("to: write all, gm or the name of a seat", "to")
+    word = value.strip()
+    if word.lower() in ("all", "gm"):
+        if word.lower() == "gm" and sender == "gm":
+            raise Invalid("to: the GM cannot write to the GM; write all or a seat's name", "to")
+        return word.lower()
+    for seat in game.seats:
+        if seat.name.lower() == word.lower():
+            if seat.name == sender:
+                raise Invalid("to: a message to yourself; write all, gm or another seat's name", "to")
+            return seat.name
+    names = ", ".join(s.name for s in game.seats)
+    raise Invalid(f"to: {word!r} is not a seat of this game (write all, gm or one of {names})", "to")
+
+
+def checked_text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid("text: the message is empty", "text")
+    text = value.strip().replace("\r\n", "\n")
+    if len(text) > MAX_TEXT:
+        raise Invalid(f"text: at most {MAX_TEXT} characters, got {len(text)}", "text")
+    if any(ord(c) < 32 and c not in "\n\t" for c in text):
+        raise Invalid("text: control characters are not allowed", "text")
+    return text
+
+
+def _check_pace(session: Session, game: Game, sender: str) -> None:
+    limit = int(current_app.config.get("MESSAGES_PER_HOUR") or DEFAULT_PER_HOUR) if has_app_context() \
+        else DEFAULT_PER_HOUR
+    since = clock.now() - WINDOW
+    mine = (TableMessage.game_id == game.id, TableMessage.sender == sender, TableMessage.created_at >= since)
+    sent = session.scalar(select(func.count()).select_from(TableMessage).where(*mine)) or 0
+    if sent >= limit:
+        first = session.scalar(select(func.min(TableMessage.created_at)).where(*mine))
+        wait = max(60.0, ((first or clock.now()) + WINDOW - clock.now()).total_seconds())
+        raise TooMany(f"too many messages from {sender} ({limit} an hour): try again in "
+                      f"{int(wait // 60) + 1} minutes", wait)
+
+
+def post(session: Session, game: Game, sender: str, to: Any, text: Any, source: str) -> TableMessage:
+    """Store one message (in the caller's transaction) and mail it to its recipient seats."""
+    recipient = recipient_of(game, sender, to)
+    body = checked_text(text)
+    _check_pace(session, game, sender)
+    row = TableMessage(game_id=game.id, sender=sender, recipient=recipient, round=game.current_round,
+                       text=body, source=source, created_at=clock.now())
+    session.add(row)
+    session.flush()
+    for seat in game.seats:
+        if seat.name != sender and recipient in ("all", seat.name):
+            enqueue(session, "message", {"message_id": row.id, "from": sender, "to": recipient,
+                                         "text": body, "round": row.round}, game=game, seat=seat)
+    return row
+
+
+def _visible(game_id: str, viewer: str | None) -> Any:
+    """The query of the messages `viewer` may read: a seat's name, 'gm' (every one), or
+    None (a visitor: public messages only)."""
+    query = select(TableMessage).where(TableMessage.game_id == game_id)
+    if viewer is None:
+        return query.where(TableMessage.recipient == "all")
+    if viewer != "gm":
+        query = query.where(or_(TableMessage.recipient.in_(("all", viewer)), TableMessage.sender == viewer))
+    return query
+
+
+def shown(session: Session, game: Game, viewer: str | None, seat: Seat | None = None,
+          limit: int = 200) -> list[Shown]:
+    """The messages `viewer` may read, newest first; `seat`'s unread ones marked."""
+    seen = 0
+    if seat is not None:
+        mark = session.get(MessageRead, seat.id)
+        seen = mark.last_id if mark else 0
+    rows = session.scalars(_visible(game.id, viewer).order_by(TableMessage.id.desc()).limit(limit))
+    return [Shown(r.id, r.sender, r.recipient, r.round, r.text, r.created_at.isoformat(),
+                  r.recipient != "all", seat is not None and r.id > seen and r.sender != viewer)
+            for r in rows]
+
+
+def unread(session: Session, game: Game, seat: Seat) -> int:
+    mark = session.get(MessageRead, seat.id)
+    query = _visible(game.id, seat.name).where(TableMessage.id > (mark.last_id if mark else 0),
+                                               TableMessage.sender != seat.name)
+    return int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)
+
+
+def mark_read(session: Session, seat: Seat, messages: list[Shown]) -> None:
+    """The seat has seen every message up to the newest shown."""
+    if not messages:
+        return
+    newest = max(m.id for m in messages)
+    mark = session.get(MessageRead, seat.id)
+    if mark is None:
+        session.add(MessageRead(seat_id=seat.id, last_id=newest))
+    elif newest > mark.last_id:
+        mark.last_id = newest
+
+
+def record_messages(session: Session, game_id: str) -> list[dict[str, Any]]:
+    """The public table talk for the game's record, oldest first, each with its round."""
+    rows = session.scalars(_visible(game_id, None).order_by(TableMessage.id))
+    return [{"round": r.round, "from": r.sender, "to": r.recipient, "at": r.created_at.isoformat(),
+             "text": r.text} for r in rows]

@@ -1,0 +1,72 @@
+"""Talk at the table on the web: a player writes from their page, the GM from the console;
+every form redirects back (Post/Redirect/Get) with what happened."""
+
+from __future__ import annotations
+
+from flask import flash, redirect, request, url_for
+from werkzeug.wrappers import Response
+
+from service import rounds
+from service.db import get_session
+from service.errors import ServiceError
+from service.gm.auth import gm_game
+from service.gm.news import local_time
+from service.messages import mark_read, post, shown
+from service.models import Game, Seat
+from service.timekeeping.state import policy_of
+from service.web import bp
+
+FLASH = "talk"  # the flash category of the messages form's outcome
+KEPT = "talk-text"  # a refused message's text, offered again in the form
+
+
+def _said(to: str) -> str:
+    return "everyone" if to == "all" else "the GM" if to == "gm" else to
+
+
+@bp.post("/games/<game_id>/player/<token>/messages")
+def player_message(game_id: str, token: str) -> Response:
+    session = get_session()
+    try:
+        with session.begin():
+            seat = rounds.seat_by_token(session, game_id, token)
+            row = post(session, seat.game, seat.name, request.form.get("to"), request.form.get("text"), "web")
+            flash(f"Your message to {_said(row.recipient)} is sent.", FLASH)
+    except ServiceError as exc:
+        if exc.status in (401, 404):
+            raise
+        flash(f"Not sent: {exc.message}", FLASH)
+        flash(request.form.get("text", ""), KEPT)
+    return redirect(url_for("web.player", game_id=game_id, token=token) + "#messages", 303)
+
+
+@bp.post("/games/<game_id>/gm/<token>/messages")
+def gm_message(game_id: str, token: str) -> Response:
+    session = get_session()
+    try:
+        with session.begin():
+            game = gm_game(session, game_id, token, lock=False)
+            row = post(session, game, "gm", request.form.get("to"), request.form.get("text"), "web")
+            flash(f"Your message to {_said(row.recipient)} is sent.", FLASH)
+    except ServiceError as exc:
+        if exc.status in (401, 404):
+            raise
+        flash(f"Not sent: {exc.message}", FLASH)
+        flash(request.form.get("text", ""), KEPT)
+    return redirect(url_for("gm.page", game_id=game_id, token=token) + "#messages", 303)
+
+
+@bp.app_context_processor
+def talk_helpers() -> dict[str, object]:
+    """`table_talk(game, viewer, seat=None)` for the `_messages.html` partial: what `viewer`
+    (a seat's name, "gm", or None for a visitor) may read, newest first; a seat's page
+    marks them read (in the page's transaction)."""
+    def table_talk(game: Game, viewer: str | None, seat: Seat | None = None) -> dict[str, object]:
+        session = get_session()
+        messages = shown(session, game, viewer, seat)
+        if seat is not None and session.in_transaction():
+            mark_read(session, seat, messages)
+        return {"messages": messages, "unread": sum(1 for m in messages if m.unread),
+                "zone": policy_of(game).zone}
+
+    return {"table_talk": table_talk, "local_time": local_time}
