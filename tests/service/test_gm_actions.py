@@ -242,7 +242,9 @@ def test_a_game_nobody_plays_in_person_moves_only_at_deadlines(world):
 
 def test_the_gm_page_sets_the_policy(world):
     base = f"/games/{world.game_id}/gm/{world.gm_token}"
-    assert '<textarea name="policy" rows="6">{\n "absence_limit": "P7D"' in world.client.get(base).get_data(as_text=True)
+    # The JSON stays as the advanced view beside the form.
+    assert ('<textarea name="policy" id="policy-json" rows="8">{\n "absence_limit": "P7D"'
+            in world.client.get(base).get_data(as_text=True))
     r = world.client.post(base + "/policy", data={"policy": '{"kind": "none"'}, follow_redirects=True)
     assert "policy: not valid JSON" in r.get_data(as_text=True)
     r = world.client.post(base + "/policy", data={"policy": '{"kind": "calendar", "days": ["xyz"], "time": "18:00"}'},
