@@ -275,8 +275,9 @@ def test_console_shows_local_deadline_and_each_seats_settings(tmp_path):
     red = next(s for s in console["seats"] if s["name"] == "red")
     assert (red["reminder_lead"], red["absences"]) == ("PT3H", [{"from": "2026-07-01", "to": "2026-07-02"}])
     page = world.client.get(f"/games/{world.game_id}/gm/{world.gm_token}").get_data(as_text=True)
-    assert "2026-06-03T12:00:00+00:00 (UTC)" in page
-    assert '<time datetime="2026-06-03T21:00:00+09:00">2026-06-03 21:00 Asia/Tokyo</time>' in page
+    # To the minute, in the game's zone and in UTC (the reader's own zone is added by the page's script).
+    assert ('<time datetime="2026-06-03T12:00:00+00:00" data-reader>Wed 03 Jun 21:00 (Asia/Tokyo)</time>'
+            ' · Wed 03 Jun 12:00 (UTC)') in page
 
 
 def test_player_and_game_pages_show_the_deadline_in_the_games_time_zone_too(tmp_path):
