@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar, final
 
 from engine.dice import Dice, Roll
+from engine.eventwords import PLAIN_WORDS, EventWords
 from engine.forcespec import ForceSpec
 from engine.looks import ARROWS, PLAIN_ARROW, PLAIN_PIECE, MarkLook, PieceLook, arrow_look
 from engine.orders import (
@@ -133,6 +134,9 @@ class RulesetInfo:
     shared_squares: bool = False  # True where figures may share a square (heroes: same space)
     # What the short words of stat lines and notes mean, for the rules page and tooltips.
     glossary: tuple[tuple[str, str], ...] = ()
+    # Which of its events' kinds and data keys mean what to a player (engine.eventwords):
+    # what the turn summary on the player page and in the results mail reads.
+    events: EventWords = PLAIN_WORDS
 
     def option(self, name: str) -> OptionSpec:
         for spec in self.options:

@@ -4,7 +4,8 @@ Built once from the stored step's events (the ruleset's own sentences, which car
 dice) and read by both the player page and the results mail, so the two say the same.
 An event concerns the player when its data names one of their units (before or after
 the round) or the player; it is tagged by what it meant to them: a move, damage dealt
-or taken, a unit lost, an enemy killed, a token gained, a civvie saved, an order skipped.
+or taken, a unit lost, an enemy killed, an order skipped, or a tag of the ruleset's own.
+Which kinds and data keys mean what is the ruleset's declaration (engine.eventwords).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine import Board, Order, find_ruleset
+from engine.eventwords import PLAIN_WORDS, EventWords
 from engine.orders import units_in
 from service import statecache
 from service.models import Game, Round, Seat, Step
@@ -25,14 +27,9 @@ from service.render.grid_legend import natural_key
 from service.submissions import latest_submissions
 from service.views import board_of
 
-# Data keys whose values name units (the rulesets' events use these).
-UNIT_KEYS = ("unit", "attacker", "defender", "target", "by", "enemy", "winner", "hero")
-PLAYER_KEYS = ("side", "player")
-DEATHS = {"death", "defeat", "knockout", "eliminated", "down"}
-TAGS = {  # tag → how the page and mail head it
+TAGS = {  # tag → how the page and mail head it (a ruleset's tagged events bring their own)
     "move": "moved", "dealt": "dealt", "taken": "took", "loss": "lost", "kill": "killed",
-    "token": "token", "saved": "saved", "skipped": "skipped", "attack": "attacked",
-    "defence": "defended", "hold": "held", "note": "note",
+    "skipped": "skipped", "attack": "attacked", "defence": "defended", "note": "note",
 }
 
 
@@ -45,10 +42,11 @@ class Happening:
     text: str
     dice: tuple[int, ...] = ()
     modifiers: tuple[str, ...] = ()
+    heading: str = ""
 
-    @property
-    def heading(self) -> str:
-        return TAGS.get(self.tag, self.tag)
+    def __post_init__(self) -> None:
+        if not self.heading:
+            object.__setattr__(self, "heading", TAGS.get(self.tag, self.tag))
 
 
 @dataclass
@@ -58,17 +56,19 @@ class Tally:
     taken: int = 0
     losses: int = 0
     kills: int = 0
-    tokens: int = 0
-    saved: int = 0
     skipped: int = 0
+    # The ruleset's counted tags (EventWords.tagged), in its order: tag → (one, many, count).
+    counted: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+
+    def count(self, tag: str) -> int:
+        return self.counted[tag][2] if tag in self.counted else 0
 
     def words(self) -> str:
         """'2 moves, 3 damage dealt, 1 unit lost', or 'nothing happened to your units'."""
         parts = [(self.moves, "move", "moves"), (self.dealt, "damage dealt", "damage dealt"),
                  (self.taken, "damage taken", "damage taken"), (self.losses, "unit lost", "units lost"),
                  (self.kills, "enemy killed", "enemies killed"),
-                 (self.tokens, "token gained", "tokens gained"),
-                 (self.saved, "civvie saved", "civvies saved"),
+                 *((n, one, many) for one, many, n in self.counted.values()),
                  (self.skipped, "order skipped", "orders skipped")]
         said = [f"{n} {one if n == 1 else many}" for n, one, many in parts if n]
         return ", ".join(said) if said else "nothing happened to your units"
@@ -105,103 +105,50 @@ def _names(value: Any) -> Iterable[str]:
                 yield v
 
 
-def _faces(data: Mapping[str, Any]) -> tuple[int, ...]:
-    for key in ("faces", "dice", "attacks"):
-        value = data.get(key)
-        if isinstance(value, list) and all(isinstance(v, int) for v in value):
-            return tuple(value)
-    return ()
-
-
-def modifiers(data: Mapping[str, Any]) -> tuple[str, ...]:
-    """The modifiers an attack's data names, in words: '+1 die: B2 beside both'."""
-    out = []
-    attacker, defender = data.get("attacker"), data.get("defender")
-    for helper in _names(data.get("helpers")):
-        if helper != attacker:
-            out.append(f"+1 die: {helper} beside both")
-    for supporter in _names(data.get("supporters")):
-        out.append(f"+1 die: {supporter} in support")
-    for ally in _names(data.get("allies")):
-        out.append(f"+1 defence: {ally} beside {defender}")
-    bonus = data.get("defender_bonus")
-    if isinstance(bonus, int) and bonus:
-        out.append(f"+{bonus} defence: {defender} is a Defender")
-    streak = data.get("in_a_row")
-    if isinstance(streak, int) and streak:
-        out.append(f"+{streak} defence: {attacker} attacks again in a row")
-    for key, word in (("obscured", "target partly obscured"),):
-        if data.get(key):
-            out.append(word)
-    return tuple(out)
-
-
-def _amounts(kind: str, data: Mapping[str, Any]) -> list[tuple[str | None, str | None, int]]:
-    """(who dealt, who took, how much) for an event that does damage."""
-    if kind == "counter":  # the defender strikes the attacker
-        who, whom = data.get("defender"), data.get("attacker")
-    else:
-        who, whom = data.get("attacker"), data.get("defender") or data.get("target")
-    out: list[tuple[str | None, str | None, int]] = []
-    if "wounds" in data:
-        amount = data.get("wounds")
-    elif kind == "damage" and "dmg" in data:  # a strike that got through: 1 Vitality
-        amount = 0 if data.get("saved") else 1
-    else:
-        amount = data.get("damage")
-    if isinstance(amount, int) and amount and whom is not None and (who is not None):
-        out.append((str(who), str(whom), amount))
-    back = data.get("back_damage")
-    if isinstance(back, int) and back and who is not None and whom is not None:
-        out.append((str(whom), str(who), back))
-    return out
-
-
-def classify(event: Mapping[str, Any], mine: set[str], player: str) -> Happening | None:
-    """The event as it concerns `player` (whose units are `mine`), or None."""
+def classify(event: Mapping[str, Any], mine: set[str], player: str,
+             words: EventWords = PLAIN_WORDS) -> Happening | None:
+    """The event as it concerns `player` (whose units are `mine`), or None, read with the
+    ruleset's event words."""
     kind = str(event.get("kind", ""))
     text = str(event.get("text", ""))
     data: Mapping[str, Any] = event.get("data") or {}
-    named = {n for key in UNIT_KEYS for n in _names(data.get(key))}
-    ours = bool(named & mine) or any(data.get(k) == player for k in PLAYER_KEYS)
+    named = {n for key in words.unit_keys for n in _names(data.get(key))}
+    ours = bool(named & mine) or any(data.get(k) == player for k in words.player_keys)
     if not ours:
         return None
-    dice, mods = _faces(data), modifiers(data)
-    if kind in DEATHS:
-        unit = data.get("unit")
-        if unit in mine:
-            return Happening("loss", text, dice, mods)
-        return Happening("kill", text, dice, mods)
-    if kind == "token":
-        return Happening("token", text)
-    if kind == "save" and "civvie" in data:
-        return Happening("saved", text, dice)
+    dice, mods = words.faces(data), words.named_modifiers(data)
+    if kind in words.losses:
+        return Happening("loss" if data.get("unit") in mine else "kill", text, dice, mods)
+    tagged = words.tag_of(kind, data)
+    if tagged is not None:
+        return Happening(tagged.tag, text, dice, heading=tagged.heading)
     if kind == "skip":
         return Happening("skipped", text)
-    if kind == "hold":
-        return Happening("hold", text)
-    amounts = _amounts(kind, data)
+    amounts = words.amounts(kind, data)
     if any(who in mine for who, _, _ in amounts):
         return Happening("dealt", text, dice, mods)
     if any(whom in mine for _, whom, _ in amounts):
         return Happening("taken", text, dice, mods)
-    if kind in ("move", "climb", "run", "charge", "retreat"):
+    if kind in words.moves:
         return Happening("move", text)
-    if kind in ("attack", "shot", "melee", "roll", "miss", "spell", "strike back", "counter", "save"):
-        who = data.get("defender") if kind == "counter" else data.get("attacker")
+    if kind in words.attacks:
+        who = data.get("defender") if kind in words.counters else data.get("attacker")
         return Happening("attack" if who in mine else "defence", text, dice, mods)
     return Happening("note", text, dice, mods)
 
 
-COUNTED = {"move": "moves", "loss": "losses", "kill": "kills", "token": "tokens", "saved": "saved",
-           "skipped": "skipped"}  # tag → the Tally field it counts
+COUNTED = {"move": "moves", "loss": "losses", "kill": "kills", "skipped": "skipped"}  # tag → Tally field
 
 
-def _count(tally: Tally, happening: Happening, event: Mapping[str, Any], mine: set[str]) -> None:
+def _count(tally: Tally, happening: Happening, event: Mapping[str, Any], mine: set[str],
+           words: EventWords) -> None:
     if happening.tag in COUNTED:
         name = COUNTED[happening.tag]
         setattr(tally, name, getattr(tally, name) + 1)
-    for who, whom, amount in _amounts(str(event.get("kind", "")), event.get("data") or {}):
+    elif happening.tag in tally.counted:
+        one, many, n = tally.counted[happening.tag]
+        tally.counted[happening.tag] = (one, many, n + 1)
+    for who, whom, amount in words.amounts(str(event.get("kind", "")), event.get("data") or {}):
         if who in mine:
             tally.dealt += amount
         if whom in mine:
@@ -213,16 +160,18 @@ def units_of(board: Board | None, player: str) -> set[str]:
 
 
 def summarize(round_number: int, player: str, events: Sequence[Mapping[str, Any]],
-              before: Board | None, after: Board | None) -> TurnSummary:
-    """What round `round_number` did to `player`'s units (those on either board)."""
+              before: Board | None, after: Board | None, words: EventWords = PLAIN_WORDS) -> TurnSummary:
+    """What round `round_number` did to `player`'s units (those on either board), read
+    with the ruleset's event words."""
     mine = units_of(before, player) | units_of(after, player)
     summary = TurnSummary(round=round_number, player=player)
+    summary.tally.counted = {t.tag: (t.one, t.many, 0) for t in words.tagged if t.one}
     for event in events:
-        happening = classify(event, mine, player)
+        happening = classify(event, mine, player, words)
         if happening is None:
             continue
         summary.happenings.append(happening)
-        _count(summary.tally, happening, event, mine)
+        _count(summary.tally, happening, event, mine, words)
     return summary
 
 
@@ -313,7 +262,7 @@ def seat_turn(session: Session, game: Game, seat: Seat, t: int | None = None) ->
         summary = TurnSummary(round=0, player=seat.name)
     else:
         summary = summarize(step.t - 1, seat.name, step.events, board_of(game, steps.get(step.t - 1)),
-                            board_of(game, step))
+                            board_of(game, step), find_ruleset(game.ruleset).info.events)
     rnd = session.scalars(select(Round).where(Round.game_id == game.id, Round.number == step.t)).first()
     if rnd is None or game.status != "active":
         return summary

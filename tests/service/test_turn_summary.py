@@ -16,7 +16,8 @@ RULES = find_ruleset("universal")
 def _turn(spec: str, faces: list[int], player: str, **texts: str):
     before = position(spec)
     after, events = resolve(before, faces, **texts)
-    return summarize(1, player, [e.to_json() for e in events], RULES.board(before), RULES.board(after))
+    return summarize(1, player, [e.to_json() for e in events], RULES.board(before), RULES.board(after),
+                     RULES.info.events)
 
 
 def test_a_failed_attack_and_the_counterattack_that_kills_seen_from_both_sides():
@@ -44,7 +45,7 @@ def test_the_modifiers_are_named():
     attack = alice.happenings[0]
     assert attack.tag == "dealt" and attack.dice == (6, 6)
     assert attack.modifiers == ("+1 die: A2 beside both",)
-    assert (alice.tally.dealt, alice.tally.kills, alice.tally.tokens) == (1, 1, 1)
+    assert (alice.tally.dealt, alice.tally.kills, alice.tally.count("token")) == (1, 1, 1)
 
 
 def test_events_of_other_players_units_are_left_out():

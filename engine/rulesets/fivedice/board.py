@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from engine.contract import Board, Mark, Piece
+from engine.eventwords import EventWords, Modifier
 from engine.looks import UNIT_KIND, PieceLook
 from engine.rulesets.fivedice.state import GameState
 from engine.rulesets.fivedice.terrain import LEGEND
 
 UNIT = PieceLook("circle", "solid", "units")
+
+
+# What its events mean to a player (the turn summary reads them, engine.eventwords):
+# a melee deals damage both ways at once.
+EVENTS = EventWords(attacks=("melee", "shot", "spell"), back_keys=("back_damage",),
+                    modifiers=(Modifier("obscured", "target partly obscured"),))
 
 
 def board(state: GameState) -> Board:

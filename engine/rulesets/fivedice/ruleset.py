@@ -60,6 +60,7 @@ class FivediceRuleset(StandingRuleset[GameState]):
             ("skill", "how far the unit may shift its five dice from its sheet's placement"),
             ("dice policy", "how the unit places its dice: balanced, aggressive, defensive or priority"),
         ),
+        events=board_view.EVENTS,
     )
     verbs = VERBS
 

@@ -4,6 +4,7 @@ heroes are circles, the figures the game runs diamonds (civvies dashed, nemeses 
 from __future__ import annotations
 
 from engine.contract import Board, Mark, Piece
+from engine.eventwords import EventWords, Tagged
 from engine.grid import square_name
 from engine.looks import PieceLook
 from engine.rulesets.heroes.citymap import CORNERS, corner_square
@@ -19,6 +20,16 @@ LOOKS = {
     "henchman": PieceLook("diamond", "solid", "henchmen"),
     "nemesis": PieceLook("diamond", "heavy", "nemeses"),
 }
+
+
+# What its events mean to a player (the turn summary reads them, engine.eventwords):
+# a strike that gets through takes 1 Vitality; a civvie saved is counted.
+EVENTS = EventWords(
+    unit_keys=("unit", "attacker", "defender", "target", "by", "enemy", "winner", "hero"),
+    losses=("defeat", "knockout", "down"), moves=("move", "climb", "run"), attacks=("miss", "save"),
+    one_damage=("damage",), dice_keys=("dice",),
+    tagged=(Tagged("save", "saved", "saved", key="civvie", one="civvie saved", many="civvies saved"),),
+)
 
 
 def board(state: HeroesState) -> Board:

@@ -23,6 +23,7 @@ from engine.forcespec import Choice, Field, ForceSpec, Shape
 from engine.grid import Square, direction_between
 from engine.orders import Order, OrderProblem, Verb
 from engine.rulesets.heroes import bot, cards, decks, orders
+from engine.rulesets.heroes.board import EVENTS as board_events
 from engine.rulesets.heroes.board import board
 from engine.rulesets.heroes.citymap import (
     CORNERS,
@@ -74,6 +75,7 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
             ("civvie", "a bystander: save 10 to win"),
         ),
         shared_squares=True,  # "Attacking on the same space: +1 to Result"
+        events=board_events,
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
 

@@ -4,12 +4,19 @@ place in the acting order, walls, last round's arrows."""
 from __future__ import annotations
 
 from engine.contract import Board, Mark, Piece
+from engine.eventwords import EventWords
 from engine.looks import UNIT_KIND, PieceLook
 from engine.rulesets.jep1.initiative import acting_order
 from engine.rulesets.jep1.state import JepState
 from engine.rulesets.jep1.terrain import LEGEND, WALL
 
 UNIT = PieceLook("circle", "solid", "units")
+
+
+# What its events mean to a player (the turn summary reads them, engine.eventwords):
+# wounds are the damage that gets through the armour.
+EVENTS = EventWords(moves=("move", "charge"), attacks=("attack", "shot", "roll", "strike back"),
+                    damage_keys=("wounds", "damage"), dice_keys=("faces", "attacks"))
 
 
 def board(state: JepState) -> Board:

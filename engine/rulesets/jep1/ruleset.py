@@ -23,6 +23,7 @@ from engine.dice import Dice
 from engine.forcespec import ForceSpec
 from engine.orders import Order, OrderProblem, Verb
 from engine.rulesets.jep1 import bot, forces, legal, orders, progress
+from engine.rulesets.jep1.board import EVENTS as board_events
 from engine.rulesets.jep1.board import board
 from engine.rulesets.jep1.initiative import first_round_order, keep_roll_offs
 from engine.rulesets.jep1.resolve import resolve_round
@@ -63,6 +64,7 @@ class Jep1Ruleset(StandingRuleset[JepState]):
             ("H", "Health: wounds take it; at 0 the unit is dead"),
             ("reach", "how far the unit's weapon shoots, in squares"),
         ),
+        events=board_events,
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
     words: ClassVar[StandingWords] = progress.WORDS

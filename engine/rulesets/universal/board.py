@@ -4,6 +4,7 @@ tokens dashed squares (a token is a marker, not a fighting figure)."""
 from __future__ import annotations
 
 from engine.contract import Board, Mark, Piece
+from engine.eventwords import EventWords, Modifier, Tagged
 from engine.looks import UNIT_KIND, PieceLook
 
 from .state import State
@@ -11,6 +12,19 @@ from .state import State
 TERRAIN_LEGEND = {"wall": "cannot be entered", "rough": "costs 1.5 squares to enter"}
 UNIT = PieceLook("circle", "solid", "units")
 TOKEN = PieceLook("square", "dashed", "tokens")
+
+
+# What its events mean to a player (the turn summary reads them, engine.eventwords).
+EVENTS = EventWords(
+    losses=("defeat", "eliminated"), attacks=("attack", "counter"), counters=("counter",),
+    tagged=(Tagged("token", "token", "token", one="token gained", many="tokens gained"),
+            Tagged("hold", "hold", "held")),
+    modifiers=(Modifier("helpers", "+1 die: {name} beside both", unless="attacker"),
+               Modifier("supporters", "+1 die: {name} in support"),
+               Modifier("allies", "+1 defence: {name} beside {defender}"),
+               Modifier("defender_bonus", "+{n} defence: {defender} is a Defender"),
+               Modifier("in_a_row", "+{n} defence: {attacker} attacks again in a row")),
+)
 
 
 def board(state: State) -> Board:

@@ -22,6 +22,7 @@ from engine.orders import Order, Verb
 from engine.turns import StandingRuleset, StandingWords
 
 from . import forces
+from .board import EVENTS as board_events
 from .board import board
 from .bot import greedy_orders
 from .house import EFFECTS, check_option, type_table
@@ -68,6 +69,7 @@ class UniversalRuleset(StandingRuleset[State]):
             ("Defender", "+2 defence for each enemy beside both it and its attacker"),
             ("token", "what a defeated character leaves for the side that beat it: 1/0/5, no types"),
         ),
+        events=board_events,
     )
     verbs: ClassVar[tuple[Verb, ...]] = VERBS
     words: ClassVar[StandingWords] = StandingWords(
