@@ -56,6 +56,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--peer-turns", type=int, default=50, help="peer: turns per match")
     p.add_argument("--peer-clients", default="200,16",
                    help="peer: comma-separated concurrencies, each run by the peer and by dicepost")
+    p.add_argument("--peer-embedded-games", type=int, default=200,
+                   help="peer: games of the embedded default's submissions run (0: none)")
     p.add_argument("--json", type=Path, help="also write the results as JSON here")
     p.add_argument("--markdown", type=Path, help="also write the report as Markdown here")
     return p.parse_args(argv)
@@ -77,7 +79,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         from bench import peer
 
         peer_spec = peer.PeerSpec(games=args.peer_games, turns=args.peer_turns,
-                                  concurrencies=tuple(int(c) for c in args.peer_clients.split(",")))
+                                  concurrencies=tuple(int(c) for c in args.peer_clients.split(",")),
+                                  embedded_games=args.peer_embedded_games)
         results["peer"] = peer.run(sizes, capacity_spec, args.peer, peer_spec)
     if "floor" in parts:
         from bench import floor

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bench import hammer, procs
+from bench import hammer, machine, procs
 from bench import stack as stacks
 from bench.machine import load as loadavg
 from bench.progress import Progress
@@ -119,7 +119,7 @@ def play(copy: Path, spec: PeerSpec, clients: int, turns: int) -> dict[str, Any]
                 raise RuntimeError("the boardgame.io server did not start:\n"
                                    + (copy / "server.log").read_text(errors="replace")[-2000:])
             time.sleep(0.1)
-        cpu0 = procs.cpu_seconds(server.pid)
+        cpu0, busy0, t0 = procs.cpu_seconds(server.pid), machine.busy_seconds(), time.monotonic()
         out_file = copy / f"driver-{clients}-{turns}.json"
         driver = subprocess.run(
             [tool("node"), "driver.js", "--port", str(port), "--games", str(spec.games),
@@ -128,6 +128,7 @@ def play(copy: Path, spec: PeerSpec, clients: int, turns: int) -> dict[str, Any]
              "--out", str(out_file)], cwd=copy, env=node_env(), capture_output=True, text=True,
             timeout=spec.time_limit + 30)
         server_cpu = procs.cpu_seconds(server.pid) - cpu0
+        busy, wall = machine.busy_seconds() - busy0, time.monotonic() - t0
         if not out_file.exists():
             raise RuntimeError(f"the boardgame.io driver wrote no result ({driver.returncode}):\n"
                                + driver.stderr[-2000:])
@@ -143,6 +144,10 @@ def play(copy: Path, spec: PeerSpec, clients: int, turns: int) -> dict[str, Any]
         log.close()
         shutil.rmtree(data, ignore_errors=True)
     result["server_cpu_s"] = server_cpu
+    driver_cpu = float(result.get("driver", {}).get("cpu_user_s", 0)) + float(
+        result.get("driver", {}).get("cpu_sys_s", 0))
+    # What other work on the shared cores used meanwhile (as bench.capacity.Stretch says it).
+    result["others_cores"] = max(0.0, busy - server_cpu - driver_cpu) / wall if wall > 0 else 0.0
     result["server_peak_rss_mb"] = (json.loads(stats_file.read_text())["maxRSS_kb"] / 1024
                                     if stats_file.exists() else None)
     return result
@@ -164,7 +169,8 @@ def peer_run(copy: Path, spec: PeerSpec, clients: int) -> dict[str, Any]:
            "timed_out": full["timed_out"], "server_cpu_s": full["server_cpu_s"],
            "setup_server_cpu_s": setup["server_cpu_s"],
            "server_cpu_ms_per_move": 1000 * cpu / extra if extra > 0 else None,
-           "server_peak_rss_mb": full["server_peak_rss_mb"], "load_after": loadavg()}
+           "server_peak_rss_mb": full["server_peak_rss_mb"], "others_cores": full["others_cores"],
+           "load_after": loadavg()}
     bar.close(f"{out['moves_per_s']:,.0f} moves/s, p99 {out['p99_ms']:,.0f} ms")
     return out
 

@@ -214,6 +214,10 @@ def peer_rows(peer: dict[str, Any]) -> list[list[str]]:
              f"{dp['cpu_ms_per_ok'].get('postgres', 0):.2f})", _ratio(dp_cpu, bg_cpu), f"{fl_cpu:.2f}"],
             [f"errors, {c} at once", f"{bg['errors']}" + (" (timed out)" if bg["timed_out"] else ""),
              _answers(dp), "", _answers(fl)],
+            [f"{OTHERS}, {c} at once",
+             f"{bg['others_cores']:.2f}" if bg.get("others_cores") is not None else "-",
+             f"{dp['machine']['others_cores']:.2f}" if dp.get("machine") else "-", "",
+             f"{fl['machine']['others_cores']:.2f}" if fl.get("machine") else "-"],
         ]
     emb = peer.get("embedded")
     if emb:

@@ -42,7 +42,8 @@ def test_the_default_folder_is_next_to_the_checkout() -> None:
 
 def _hammered(ok_per_s: float, p50: float, p99: float, web: float, pg: float) -> dict[str, object]:
     return {"ok_per_s": ok_per_s, "p50_ms": p50, "p99_ms": p99, "errors": 0, "socket_errors": 0,
-            "statuses": {"200": 100}, "cpu_ms_per_ok": {"web": web, "postgres": pg, "load generator": 0.1}}
+            "statuses": {"200": 100}, "cpu_ms_per_ok": {"web": web, "postgres": pg, "load generator": 0.1},
+            "machine": {"others_cores": 1.5}}
 
 
 def results() -> dict[str, object]:
@@ -51,7 +52,7 @@ def results() -> dict[str, object]:
         runs.append({"clients": clients,
                      "peer": {"clients": clients, "moves_per_s": moves, "p50_ms": 10.0, "p99_ms": p99,
                               "errors": 0, "timed_out": False, "server_cpu_ms_per_move": 1.1,
-                              "server_peak_rss_mb": 170.0},
+                              "server_peak_rss_mb": 170.0, "others_cores": 0.25},
                      "dicepost": _hammered(1500.0 if clients == 200 else 600.0, 50, 200, 1.0, 0.4),
                      "floor": _hammered(1800.0, 5, 20, 0.9, 0.2)})
     return {"machine": MACHINE, "peer": {
@@ -69,6 +70,8 @@ def test_the_table_shows_both_sides_their_ratio_and_the_floor_first() -> None:
     assert "1,200 moves/s" in row and "1,500 submissions/s" in row and "1.25×" in row and "1,800/s" in row
     cpu = next(line for line in text.splitlines() if line.startswith("server CPU ms per turn, 16"))
     assert "1.10" in cpu and "1.40 (web 1.00 + PostgreSQL 0.40)" in cpu and "1.27×" in cpu
+    others = next(line for line in text.splitlines() if line.startswith("cores busy with other work, 16"))
+    assert "0.25" in others and "1.50" in others
     embedded = next(line for line in text.splitlines() if line.startswith("embedded default"))
     assert "320 submissions/s, 20 / 60 ms" in embedded
 
