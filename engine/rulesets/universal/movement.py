@@ -76,6 +76,33 @@ def plan(grid: Grid, owners: dict[Square, str], side: str, start: Square,
                          costs_for(owners, side, start, budget, grid.terrain, steady), diagonals, STEP)
 
 
+def two_step_path(grid: Grid, owners: dict[Square, str], side: str, start: Square,
+                  dest: Square) -> list[Square] | None:
+    """With a budget of exactly two steps (2 x STEP) and diagonals, a move to a square two
+    away fits only as two plain steps: through a free square next to both, and neither
+    square next to an enemy. plan() returns the first such middle square in square order
+    (its A* expands the equally cheap first steps in that order and keeps the first route
+    to the goal), which is this one. None when there is none: then plan() decides."""
+    # Only an enemy within 3 squares of start can stand next to a square within 2 of it.
+    sc, sr = start
+    enemies = [sq for sq, owner in owners.items()
+               if owner != side and -3 <= sq[0] - sc <= 3 and -3 <= sq[1] - sr <= 3]
+
+    def near_enemy(sq: tuple[int, int]) -> bool:
+        c, r = sq
+        return any(-1 <= ec - c <= 1 and -1 <= er - r <= 1 for ec, er in enemies)
+
+    if near_enemy(dest) or grid.terrain:
+        return None  # next to an enemy, or terrain on the board: plan() decides
+    for dc in (-1, 0, 1):
+        for dr in (-1, 0, 1):
+            mid = Square(start[0] + dc, start[1] + dr)
+            if (mid != start and abs(mid[0] - dest[0]) <= 1 and abs(mid[1] - dest[1]) <= 1
+                    and grid.passable(mid) and mid not in owners and not near_enemy(mid)):
+                return [mid, dest]
+    return None
+
+
 def why_not(grid: Grid, owners: dict[Square, str], start: Square, waypoints: list[Square],
             budget: int) -> str:
     """A player's reason a planned move has no legal path."""

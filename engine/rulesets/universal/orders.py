@@ -18,7 +18,7 @@ from engine.grid import Square, SquareError, distance, parse_square
 from engine.orders import Arg, Order, Verb
 
 from .combat import can_hit
-from .movement import STEP, plan, reachable, why_not
+from .movement import STEP, plan, reachable, two_step_path, why_not
 from .state import State, Unit
 
 MOVE = Verb("move", (Arg("squares", "square", repeat=True),),
@@ -77,6 +77,12 @@ def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | s
         dest = waypoints[0]
         if dest not in occ and grid.passable(dest):
             return [dest]
+    if (len(waypoints) == 1 and diagonals and budget == 2 * STEP and not steady
+            and distance(start, waypoints[0]) == 2 and waypoints[0] not in occ
+            and grid.passable(waypoints[0])):
+        two = two_step_path(grid, occ, unit.side, start, waypoints[0])
+        if two is not None:
+            return two
     # Each square costs at least a whole step: a longer route cannot fit, skip the search.
     steps = sum(distance(a, b) for a, b in zip([start, *waypoints], waypoints, strict=False))
     path = None if steps * STEP > budget else plan(
