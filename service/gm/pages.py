@@ -160,13 +160,22 @@ def _done_message(done: actions.Done) -> str:
     return message
 
 
+TAKEN = "taken-over"  # the session key of the last seat this browser took over, shown until replaced
+
+
 @bp.route("/games/<game_id>/takeover/<invite>", methods=["GET", "POST"])
-def takeover(game_id: str, invite: str) -> str:
+def takeover(game_id: str, invite: str) -> Response | str:
+    """The newcomer's page: the form, then (Post/Redirect/Get) the player link, kept in this
+    browser's signed session so a reload shows it again and claims nothing."""
+    kept = flask_session.get(TAKEN)
     if request.method == "GET":
-        return render_template("web/gm_takeover.html", game_id=game_id, invite=invite, taken=None)
+        taken = None
+        if kept and kept.get("invite") == invite:
+            taken = {"seat": kept["seat"], "token": kept["token"], "url": player_url(game_id, kept["token"])}
+        return render_template("web/gm_takeover.html", game_id=game_id, invite=invite, taken=taken)
     seat, token = seats.claim_seat(get_session(), game_id, invite)
-    return render_template("web/gm_takeover.html", game_id=game_id, invite=invite,
-                           taken={"seat": seat, "token": token, "url": player_url(game_id, token)})
+    flask_session[TAKEN] = {"invite": invite, "seat": seat, "token": token}
+    return redirect(url_for("gm.takeover", game_id=game_id, invite=invite), 303)
 
 
 @bp.app_context_processor

@@ -152,7 +152,7 @@ def test_gunicorns_access_log_carries_no_token(tmp_path: Path) -> None:
             assert _fetch(f"{base}/games/{game['id']}/player/{token}?token={token}",
                           headers={"X-Request-Id": "probe-7", "Referer": f"{base}/games/{game['id']}/gm/{game['gm_token']}"}
                           )[0] == 200
-            assert _fetch(f"{base}/games/{game['id']}/join/{invite}")[0] == 200
+            assert _fetch(f"{base}/games/{game['id']}/join/{invite}")[0] == 409  # used: the seat is taken
             time.sleep(0.5)
         finally:
             proc.terminate()

@@ -211,8 +211,11 @@ def test_takeover_page(world):
     r = world.gm("POST", "replace", {"seat": "blue"})
     path = r.json["invite_url"].removeprefix("http://dicepost.test")
     assert "Take the seat" in world.client.get(path).get_data(as_text=True)
-    taken = world.client.post(path).get_data(as_text=True)
-    assert "You now play blue" in taken
+    r = world.client.post(path)
+    assert r.status_code == 303 and r.headers["Location"] == path  # Post/Redirect/Get
+    taken = world.client.get(path).get_data(as_text=True)
+    assert "You now play blue" in taken and "/player/" in taken
+    assert world.client.get(path).get_data(as_text=True) == taken  # a reload claims nothing
     assert [e.action for e in world.audit("seat_claimed")] == ["seat_claimed"]
 
 
