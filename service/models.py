@@ -314,6 +314,24 @@ class MessageRead(Base):
     last_id: Mapped[int] = mapped_column(Integer)
 
 
+class Follower(Base):
+    """A spectator following a public game by mail (service.follow): a mail per resolved
+    round once the address confirmed it. The link's token is derived from the row's salt
+    and SECRET_KEY; only its SHA-256 is kept. Stopping deletes the row."""
+
+    __tablename__ = "followers"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    email: Mapped[str] = mapped_column(String(320))  # lower-cased
+    salt: Mapped[str] = mapped_column(String(32))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+    confirmed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (UniqueConstraint("game_id", "email", name="uq_followers_game_email"),)
+
+
 # Schedule state kept beside the lifecycle's tables, one row per seat or round when needed.
 # A missing row means the defaults, so games created before these tables existed behave.
 

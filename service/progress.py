@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from engine import StepResult
 from engine.dice import inputs_digest
-from service import clock
+from service import clock, follow
 from service.audit import audit
 from service.fairdice import game_profile
 from service.mail.queue import enqueue
@@ -35,6 +35,8 @@ def record_step(session: Session, game: Game, result: StepResult,
     # Step 1 too: the start mail shows the first grid, the setup rolls and S_1 (round 0).
     for seat in seats:
         enqueue(session, "results", {"round": result.t - 1, "step": result.t}, game=game, seat=seat)
+    if result.t > 1:
+        follow.mail_round(session, game, result.t - 1, result.t)
     if result.outcome is not None:
         _finish(session, game, result.outcome, seats)
     elif result.t + 1 > game.chain_length:

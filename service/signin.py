@@ -9,9 +9,6 @@ conditional UPDATE (unused and not expired), so of two clicks exactly one signs 
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,7 +24,7 @@ from service.inputs import address_key
 from service.mail.queue import enqueue
 from service.models import LoginLink, Seat
 from service.tasks import send_signin_link
-from service.tokens import token_hash
+from service.tokens import row_token, token_hash
 
 LIFETIME = timedelta(minutes=20)
 MAX_OPEN_LINKS = 3  # unexpired links an address may hold: a form cannot flood a mailbox
@@ -42,14 +39,8 @@ class Issued:
     expires_at: datetime
 
 
-def _key(secret_key: str | bytes) -> bytes:
-    raw = secret_key.encode("utf-8") if isinstance(secret_key, str) else secret_key
-    return hmac.new(raw, b"dicepost sign-in link", hashlib.sha256).digest()
-
-
 def link_token(secret_key: str | bytes, link_id: int, salt: str) -> str:
-    mac = hmac.new(_key(secret_key), f"{link_id}.{salt}".encode(), hashlib.sha256).digest()[:20]
-    return f"{link_id}.{base64.b32encode(mac).decode('ascii').lower()}"
+    return row_token(secret_key, b"dicepost sign-in link", link_id, salt)
 
 
 def plays_here(session: Session, email: str) -> bool:

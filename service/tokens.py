@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -23,3 +24,12 @@ def same_hash(token: str, stored: str | None) -> bool:
 
 def new_game_id() -> str:
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(10))
+
+
+def row_token(secret_key: str | bytes, purpose: bytes, row_id: int, salt: str) -> str:
+    """`<row id>.<mac>`: an HMAC-SHA-256 of the row id and its salt under a key derived from
+    SECRET_KEY for `purpose` alone, so a link's token need not be stored (only its hash)."""
+    raw = secret_key.encode("utf-8") if isinstance(secret_key, str) else secret_key
+    key = hmac.new(raw, purpose, hashlib.sha256).digest()
+    mac = hmac.new(key, f"{row_id}.{salt}".encode(), hashlib.sha256).digest()[:20]
+    return f"{row_id}.{base64.b32encode(mac).decode('ascii').lower()}"

@@ -23,6 +23,7 @@ from engine.dice import canonical, chain_link_ok, step_key
 from service import clock, statecache, urls
 from service.catalog import rules_help
 from service.fairdice import game_profile
+from service.follow import mail_context as follow_context
 from service.mail.headers import plus_address
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
@@ -288,6 +289,8 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
         ctx.update(confirmation_lines(payload))
     if row.kind == "reminder":
         ctx["lead_words"] = lead_words(payload.get("lead"))
+    if row.kind in ("follow", "follow_results") and game is not None:
+        ctx.update(follow_context(session, game, payload, settings.secret_key))
     if row.kind == "login":
 
         ctx.update(mail_context(session, payload, settings.secret_key))

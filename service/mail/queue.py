@@ -92,6 +92,11 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
              + (" to everyone" if c["payload"].get("to") == "all" else " to you"), "seat", _CHOSEN),
     # Every GM action and announcement, to every player (service.gm.news); "none" stops it.
     MailKind("gm_news", _gm_news, "seat", _RESULTS, bulk=True),
+    # A spectator's link to confirm (or stop) following a public game (service.follow).
+    MailKind("follow", lambda c: f"Follow {c['game']['title']} by mail?", "address", _ALL),
+    # A followed round resolved, to each confirmed follower (service.follow).
+    MailKind("follow_results", lambda c: f"{c['game']['title']}: round {c['payload'].get('round')} resolved",
+             "address", _ALL, bulk=True),
     # To the other players of a game when a seat's address bounces (service.mail.bounces).
     MailKind("unreachable", lambda c: f"Mail to {c['payload'].get('seat')} bounces", "seat", _RESULTS,
              bulk=True),

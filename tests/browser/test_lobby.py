@@ -4,10 +4,13 @@ page and plays it from the player link shown once."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser.conftest import BROWSER, PHONE
 from tests.browser.flow import create_game, join, unlabelled
+from tests.mail.mail_world import stored_mail, text_of
 
 pytestmark = BROWSER
 WIDE = {"width": 1280, "height": 900}
@@ -15,7 +18,7 @@ WIDE = {"width": 1280, "height": 900}
 
 @pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["desktop", "phone"])
 def test_a_visitor_finds_and_takes_an_open_seat(served, pages, shot, viewport) -> None:
-    base, _app = served
+    base, app = served
     width = viewport["width"]
     gm = pages.new(viewport=viewport)
     created = create_game(gm, base, "Open table", "red\nblue")
@@ -47,6 +50,20 @@ def test_a_visitor_finds_and_takes_an_open_seat(served, pages, shot, viewport) -
     # The section fits the screen (the grid's legend table below may scroll sideways).
     assert visitor.locator(".open-seats").evaluate("e => e.scrollWidth <= e.clientWidth")
     assert visitor.locator(".open-seats").evaluate("e => e.getBoundingClientRect().right") <= width
+    # A second visitor follows the game by mail: the ask, then the mailed link's button.
+    fan = pages.new(viewport=viewport)
+    fan.goto(base + f"/games/{created.game_id}")
+    fan.get_by_label("Your e-mail address").fill("fan@example.org")
+    fan.get_by_role("button", name="Follow by mail").click()
+    assert "A link to follow Open table went to fan@example.org" in " ".join(fan.inner_text("main").split())
+    shot(fan, f"follow-asked-{width}")
+    ask = next(m for m in stored_mail(app)() if m["To"] == "fan@example.org")
+    fan.goto(re.search(r"http://\S+/follow/[\w.]+", text_of(ask)).group(0))
+    fan.get_by_role("button", name="Follow", exact=True).click()
+    assert "You follow Open table by mail" in fan.inner_text("h2")
+    assert unlabelled(fan) == [] and fan.evaluate("document.documentElement.scrollWidth") <= width
+    shot(fan, f"following-{width}")
+
     visitor.get_by_role("button", name="Take the seat blue").click()
     visitor.wait_for_selector("text=You now play blue")
     link = visitor.locator(".secret a").first.inner_text().strip()

@@ -8,16 +8,17 @@ from html.parser import HTMLParser
 import pytest
 from sqlalchemy import select
 
+from service import clock
 from service.db import session_scope
 from service.mail.outbox import deliver
 from service.mail.settings import mail_settings
 from service.mail.tokens import parse_token, verify_token
-from service.models import Game, Outbox, Seat, Step, StoredMail
+from service.models import Follower, Game, Outbox, Seat, Step, StoredMail
 from tests.mail.conftest import start_game
 from tests.mail.mail_world import html_of, parse, text_of
 
 KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help",
-         "gm_news", "message")
+         "gm_news", "message", "follow", "follow_results")
 
 
 class _Tags(HTMLParser):
@@ -49,6 +50,10 @@ def _all_kinds(app) -> dict[str, list]:
                                        headers={"Authorization": f"Bearer {game.gm_token}"})
     assert announced.status_code == 200, announced.json  # gm_news
     game.send(_raw(to, "MSG bob\nHello, bob.", "<k7@c>"))  # message (to bob) and its status answer
+    web = app.test_client()  # a spectator follows the game: the link, then each round
+    assert web.post(f"/games/{game.id}/follow", data={"email": "fan@example.org"}).status_code == 303
+    with session_scope(app) as s, s.begin():
+        s.scalars(select(Follower)).one().confirmed_at = clock.now()
     with session_scope(app) as s:
         pending = list(s.scalars(select(Outbox.id).where(Outbox.status == "pending")))
     with app.app_context():
@@ -102,8 +107,8 @@ def test_each_kind_is_multipart_with_safe_html_and_proper_headers(sent, kind):
         # RFC 3834: every mail here of these kinds answers one a player (or a stranger) sent.
         answered = kind in ("confirmation", "status", "help", "refusal")
         assert msg["Auto-Submitted"] == ("auto-replied" if answered else "auto-generated")
-        # A player's message is relayed one to one, not news sent to every player.
-        assert msg["Precedence"] == (None if answered or kind == "message" else "bulk")
+        # A player's message is relayed one to one, not news sent to every player; a follow link is asked for.
+        assert msg["Precedence"] == (None if answered or kind in ("message", "follow") else "bulk")
         assert msg["List-Id"] == (None if kind == "refusal" else f'"Mail duel" <{game.id}.dicepost.localhost>')
         text, html = text_of(msg), html_of(msg)
         tags = _Tags()
@@ -112,6 +117,10 @@ def test_each_kind_is_multipart_with_safe_html_and_proper_headers(sent, kind):
         assert all(u.startswith(("http://dicepost.test", "mailto:")) for u in tags.urls), tags.urls
         if kind == "refusal":
             assert seat_id is None and msg["Reply-To"] is None and commitment not in text
+            continue
+        if kind in ("follow", "follow_results"):  # to a spectator: no seat, no reply token
+            assert seat_id is None and msg["To"] == "fan@example.org" and "TOKEN" not in text
+            assert re.search(r"http://dicepost\.test/follow/\d+\.\w+", text) and commitment in text
             continue
         assert commitment in text and commitment in html  # every game mail shows S_0
         if kind == "invitation":  # and says to keep it, and what for

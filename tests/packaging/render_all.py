@@ -208,10 +208,19 @@ def play(app: Flask, web: Player) -> None:
     web.get(f"/games/{gid}/player/{tokens['alice']}/schedule")
     web.get(f"/games/{gid}/gm/{gm}")
     web.get(f"/games/{gid}/gm/{gm}/confirm/end")  # the step before a draw
+    # A spectator follows the mail duel: the ask, the link's page, confirmed before the last round.
+    asked = web.post(f"/games/{gid}/follow", 303, data={"email": "fan@example.org"})
+    web.get(asked.headers["Location"])
+    ask = next(m for _i, kind, m in stored(app) if kind == "follow")
+    follow_link = re.search(r"http://dicepost\.test(/follow/[\w.]+)", text_of(ask))
+    check(follow_link, "the follow mail holds no follow link")
+    web.get(follow_link[1])  # type: ignore[index]
+    web.post(follow_link[1], 303, data={"action": "follow"})  # type: ignore[index]
     receive(raw_mail(reply_to, "pass", "<r5@render>", "alice@example.org"))
     bob_start = next(m for _i, kind, m in stored(app) if kind == "results" and m["To"].addresses[0].username == "bob")
     receive(raw_mail(str(bob_start["Reply-To"].addresses[0].addr_spec), "pass", "<r6@render>", "bob@example.org"))
     web.get(f"/games/{gid}/rounds/1")
+    web.post(follow_link[1], 303, data={"action": "stop"})  # type: ignore[index]
     api.get(f"/api/games/{gid}/rounds/1")
     web.get(f"/games/{gid}")
 
