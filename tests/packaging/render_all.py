@@ -259,6 +259,9 @@ def play(app: Flask, web: Player) -> None:
     web.get("/mailbox")
     for mail_id, _kind, _msg in mails:
         web.get(f"/mailbox/{mail_id}")
+    results_id = next(i for i, kind, _m in mails if kind == "results")
+    check(web.get(f"/mailbox/{results_id}/attachments/0").mimetype == "application/json",
+          "the results mail's record is not attached as application/json")
     footer = next(text_of(m) for _i, kind, m in mails if kind == "results")
     for name in ("preferences", "unsubscribe"):
         found = re.search(rf"http://dicepost\.test(/mail/{name}/[\w.-]+)", footer)
