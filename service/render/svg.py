@@ -108,7 +108,8 @@ def _piece(board: Board, piece: Piece, stacked: int) -> str:
         title += f", health {piece.health}" + (f"/{piece.max_health}" if piece.max_health else "")
     if piece.note:
         title += f": {piece.note}"
-    return (f'<g class="piece {escape(piece.kind)}"><title>{escape(title)}</title>{shape}'
+    return (f'<g class="piece {escape(piece.kind)}" data-id="{escape(piece.id)}" '
+            f'data-square="{escape(piece.square.lower())}"><title>{escape(title)}</title>{shape}'
             f"{_facing(piece, x, y, r)}"
             f'<text x="{x:g}" y="{y + 1:g}" class="label" fill="{stroke}">{escape(short_label(piece))}</text>'
             f"{health}</g>")

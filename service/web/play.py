@@ -11,7 +11,8 @@ from flask import session as flask_session
 from sqlalchemy import select
 from werkzeug.wrappers import Response
 
-from engine import find_ruleset
+from engine import Board, find_ruleset
+from engine.grid import SquareError, parse_square
 from engine.held import receipts_file
 from service import clock, games, rounds
 from service import jsonlimits as limited_json
@@ -118,10 +119,25 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "receipts": seat_receipts(session, game, seat),
         "turn": turn,
         "rules": rules_help(game.ruleset),
+        "you": you_are(board, seat.name),
         "countdown": countdown(turn.closes_at, clock.now()) if turn and turn.closes_at else "",
         "verify_url": verify_link(record_url(game.id), held={
             "commitment": game.commitment, "seat": seat.name, "entropy": seat.entropy}),
     }
+
+
+def you_are(board: Board | None, player: str) -> dict[str, Any] | None:
+    """The legend's first line: the player's side (colour index), units and home edge."""
+    if board is None:
+        return None
+    mine = sorted((p for p in board.pieces if p.side == player), key=lambda p: natural_key(p.label))
+    try:
+        rows = [parse_square(p.square).row for p in mine]
+    except SquareError:
+        rows = []
+    edge = ("" if not rows else "bottom" if sum(rows) / len(rows) < (board.height - 1) / 2 else "top")
+    index = board.sides.index(player) if player in board.sides else 0
+    return {"index": index % 8, "units": [p.label for p in mine], "edge": edge}
 
 
 @dataclass
@@ -133,6 +149,7 @@ class Sent:
     places: list[str] = field(default_factory=list)  # where each line of `text` was written
     round: int | None = None  # the round the stored orders are for
     version: int = 0
+    stored: str = ""  # the stored lines, as the notice lists them
     text: str = ""
     status: int = 200
 
@@ -147,8 +164,9 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
                                  int(round_field) if round_field.isdigit() else round_field,
                                  sent.text, "web", seat_id=seat_id)
         sent.round, sent.version = accepted.round, accepted.version
+        sent.stored = "; ".join(accepted.lines) if accepted.lines else "pass (every unit holds)"
         sent.message = (f"Round {accepted.round}: your orders are stored as version {accepted.version}: "
-                        + ("; ".join(accepted.lines) if accepted.lines else "pass (every unit holds)")
+                        + sent.stored
                         + (f". Receipt {accepted.receipt} (keep it: it proves which text was yours)"
                            if accepted.receipt else ""))
     except OrdersRefused as exc:
@@ -167,8 +185,9 @@ def sent_message(sent: Sent, game: Game) -> str:
     if not sent.message or sent.round is None or still_open:
         return sent.message
     after = f"; round {game.current_round} is open" if game.status == "active" else "; the game is over"
-    return (f"Your orders for round {sent.round} were stored as version {sent.version}, the last orders "
-            f"it waited for: round {sent.round} is resolved (what happened to you is below){after}.")
+    return (f"Your orders for round {sent.round} were stored as version {sent.version}: {sent.stored}. "
+            f"They were the last orders it waited for: round {sent.round} is resolved (what happened "
+            f"to you is below){after}.")
 
 
 @bp.get("/games/<game_id>/player/<token>/receipts.json")

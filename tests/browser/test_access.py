@@ -101,6 +101,9 @@ def tap_square(page: Any, square: str) -> None:
     col, row = columns.index(square[0]), int(square[1:])
     x = margin + col * cell + cell / 2
     y = margin + (rows - row) * cell + cell / 2
+    # The mouse clicks inside the viewport: bring that square into it first.
+    page.evaluate("y => window.scrollBy(0, y - window.innerHeight / 2)", box["y"] + y * scale)
+    box = svg.bounding_box()
     page.mouse.click(box["x"] + x * scale, box["y"] + y * scale)
 
 

@@ -340,16 +340,15 @@ class Game:
         r = self.table.client.post(path, data=data)
         page = r.get_data(as_text=True)
         assert r.status_code == 200, (error_box(page), lines)
-        found = re.search(r"Round (\d+): your orders are stored as version (\d+): ([^<]*)</p>", page)
-        # The last orders a round waits for resolve it: the notice then says so, without
-        # the lines (the confirmation mail below lists them).
-        last = re.search(r"Your orders for round (\d+) were stored as version (\d+), the last orders "
-                         r"it waited for: round \d+ is resolved", page)
-        assert (found or last) is not None, error_box(page)
-        assert int((found or last).group(1)) == number  # type: ignore[union-attr]
-        if lines and found is not None:
+        # (said of the round it was for when these orders closed it)
+        found = re.search(r"(?:Round (\d+): your orders are stored|Your orders for round (\d+) were stored)"
+                          r" as version (\d+): ([^<]*?)(?:\. They were the last orders it waited for[^<]*)?</p>",
+                          page)
+        assert found is not None, error_box(page)
+        assert int(found.group(1) or found.group(2)) == number
+        if lines:
             # The stored text, without the receipt sentence that follows it.
-            text = re.sub(r"\. Receipt [0-9a-f]{64} \(keep it[^)]*\)\s*$", "", found.group(3))
+            text = re.sub(r"\. Receipt [0-9a-f]{64} \(keep it[^)]*\)\s*$", "", found.group(4))
             accepted = text.replace("&#39;", "'").split("; ")
             assert norm(accepted) == norm(lines), (accepted, lines)
         confirmation = mails(self.players[seat], f"Orders stored for round {number}")[-1]
@@ -479,8 +478,10 @@ class Game:
         svg = page.split("<svg", 1)[1].split("</svg>", 1)[0]
         for piece in board.pieces:  # each figure drawn as what it is, facing marked
             owner = piece.side or "game"
-            assert (f'<g class="piece {piece.kind}"><title>{escape(piece.label)} ({owner}, {piece.kind}) '
-                    f"on {piece.square}") in svg, piece
+            # (the group names the piece and its square for tapping the grid)
+            assert (f'<g class="piece {piece.kind}" data-id="{escape(piece.id)}" '
+                    f'data-square="{piece.square.lower()}"><title>{escape(piece.label)} ({owner}, '
+                    f"{piece.kind}) on {piece.square}") in svg, piece
         assert svg.count("<title>facing ") == sum(1 for p in board.pieces if p.facing)
         for piece in board.pieces:
             cells = f"<tr><td>{escape(piece.label)}</td><td>{piece.square.lower()}</td>"
@@ -567,8 +568,9 @@ def test_the_page_after_the_last_orders_shows_the_next_round(sqlite_app: Flask) 
         assert r.status_code == 200, error_box(r.get_data(as_text=True))
     page = r.get_data(as_text=True)
     assert table.status()["round"] == 2
-    assert ("Your orders for round 1 were stored as version 1, the last orders it waited for: "
-            "round 1 is resolved") in page
+    # The notice says the orders closed round 1, not "stored" above round 2's form.
+    assert "Round 1: your orders are stored" not in page
+    assert "Your orders for round 1 were stored as version 1" in page and "round 2 is open" in page
     assert "Orders for round 2" in page and '<input type="hidden" name="round" value="2">' in page
 
 

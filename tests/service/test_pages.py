@@ -220,7 +220,7 @@ def test_the_board_caption_explains_this_board(app: Flask, client: Any) -> None:
     assert "a black triangle on a piece&#39;s edge points the way it faces" in caption and "rooftop" in caption
     # Setup's spawn roll comes from this game's own dice: the caption names the game's
     # figures exactly when the grid draws some (wording per kind: tests/service/test_svg.py).
-    drawn = set(re.findall(r'<g class="piece (henchman|civvie|nemesis)">', page))
+    drawn = set(re.findall(r'<g class="piece (henchman|civvie|nemesis)"[ >]', page))  # data-id, data-square follow
     assert ("diamonds are henchmen" in caption) == ("henchman" in drawn)
     assert ("dashed diamonds are civvies" in caption) == ("civvie" in drawn)
     assert ("heavy diamonds are nemeses" in caption) == ("nemesis" in drawn)

@@ -1,0 +1,58 @@
+"""Orders by tapping the grid: tap one of your units, then a square to move it or an enemy
+to attack it; each chosen order is drawn as an arrow before sending. At 1280 and 390 px."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import BROWSER, DESKTOP, PHONE
+from tests.browser.flow import an_attack, create_game, join
+from tests.browser.test_access import tap_square
+
+pytestmark = BROWSER
+
+
+def _square_of(page: Any, unit: str) -> str:
+    return page.locator(f'svg.board g.piece[data-id="{unit}"]').get_attribute("data-square")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["wide", "phone"])
+def test_tap_a_unit_then_a_square_then_an_enemy(served, pages, shot, viewport) -> None:
+    base, _app = served
+    host = pages.new()
+    created = create_game(host, base, "Tapping", "red\nblue")
+    red = pages.new(viewport=viewport)
+    red_url = join(red, created.invites["red"])
+    join(pages.new(), created.invites["blue"])
+    red.goto(red_url)
+    assert "You are red: your units are A1, A2" in red.inner_text("p.you")
+    assert "starting from the bottom edge" in red.inner_text("p.you")
+    attack = an_attack(red, {})
+    assert attack, "a mortar can reach blue's line in round 1"
+    gunner, line = next(iter(attack.items()))
+    target = line.split()[-1]
+    # Another unit, chosen by tapping it, moved by tapping a square its list offers.
+    lists = [s for s in red.locator("form select[data-unit]").all() if s.get_attribute("data-unit") != gunner]
+    runner = lists[0].get_attribute("data-unit")
+    move = lists[0].locator('option[data-role="move"]').first
+    move_line, move_square = move.get_attribute("value"), move.get_attribute("data-square")
+    tap_square(red, _square_of(red, runner))
+    assert f"{runner} chosen" in red.inner_text("#picked"), pages.errors
+    tap_square(red, move_square)
+    assert red.locator(f'select[data-unit="{runner}"]').first.input_value() == move_line
+    assert red.locator("svg.board line.pending-order").count() == 1  # the arrow before sending
+    # Tap the gunner, then the enemy: its attack list takes the attack on that enemy.
+    tap_square(red, _square_of(red, gunner))
+    tap_square(red, _square_of(red, target))
+    chosen = [s.input_value() for s in red.locator(f'select[data-unit="{gunner}"]').all()]
+    assert line in chosen, chosen
+    assert red.locator("svg.board line.pending-order").count() == 2
+    if viewport == PHONE:
+        assert red.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    shot(red, f"grid-orders-{'phone' if viewport == PHONE else 'wide'}")
+    red.get_by_role("button", name="Send orders").click()
+    red.wait_for_load_state()
+    notice = red.inner_text(".notice")
+    assert "stored as version 1" in notice and move_line in notice and line in notice
