@@ -11,7 +11,7 @@ from service.db import get_session
 from service.errors import ServiceError
 from service.gm.auth import gm_game
 from service.gm.news import local_time
-from service.messages import mark_read, post, shown
+from service.messages import mark_read, post, shown, unread
 from service.models import Game, Seat
 from service.timekeeping.state import policy_of
 from service.web import bp
@@ -69,4 +69,7 @@ def talk_helpers() -> dict[str, object]:
         return {"messages": messages, "unread": sum(1 for m in messages if m.unread),
                 "zone": policy_of(game).zone}
 
-    return {"table_talk": table_talk, "local_time": local_time}
+    def unread_messages(game: Game, seat: Seat) -> int:
+        return unread(get_session(), game, seat)
+
+    return {"table_talk": table_talk, "local_time": local_time, "unread_messages": unread_messages}

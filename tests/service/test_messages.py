@@ -54,6 +54,7 @@ def test_unread_counts_and_newest_first(world):
     say(world, "green", "all", "second")
     blue = page(world, "blue").split('id="messages"')[1]
     assert "(2 new)" in blue and blue.index(">second<") < blue.index(">first<")
+    assert '<a href="#messages">1 new message</a> at the table.' in page(world, "green")  # red's, on top
     assert "(2 new)" not in page(world, "blue")  # seen now
     assert "(1 new)" in page(world, "red").split('id="messages-title"')[1].split("</h3>")[0]  # not its own
     say(world, "red", "all", "third")
