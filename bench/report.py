@@ -224,6 +224,9 @@ def peer_rows(peer: dict[str, Any]) -> list[list[str]]:
         rows.append([f"embedded default (dicepost serve, SQLite), {emb['clients']} at once", "",
                      f"{emb['ok_per_s']:,.0f} submissions/s, {emb['p50_ms']:,.0f} / {emb['p99_ms']:,.0f} ms, "
                      f"web CPU {emb['cpu_ms_per_ok'].get('web', 0):.2f} ms, errors {_answers(emb)}", "", ""])
+    if peer.get("embedded_failed"):
+        rows.append(["embedded default (dicepost serve, SQLite)", "", f"failed: {peer['embedded_failed']}",
+                     "", ""])
     res = peer.get("resolution")
     if res:
         worker = res["cpu_ms_per_round"].get("worker", 0.0)
