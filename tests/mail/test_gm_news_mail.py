@@ -1,5 +1,6 @@
-"""The GM's news over real SMTP (aiosmtpd): every GM action and announcement reaches every
-player as a mail of its own kind, bulk, with the game's threading and unsubscribe headers."""
+"""The new mail kinds over real SMTP (aiosmtpd): the GM's news (every GM action and
+announcement reaches every player, bulk, with the game's threading and unsubscribe headers)
+and a message at the table (one to one; replying to it answers its sender alone)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,25 @@ def test_a_pause_and_an_announcement_reach_both_players_by_smtp(sqlite_app, smtp
     assert pause["In-Reply-To"].startswith(f"<game-{game.id}-seat-")
     note = next(m.message for m in smtp.received if "announcement" in str(m.message["Subject"]))
     assert "GM announcement: Back on Friday.\nBe kind." in text_of(note)
+
+
+def test_a_message_at_the_table_goes_by_smtp_and_its_reply_answers_it(sqlite_app, smtp):
+    """alice writes MSG bob by mail; bob gets it over SMTP and answers by replying to it."""
+    game = start_game(sqlite_app)
+    sqlite_app.config["SMTP_URL"] = f"smtp://127.0.0.1:{smtp.port}"
+    game.send(_raw(game.reply_to("alice"), "MSG bob\nMeet me at the ford.", "<msg1@c>", "alice@example.org"))
+    _send_news(sqlite_app)  # nothing of the GM here; the message went out as it was queued
+    got = next(m for m in smtp.received if "Message from" in str(m.message["Subject"]))
+    assert got.recipients == ["bob@example.org"]
+    assert str(got.message["Subject"]) == "[Mail duel] Message from alice to you"
+    assert "Meet me at the ford." in text_of(got.message) and "alone" in text_of(got.message)
+    assert got.message["Precedence"] is None  # one to one, not news for every player
+    reply = (f"From: bob@example.org\r\nTo: {got.message['Reply-To']}\r\nSubject: Re: x\r\n"
+             f"Message-ID: <msg2@c>\r\nIn-Reply-To: {got.message['Message-ID']}\r\n\r\nOn my way.\r\n").encode()
+    game.send(reply)
+    page = sqlite_app.test_client().get(f"/games/{game.id}/player/{game.tokens['alice']}").get_data(as_text=True)
+    assert "On my way." in page and "bob</strong>\n→ <strong>alice</strong>" in page
+
+
+def _raw(to: str, body: str, mid: str, sender: str) -> bytes:
+    return f"From: {sender}\r\nTo: {to}\r\nSubject: Re: x\r\nMessage-ID: {mid}\r\n\r\n{body}\r\n".encode()
