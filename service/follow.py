@@ -117,6 +117,9 @@ def mail_context(session: Session, game: Game, payload: dict[str, Any],
     if follower is None:
         raise LookupError(f"follower {payload['follower']} stopped following")
     number = int(payload.get("round") or 0)
+    token = follow_token(secret_key, follower.id, follower.salt)
     return {"follow_url": follow_url(secret_key, follower),
+            # List-Unsubscribe with RFC 8058 one-click: a POST there stops the follower.
+            "unsubscribe_url": urls.absolute("web.follow_stop", token=token),
             "round_url": urls.absolute("web.round_", game_id=game.id, number=number) if number else "",
             "finished": game.status == "finished", "outcome": game.outcome}

@@ -7,7 +7,7 @@ from flask import redirect, render_template, request, url_for
 from flask import session as flask_session
 from werkzeug.wrappers import Response
 
-from service import follow
+from service import csrf, follow
 from service.db import get_session
 from service.errors import Invalid
 from service.models import Game
@@ -53,3 +53,14 @@ def follow_link(token: str) -> Response | str:
         game_id = follower.game_id
     return render_template("web/follow.html", mode="link", game_id=game_id, title=title, token=token,
                            following=following)
+
+
+@bp.post("/follow/<token>/stop")
+def follow_stop(token: str) -> Response:
+    """The one-click stop of List-Unsubscribe (RFC 8058): the mail client POSTs without a
+    CSRF token; the link's token is the proof, as for the players' unsubscribe links."""
+    game_id = follow.stop(get_session(), token)
+    return redirect(url_for("web.follow_done", game_id=game_id, what="stopped"), 303)
+
+
+csrf.exempt(follow_stop)

@@ -66,10 +66,25 @@ def test_a_spectator_follows_a_game_by_mail_and_stops(sqlite_app, smtp):
     text = text_of(news[0])
     assert f"http://dicepost.test/games/{game.id}/rounds/1" in text and link.group(1) in text
     assert "TOKEN" not in text  # no orders, no player's reply token
-    assert news[0]["Precedence"] == "bulk"
+    assert news[0]["Precedence"] == "bulk" and news[0]["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    one_click = re.fullmatch(r"<http://dicepost\.test(/follow/[\w.]+/stop)>", news[0]["List-Unsubscribe"].strip())
+    assert one_click is not None and one_click.group(1) == link.group(1) + "/stop"
     # The address that never pressed Follow got its link and nothing more.
     assert [str(m["Subject"]) for m in _to(smtp, "lurker@example.org")] == ["[Mail duel] Follow Mail duel by mail?"]
 
+    # The mail client's one-click POST (no CSRF token, no session) stops the lurker's link too.
+    (lurk,) = _to(smtp, "lurker@example.org")
+    lurk_stop = re.search(r"<http://dicepost\.test(/follow/[\w.]+/stop)>", lurk["List-Unsubscribe"])
+    assert lurk_stop is not None
+    csrf_on = sqlite_app.config["WTF_CSRF_ENABLED"]
+    sqlite_app.config["WTF_CSRF_ENABLED"] = True
+    try:
+        assert sqlite_app.test_client().post(lurk_stop.group(1),
+                                             data={"List-Unsubscribe": "One-Click"}).status_code == 303
+        assert sqlite_app.test_client().post(link.group(1), data={"action": "stop"}).status_code == 400  # CSRF
+    finally:
+        sqlite_app.config["WTF_CSRF_ENABLED"] = csrf_on
+    assert fan.get(lurk_stop.group(1).removesuffix("/stop")).status_code == 404
     stopped = fan.post(link.group(1), data={"action": "stop"})
     assert stopped.status_code == 303 and stopped.headers["Location"].endswith("/follow/stopped")
     assert "You no longer follow Mail duel" in fan.get(stopped.headers["Location"]).get_data(as_text=True)

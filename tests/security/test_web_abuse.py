@@ -27,7 +27,8 @@ from tests.service.play import counts, create, start
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 RAW_MARKERS = ('<script>alert("x")', "<img src=x onerror")
-CAPABILITY_FORMS = {"mail.preferences", "mail.unsubscribe"}  # secret token in the URL, one-click from mail
+CAPABILITY_FORMS = {"mail.preferences", "mail.unsubscribe",  # secret token in the URL, one-click from mail
+                    "web.follow_stop"}
 
 
 def _raw_hostile(text: str) -> bool:
