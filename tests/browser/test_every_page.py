@@ -1,4 +1,4 @@
-"""Every page a player meets, at 1280 and 390 pixels: no sideways scrolling on the phone,
+"""Every page a player meets, at 1280 and 390 pixels (and dark): no sideways scrolling on the phone,
 and axe-core (fetched with npm at test time into a temporary folder, never committed)
 finds no WCAG 2.1 A or AA violation."""
 
@@ -62,14 +62,15 @@ def pages_of_a_game(served: tuple[str, Any], pages: Any) -> dict[str, str]:
 def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browser, axe, shot) -> None:
     urls = pages_of_a_game(served, pages)
     problems: dict[str, list[str]] = {}
-    for width, viewport in (("wide", WIDE), ("phone", PHONE)):
-        context = browser.new_context(viewport=viewport, bypass_csp=True)
+    for width, viewport, scheme in (("wide", WIDE, "light"), ("phone", PHONE, "light"),
+                                    ("phone, dark", PHONE, "dark")):
+        context = browser.new_context(viewport=viewport, bypass_csp=True, color_scheme=scheme)
         try:
             page = context.new_page()
             for name, url in urls.items():
                 page.goto(url)
                 page.wait_for_load_state("load")
-                if width == "phone":
+                if viewport == PHONE:
                     scroll = page.evaluate("document.documentElement.scrollWidth")
                     if scroll > PHONE["width"]:
                         wide = page.evaluate("""() => [...document.querySelectorAll('main *')]
@@ -79,8 +80,10 @@ def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browse
                 found = violations(page, axe)
                 if found:
                     problems.setdefault(f"{name} ({width})", []).extend(found)
-                if name == "rules-universal":
+                if name == "rules-universal" and scheme == "light":
                     shot(page, f"{name}-{width}")
+                if name == "player" and scheme == "dark":
+                    shot(page, "player-dark")
         finally:
             context.close()
     assert not problems, problems
