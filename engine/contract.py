@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, final
 
 from engine.dice import Dice, Roll
 from engine.eventwords import PLAIN_WORDS, EventWords
-from engine.forcespec import ForceSpec
+from engine.forcespec import ForceCost, ForceSpec
 from engine.looks import ARROWS, PLAIN_ARROW, PLAIN_PIECE, MarkLook, PieceLook, arrow_look
 from engine.orders import (
     MAX_LINE,
@@ -268,6 +268,11 @@ class Ruleset(ABC, Generic[S]):
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
         """Every reason this force is refused; empty when it is fine: what force_spec
         refuses, then the ruleset's own checks on the force it read."""
+
+    def force_cost(self, force: Mapping[str, Any], options: Options) -> ForceCost | None:
+        """What this force costs against the game's budget, for a force builder's running
+        total; None where the ruleset has no budget or the force's fields do not read."""
+        return None
 
     @abstractmethod
     def default_force(self, seat: int, options: Options) -> JSON:

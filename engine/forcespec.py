@@ -6,7 +6,9 @@ options) and gets from it
 
 - `read(force)`: the force normalised (defaults filled in, names folded to lower case)
   and every reason it is refused, each naming the place ("unit 2 (Tank)") and the field
-  as the player knows it ("Pw", "unit types (types)"), never only an internal key;
+  as the player knows it ("Pw", "unit types (types)"), never only an internal key; each
+  reason is a `Refusal`, a sentence that carries the path of its value in the force
+  (("units", 1, "pw")), so a form shows it beside its field;
 - `schema()`: a JSON Schema (draft 2020-12) of the same shape, titles and descriptions
   included, that `Ruleset.force_schema(options)` publishes.
 
@@ -36,8 +38,47 @@ class _Invalid:
 INVALID: Any = _Invalid()
 
 
-def _at(where: str, message: str) -> str:
-    return f"{where}: {message}" if where else message
+Path = tuple[str | int, ...]
+
+
+class Place(str):
+    """Where a value is, as reasons say it ("unit 2 (Tank)"), with its path in the force
+    (("units", 1, "pw")) so a form can show each reason beside its field."""
+
+    path: Path
+
+    def __new__(cls, text: str = "", path: Path = ()) -> Place:
+        place = super().__new__(cls, text)
+        place.path = path
+        return place
+
+    def at(self, *more: str | int) -> Place:
+        return Place(str(self), (*self.path, *more))
+
+
+class Refusal(str):
+    """One reason a force is refused: the sentence, and `path`, the place in the force
+    of the value it is about (() for the force as a whole, as a budget check says)."""
+
+    path: Path
+
+    def __new__(cls, text: str, path: Path = ()) -> Refusal:
+        refusal = super().__new__(cls, text)
+        refusal.path = path
+        return refusal
+
+
+def path_of(reason: str) -> Path:
+    """The path of a reason in the force (() for a plain sentence)."""
+    return reason.path if isinstance(reason, Refusal) else ()
+
+
+def _place(where: str) -> Place:
+    return where if isinstance(where, Place) else Place(where)
+
+
+def _at(where: str, message: str) -> Refusal:
+    return Refusal(f"{where}: {message}" if where else message, _place(where).path)
 
 
 class Spec(ABC):
@@ -116,6 +157,9 @@ class Choice(Spec):
     choices: tuple[str, ...]
     doc: str = ""
     fold: bool = False
+    # A sentence for each choice, in the order of `choices` (a hero's card), published as
+    # the schema's `enumDescriptions` for a form to show beside the choice.
+    descriptions: tuple[str, ...] = ()
 
     def read(self, value: Any, where: str, reasons: list[str]) -> Any:
         name = value.strip().lower() if self.fold and isinstance(value, str) else value
@@ -125,7 +169,10 @@ class Choice(Spec):
         return name
 
     def schema(self) -> JSON:
-        return self._titled({"type": "string", "enum": list(self.choices)})
+        out: JSON = {"type": "string", "enum": list(self.choices)}
+        if self.descriptions:
+            out["enumDescriptions"] = list(self.descriptions)
+        return self._titled(out)
 
 
 @dataclass(frozen=True)
@@ -207,12 +254,13 @@ class Shape(Spec):
             return INVALID
         out: dict[str, Any] = {}
         before = len(reasons)
+        where = _place(where)
         fields = {f.key: f for f in self.fields}
         title = fields.get(self.title_key) if self.title_key else None
         if title is not None and title.key in value:
-            name = title.spec.read(value[title.key], where, reasons)
+            name = title.spec.read(value[title.key], where.at(title.key), reasons)
             if name is not INVALID and name:
-                where = f"{where} ({name})" if where else str(name)
+                where = Place(f"{where} ({name})" if where else str(name), where.path)
         unknown = sorted(str(k) for k in value if k not in fields)
         if unknown:
             known = ", ".join(f.name for f in self.fields)
@@ -221,14 +269,14 @@ class Shape(Spec):
         for f in self.fields:
             if f.key not in value:
                 if f.required:
-                    reasons.append(f"{where}: {f.name} is missing" if where
-                                   else f"{self.label} needs {f.name}")
+                    reasons.append(_at(where.at(f.key), f"{f.name} is missing") if where
+                                   else Refusal(f"{self.label} needs {f.name}", where.at(f.key).path))
                 else:
                     out[f.key] = json.loads(json.dumps(f.default))  # a fresh copy
             elif f is title or (f.nullable and value[f.key] is None):
                 out[f.key] = value[f.key]
             else:
-                out[f.key] = f.spec.read(value[f.key], where, reasons)
+                out[f.key] = f.spec.read(value[f.key], where.at(f.key), reasons)
         if len(reasons) == before and self.check is not None:
             reasons.extend(_at(where, r) for r in self.check(out))
         return INVALID if len(reasons) > before else out
@@ -314,12 +362,26 @@ class Items(Spec):
             reasons.append(_at(where, f"at most {self.max_items} {self.label}, not {len(value)}{why}"))
             return INVALID
         before = len(reasons)
-        out = [self.spec.read(v, f"{self.item} {n}", reasons) for n, v in enumerate(value, start=1)]
+        path = _place(where).path
+        out = [self.spec.read(v, Place(f"{self.item} {n}", (*path, n - 1)), reasons)
+               for n, v in enumerate(value, start=1)]
         return INVALID if len(reasons) > before else out
 
     def schema(self) -> JSON:
         return self._titled({"type": "array", "items": self.spec.schema(),
                              "minItems": self.min_items, "maxItems": self.max_items})
+
+
+@dataclass(frozen=True)
+class ForceCost:
+    """What a force costs against the game's budget, as the player reads points."""
+
+    spent: str
+    budget: str
+    over: bool
+
+    def to_json(self) -> JSON:
+        return {"spent": self.spent, "budget": self.budget, "over": self.over}
 
 
 @dataclass(frozen=True)
@@ -332,7 +394,7 @@ class ForceSpec:
     def read(self, force: Any) -> tuple[Any, list[str]]:
         """(the force normalised, every reason) — the force is INVALID when there are reasons."""
         reasons: list[str] = []
-        return self.shape.read(force, "", reasons), reasons
+        return self.shape.read(force, Place(), reasons), reasons
 
     def schema(self) -> JSON:
         out: JSON = {"$schema": "https://json-schema.org/draft/2020-12/schema", **self.shape.schema()}

@@ -7,12 +7,13 @@ changes nothing (each service call is one transaction).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from service import games, rounds, views
+from service import forces, games, rounds, views
 from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import BadRequest, Invalid, ServiceError
@@ -169,6 +170,35 @@ def record(game_id: str) -> Response:
 def rulesets() -> Response:
 
     return jsonify(rulesets_json())
+
+
+def _ruleset_options(ruleset_id: str, given: Any) -> tuple[Any, dict[str, Any]]:
+    ruleset = games.ruleset_or_invalid(ruleset_id)
+    if not isinstance(given, dict):
+        raise Invalid("options must be a JSON object", "options")
+    return ruleset, games.check_options(ruleset, given)[0]
+
+
+@bp.get("/rulesets/<ruleset_id>/force-schema")
+def force_schema(ruleset_id: str) -> Response:
+    """The ruleset's force schema for a game with these options (`?options=` JSON), and
+    the force a first seat gets when it brings none."""
+    try:
+        given = json.loads(request.args.get("options") or "{}")
+    except json.JSONDecodeError as exc:
+        raise BadRequest(f"options is not valid JSON: {exc.msg}", "options") from None
+    ruleset, options = _ruleset_options(ruleset_id, given)
+    return jsonify({"ruleset": ruleset.info.id, "schema": ruleset.force_schema(options),
+                    "default": ruleset.default_force(0, options)})
+
+
+@bp.post("/rulesets/<ruleset_id>/force-check")
+def force_check(ruleset_id: str) -> Response:
+    """A force judged as joining would judge it (`{"force", "options"}`): every refusal
+    with the field it is about (its path, dotted), and its cost against the budget."""
+    body = json_body()
+    ruleset, options = _ruleset_options(ruleset_id, body.get("options") or {})
+    return jsonify(forces.check(ruleset, body.get("force"), options).to_json())
 
 
 @bp.get("/openapi.json")

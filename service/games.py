@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from engine import ForceError, OptionError, Ruleset, UnknownRuleset, find_ruleset
 from engine.dice import DEFAULT_CHAIN_LENGTH, NEW_GAME_PROFILE, game_salt, server_entropy
 from engine.steps import run_setup, setup_inputs
-from service import clock
+from service import clock, forces
 from service.audit import audit
 from service.dice_keys import new_chain, step_dice
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
@@ -106,24 +106,11 @@ def check_seats(ruleset: Ruleset[Any], seats: list[SeatSpec], options: Mapping[s
 
 
 def check_force(ruleset: Ruleset[Any], force: Any, options: Mapping[str, Any], field: str) -> None:
-    if not isinstance(force, dict):
-        raise Invalid("a force is a JSON object", field)
-    if _has_float(force):
-        raise Invalid("a force holds whole numbers only (no fractions: they are hashed into the "
-                      "dice inputs)", field)
-    reasons = ruleset.validate_force(force, options)
-    if reasons:
-        raise Invalid(f"force refused: {'; '.join(reasons)}", field)
-
-
-def _has_float(value: Any) -> bool:
-    if isinstance(value, float):
-        return True
-    if isinstance(value, dict):
-        return any(_has_float(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_float(v) for v in value)
-    return False
+    verdict = forces.check(ruleset, force, options)
+    if verdict.malformed:
+        raise Invalid(verdict.malformed, field)
+    if not verdict.ok:
+        raise Invalid(f"force refused: {'; '.join(verdict.reasons)}", field)
 
 
 def create_game(session: Session, ruleset_id: Any, title: str | None, seats: list[SeatSpec],

@@ -26,6 +26,7 @@ def _errors(*codes: int) -> dict[str, Any]:
     return {str(c): _json(ERROR, text[c]) for c in codes}
 
 
+RULESET_ID = {"name": "ruleset_id", "in": "path", "required": True, "schema": {"type": "string"}}
 GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 STR = {"type": "string"}
@@ -157,6 +158,25 @@ def spec() -> dict[str, Any]:
                 "summary": "The registered rulesets and their options",
                 "responses": {"200": _json({"type": "array", "items": {"type": "object"}},
                                            "rulesets")}}},
+            "/api/rulesets/{ruleset_id}/force-schema": {"get": {
+                "summary": "The JSON Schema of a force in a game with these options, and the default force",
+                "parameters": [RULESET_ID, {"name": "options", "in": "query", "required": False,
+                                            "description": "the game's options as JSON", "schema": STR}],
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "ruleset": STR, "schema": {"type": "object"}, "default": {"type": "object"}}},
+                    "the schema"), **_errors(400, 422)}}},
+            "/api/rulesets/{ruleset_id}/force-check": {"post": {
+                "summary": "A force judged as joining judges it: every refusal with its field, and its cost",
+                "parameters": [RULESET_ID],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "properties": {"force": {}, "options": {"type": "object"}}}}}},
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "ok": {"type": "boolean"},
+                    "refusals": {"type": "array", "items": {"type": "object", "properties": {
+                        "field": STR, "message": STR}}},
+                    "cost": {"type": ["object", "null"], "properties": {
+                        "spent": STR, "budget": STR, "over": {"type": "boolean"}}}}},
+                    "the verdict"), **_errors(400, 422)}}},
             "/api/inbound/email": {"post": {
                 "summary": "Inbound mail from a provider's webhook (the mail part, service/mail/web.py)",
                 "description": "The raw RFC 5322 message as the body, or a form with it in `email` "

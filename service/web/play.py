@@ -6,15 +6,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import redirect, render_template, request, url_for
+from flask import jsonify, redirect, render_template, request, url_for
 from flask import session as flask_session
 from sqlalchemy import select
 from werkzeug.wrappers import Response
 
-from engine import Board, find_ruleset
+from engine import Board, Ruleset, find_ruleset
 from engine.grid import SquareError, parse_square
 from engine.held import receipts_file
-from service import clock, games, rounds
+from service import clock, forces, games, rounds
 from service import jsonlimits as limited_json
 from service.catalog import rules_help
 from service.db import get_session
@@ -29,14 +29,38 @@ from service.tokens import token_hash
 from service.turn_summary import countdown, seat_turn
 from service.urls import player_url, record_url, verify_link
 from service.views import board_of, current_round, latest_step, orders_json, seat_legal_orders
-from service.web import bp
+from service.web import bp, force_form
 from service.web.order_form import order_form, order_lines
 
 JOINED = "joined"  # the session key of the last join's player link, shown until replaced
 
 
-@bp.route("/games/<game_id>/join/<invite>", methods=["GET", "POST"])
-def join(game_id: str, invite: str) -> Response | tuple[str, int] | str:
+@dataclass(frozen=True)
+class Builder:
+    """What the join page's force builder is made from: the ruleset's published schema for
+    this game's options, and the force the seat gets when it brings none."""
+
+    ruleset: Ruleset[Any]
+    options: dict[str, Any]
+    schema: dict[str, Any]
+    default: dict[str, Any]
+
+    def form(self, force: Any, verdict: forces.ForceCheck | None = None) -> force_form.Widget:
+        root = force_form.build(self.schema, force)
+        if verdict is not None:
+            force_form.place(root, verdict)
+        return root
+
+
+def _builder(game: Game, seat: Seat | None) -> Builder:
+    ruleset = find_ruleset(game.ruleset)
+    opts = ruleset.options({k: v for k, v in (game.options or {}).items() if k not in games.SERVICE_OPTIONS})
+    default = (seat.force if seat is not None and seat.force is not None
+               else ruleset.default_force(seat.seat_index if seat is not None else 0, opts))
+    return Builder(ruleset, opts, ruleset.force_schema(opts), dict(default))
+
+
+def _join_page(game_id: str, invite: str) -> tuple[dict[str, Any], str | None, Builder]:
     session = get_session()
     with session.begin():
         game = session.get(Game, game_id)
@@ -48,25 +72,59 @@ def join(game_id: str, invite: str) -> Response | tuple[str, int] | str:
         seat = session.scalars(select(Seat).where(Seat.game_id == game_id,
                                                   Seat.invite_token_hash == token_hash(invite))).first()
         taken = seat.name if seat is not None and seat.joined_at is not None else None
+        builder = _builder(game, seat)
     page = {"game_id": game_id, "title": title, "commitment": commitment, "invite": invite,
             "house": house}
+    return page, taken, builder
+
+
+@bp.route("/games/<game_id>/join/<invite>", methods=["GET", "POST"])
+def join(game_id: str, invite: str) -> Response | tuple[str, int] | str:
+    page, taken, builder = _join_page(game_id, invite)
     if taken is not None:
         if (flask_session.get(JOINED) or {}).get("invite") == invite:
             return redirect(url_for("web.joined", game_id=game_id, invite=invite), 303)
         return render_template("web/join_taken.html", seat=taken, **page), 409
     if request.method == "GET":
-        return render_template("web/join.html", error=None, force="", **page)
+        return render_template("web/join.html", error=None, force="", builder=builder.form(builder.default),
+                               **page)
+    # One of three ways, each checked by the ruleset's validate_force: the default force
+    # (one button), the JSON of the advanced box when it is filled in, else the form's fields.
     force_text = request.form.get("force", "").strip()
+    force: Any = None
+    built = builder.default
     try:
-        joined = games.join(session, game_id, invite, request.form.get("entropy", "").strip() or None,
-                            parse_force(force_text))
+        # A post without the builder's fields (an older form, a script) brings no force.
+        if "use_default" not in request.form and (force_text or any(k.startswith(force_form.PREFIX)
+                                                                    for k in request.form)):
+            if force_text:
+                force = parse_force(force_text)
+            else:
+                force = built = force_form.read(builder.schema, request.form)
+                verdict = forces.check(builder.ruleset, force, builder.options)
+                if not verdict.ok:
+                    return render_template("web/join.html", error=None, force="",
+                                           builder=builder.form(force, verdict), refused=True, **page), 422
+        joined = games.join(get_session(), game_id, invite,
+                            request.form.get("entropy", "").strip() or None, force)
     except ServiceError as exc:
-        return render_template("web/join.html", error=exc, force=force_text, **page), exc.status
+        return render_template("web/join.html", error=exc, force=force_text,
+                               builder=builder.form(built), **page), exc.status
     # Shown once, to this browser (its signed session cookie): a reload shows it again.
     flask_session[JOINED] = {"invite": invite, "seat": joined.seat, "token": joined.player_token,
                              "started": joined.started,
                              "entropy": request.form.get("entropy", "").strip().lower()}
     return redirect(url_for("web.joined", game_id=game_id, invite=invite), 303)
+
+
+@bp.post("/games/<game_id>/join/<invite>/force-check")
+def join_force_check(game_id: str, invite: str) -> Response:
+    """The builder's live check as you type: the posted form read as on joining, judged by
+    the same validate_force, each refusal at its field, and the running cost."""
+    _, _, builder = _join_page(game_id, invite)
+    force = force_form.read(builder.schema, request.form)
+    root = builder.form(force)
+    return jsonify(force_form.check_json(root, forces.check(builder.ruleset, force, builder.options)))
 
 
 @bp.get("/games/<game_id>/join/<invite>/done")

@@ -19,7 +19,7 @@ from engine.contract import (
     UnitId,
 )
 from engine.dice import Dice
-from engine.forcespec import ForceSpec
+from engine.forcespec import ForceCost, ForceSpec
 from engine.orders import Order, OrderProblem
 from engine.rulesets.fivedice import board as board_view
 from engine.rulesets.fivedice.allocation import DEFAULT_POLICY
@@ -69,6 +69,14 @@ class FivediceRuleset(StandingRuleset[GameState]):
 
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
         return read_force(force, self.options(options))[1]
+
+    def force_cost(self, force: Mapping[str, Any], options: Options) -> ForceCost | None:
+        options = self.options(options)
+        sheets, _ = read_force(force, options)
+        if not sheets:
+            return None
+        total = sum(s.cost for s in sheets)
+        return ForceCost(str(total), str(options["points"]), total > int(options["points"]))
 
     def default_force(self, seat: int, options: Options) -> JSON:
         return default_force(self.options(options))

@@ -209,3 +209,11 @@ def card(card_id: str) -> Card:
     if found is None:
         raise CardError(f"no card {card_id!r}")
     return found
+
+
+def card_line(card: Card) -> str:
+    """A hero's S.U.P.E.R. card in one line, for the force builder's hero picker."""
+    stats = " ".join(f"{k}{v}" for k, v in card.stats.items())
+    actions = " ".join(f"{a.name}: {a.text}" for a in card.actions)
+    return (f"{card.name} {stats}, ATT {card.att}, ARM {card.arm}, AP {card.move_ap}-{card.general_ap}, "
+            f"Vitality {card.vitality}, {'ranged' if card.ranged else 'melee'}. {actions} {card.text}")

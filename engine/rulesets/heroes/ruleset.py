@@ -89,7 +89,8 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
     # -- forces -------------------------------------------------------------------
     def force_spec(self, options: Options) -> ForceSpec:
         return ForceSpec(Shape("a force", (
-            Field("hero", Choice("hero", tuple(cards.heroes()), "the hero card you play"),
+            Field("hero", Choice("hero", tuple(cards.heroes()), "the hero card you play",
+                                 descriptions=tuple(cards.card_line(c) for c in cards.heroes().values())),
                   required=True),
             Field("tile", Choice("tile", tuple(tiles()), "the city tile of your corner "
                                  "(left out: one nobody chose)"), nullable=True),

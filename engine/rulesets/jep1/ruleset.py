@@ -20,11 +20,12 @@ from engine.contract import (
     RulesetInfo,
 )
 from engine.dice import Dice
-from engine.forcespec import ForceSpec
+from engine.forcespec import ForceCost, ForceSpec
 from engine.orders import Order, OrderProblem, Verb
 from engine.rulesets.jep1 import bot, forces, legal, orders, progress
 from engine.rulesets.jep1.board import EVENTS as board_events
 from engine.rulesets.jep1.board import board
+from engine.rulesets.jep1.costs import unit_cost
 from engine.rulesets.jep1.initiative import first_round_order, keep_roll_offs
 from engine.rulesets.jep1.resolve import resolve_round
 from engine.rulesets.jep1.state import JepState
@@ -74,6 +75,14 @@ class Jep1Ruleset(StandingRuleset[JepState]):
 
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
         return forces.validate_force(force, self.options(options))
+
+    def force_cost(self, force: Mapping[str, Any], options: Options) -> ForceCost | None:
+        options = self.options(options)
+        lines, _ = forces.force_lines(force, options)
+        if not lines:
+            return None
+        total = sum(unit_cost(stats, skills) for _, stats, skills in lines)
+        return ForceCost(str(total), str(options["points"]), total > int(options["points"]))
 
     def default_force(self, seat: int, options: Options) -> JSON:
         return forces.default_force()

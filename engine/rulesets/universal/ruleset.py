@@ -17,7 +17,7 @@ from engine.contract import (
     RulesetInfo,
 )
 from engine.dice import Dice
-from engine.forcespec import ForceSpec
+from engine.forcespec import ForceCost, ForceSpec
 from engine.orders import Order, Verb
 from engine.turns import StandingRuleset, StandingWords
 
@@ -81,6 +81,13 @@ class UniversalRuleset(StandingRuleset[State]):
 
     def validate_force(self, force: Mapping[str, Any], options: Options) -> list[str]:
         return forces.validate_force(force, int(options.get("budget", 20)), type_table(options))
+
+    def force_cost(self, force: Mapping[str, Any], options: Options) -> ForceCost | None:
+        specs, reasons = forces.parse_force(force, type_table(options))
+        if reasons:
+            return None
+        total, budget = sum(forces.unit_cost(s) for s in specs), int(options.get("budget", 20))
+        return ForceCost(forces.points(total), str(budget), total > 2 * budget)
 
     def default_force(self, seat: int, options: Options) -> JSON:
         return forces.default_force()
