@@ -26,6 +26,18 @@ def invite(app: Any, base: str, ruleset: str) -> tuple[str, str]:
     return created["id"], f"{base}/games/{created['id']}/join/{created['seats'][0]['invite_token']}"
 
 
+def open_join(served: Any, pages: Any, viewport: dict[str, int], ruleset: str,
+              cost: str | None = None) -> tuple[Any, str, Any]:
+    """(app, game id, the join page of its first seat), once the running cost says `cost`."""
+    base, app = served
+    game_id, url = invite(app, base, ruleset)
+    page = pages.new(viewport=viewport)
+    page.goto(url)
+    if cost:
+        page.wait_for_selector(f"#fb-cost:has-text('Cost: {cost} points')")
+    return app, game_id, page
+
+
 def force_of(app: Any, game_id: str, name: str = "alice") -> Any:
     with session_scope(app) as s, s.begin():
         return s.scalars(select(Seat).where(Seat.game_id == game_id, Seat.name == name)).one().force
@@ -44,11 +56,7 @@ def joined(page: Any) -> None:
 def test_universal_a_refusal_beside_its_field_as_you_type(served, pages, shot, viewport) -> None:
     """Pw 0 is refused beside unit 1's Pw ("Pw must be between 1 and 30") before anything
     is sent; put back, the refusal goes and the named army joins."""
-    base, app = served
-    game_id, url = invite(app, base, "universal")
-    page = pages.new(viewport=viewport)
-    page.goto(url)
-    page.wait_for_selector("#fb-cost:has-text('Cost: 19 of 20 points')")
+    app, game_id, page = open_join(served, pages, viewport, "universal", "19 of 20")
     pw = page.locator("[name='f.units.0.u.pw']")
     pw.fill("0")
     at_field = page.locator("[data-refusals-for='units.0.pw']")
@@ -69,11 +77,7 @@ def test_universal_a_refusal_beside_its_field_as_you_type(served, pages, shot, v
 def test_jep1_the_running_budget_refuses_then_fits(served, pages, shot, viewport) -> None:
     """The default five cost 288 of 300; a knight for the first warrior makes 303 (74 for
     59), over the budget, said at the top of the force; a brute (63) makes 292, which joins."""
-    base, app = served
-    game_id, url = invite(app, base, "jep1")
-    page = pages.new(viewport=viewport)
-    page.goto(url)
-    page.wait_for_selector("#fb-cost:has-text('Cost: 288 of 300 points')")
+    app, game_id, page = open_join(served, pages, viewport, "jep1", "288 of 300")
     page.get_by_label("holds").first.select_option("p:preset:knight")
     page.wait_for_selector("#fb-cost:has-text('Cost: 303 of 300 points (over the budget)')")
     page.locator("[data-refusals-for='']").filter(
@@ -90,11 +94,7 @@ def test_jep1_the_running_budget_refuses_then_fits(served, pages, shot, viewport
 def test_fivedice_a_custom_sheet_is_refused_at_its_field(served, pages, shot, viewport) -> None:
     """The first empty slot, made a custom sheet with attack 11: "attack must be between 0
     and 10" beside attack; emptied again, the four presets (239 of 250) join without it."""
-    base, app = served
-    game_id, url = invite(app, base, "fivedice")
-    page = pages.new(viewport=viewport)
-    page.goto(url)
-    page.wait_for_selector("#fb-cost:has-text('Cost: 239 of 250 points')")
+    app, game_id, page = open_join(served, pages, viewport, "fivedice", "239 of 250")
     spare = page.locator("[name='f.units.4.$']")
     custom = spare.locator("option").nth(spare.locator("option").count() - 1).get_attribute("value")
     spare.select_option(custom)
@@ -113,10 +113,7 @@ def test_fivedice_a_custom_sheet_is_refused_at_its_field(served, pages, shot, vi
 @VIEWPORTS
 def test_heroes_pick_a_hero_by_its_card(served, pages, shot, viewport) -> None:
     """Each hero is a card with its S.U.P.E.R. line; picking Puck plays Puck."""
-    base, app = served
-    game_id, url = invite(app, base, "heroes")
-    page = pages.new(viewport=viewport)
-    page.goto(url)
+    app, game_id, page = open_join(served, pages, viewport, "heroes")
     cards = page.locator(".fb-card")
     assert cards.count() == 5
     assert "S4 U4 P3 E3 R2, ATT 2, ARM 2" in cards.first.inner_text()
