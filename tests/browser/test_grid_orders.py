@@ -56,3 +56,26 @@ def test_tap_a_unit_then_a_square_then_an_enemy(served, pages, shot, viewport) -
     red.wait_for_load_state()
     notice = red.inner_text(".notice")
     assert "stored as version 1" in notice and move_line in notice and line in notice
+
+
+def test_the_grid_zooms_on_a_phone_with_readable_labels(served, pages, shot) -> None:
+    """At 390 px the scaled grid's labels are small; zoomed, they are at least 11 px and
+    the grid pans inside its frame: the page still does not scroll sideways."""
+    base, _app = served
+    created = create_game(pages.new(), base, "Zoom", "red\nblue")
+    red = pages.new(viewport=PHONE)
+    red_url = join(red, created.invites["red"])
+    join(pages.new(), created.invites["blue"])
+    red.goto(red_url)
+
+    def label_px() -> float:
+        return float(red.locator("svg.board text.label").first.bounding_box()["height"])
+
+    small = label_px()
+    red.get_by_role("button", name="Zoom the grid").click()
+    assert label_px() >= 11 > small
+    assert red.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    frame = red.locator(".grid-pan.zoomed")
+    assert frame.get_attribute("tabindex") == "0"  # the panning frame is reachable by keyboard
+    assert red.evaluate("e => e.scrollWidth > e.clientWidth", frame.element_handle())
+    shot(red, "grid-zoomed-phone")
