@@ -10,7 +10,9 @@ from flask.json.provider import DefaultJSONProvider
 
 class OrjsonProvider(DefaultJSONProvider):
     def dumps(self, obj: Any, **kwargs: Any) -> str:
-        return orjson.dumps(obj, default=self.default).decode()
+        # Typed here so mypy --strict passes where orjson is not installed (then it is Any).
+        encoded: bytes = orjson.dumps(obj, default=self.default)
+        return encoded.decode()
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return orjson.loads(s)
