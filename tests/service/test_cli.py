@@ -128,7 +128,8 @@ def test_worker_and_beat_refuse_embedded_mode(embedded_env: Path) -> None:
     (("demo", "--players", "0"), "0 is not in the range x>=1"),
     (("run", "--port", "99999"), "99999 is not in the range 1<=x<=65535"),
     (("serve", "--port", "-1"), "-1 is not in the range 1<=x<=65535"),
-    (("verify",), "Missing argument 'RECORD'"),
+    (("verify",), "give a RECORD (a file, '-' or an http(s) URL), or --bundle DIR"),
+    (("verify", "record.json", "--bundle", "out"), "--bundle writes the verifier; give no RECORD with it"),
     (("no-such-command",), "No such command 'no-such-command'"),
 ])
 def test_usage_errors_are_one_line(embedded_env: Path, args: tuple[str, ...], says: str) -> None:
