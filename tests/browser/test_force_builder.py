@@ -14,6 +14,7 @@ from service.db import session_scope
 from service.models import Seat
 from tests.browser.conftest import BROWSER, PHONE
 from tests.browser.flow import unlabelled
+from tests.browser.test_every_page import axe, violations  # noqa: F401  (the fixture)
 
 pytestmark = BROWSER
 WIDE = {"width": 1280, "height": 900}
@@ -149,3 +150,16 @@ def test_without_javascript_the_form_posts_and_shows_the_refusal(served, pages, 
     page.get_by_role("button", name="Join the game with this force").click()
     page.wait_for_selector("text=You have joined")
     assert force_of(app, game_id)["units"][1]["d"] == 7
+
+
+def test_the_builder_has_no_wcag_violation(served, pages, axe) -> None:  # noqa: F811  (the fixture)
+    """axe-core finds no WCAG 2.1 A/AA violation on the join page of any ruleset, at either
+    width, with a refusal showing."""
+    for viewport in (WIDE, PHONE):
+        for ruleset in ("universal", "jep1", "fivedice", "heroes"):
+            _, _, page = open_join(served, pages, viewport, ruleset)
+            if ruleset == "universal":
+                page.locator("[name='f.units.0.u.pw']").fill("0")
+                page.locator("[data-refusals-for='units.0.pw']").filter(has_text="Pw must be").wait_for()
+            assert violations(page, axe) == [], (ruleset, viewport)
+            no_sideways_scroll(page)
