@@ -1,8 +1,8 @@
 """Balance reports: seeded bot tournaments between a ruleset's entrants.
 
-An entrant is what a player brings: a hero card (heroes), or one of the ruleset's own
-default forces (the others: the force it gives seat 0, seat 1, ...; for universal also
-a few one-type armies). Every pairing of two entrants plays `games` two-player games,
+An entrant is what a player brings, as the ruleset names them (`Ruleset.entrants`: its
+distinct default forces unless it names others, such as a hero card each or a few
+one-type armies). Every pairing of two entrants plays `games` two-player games,
 the seats swapped every other game, with the greedy bots (engine.selfplay). A game that
 reaches the round cap counts as a draw. Win rates carry a 95% Wilson score interval,
 which stays inside 0..1 and is honest at the small counts a report can afford.
@@ -35,39 +35,10 @@ def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def universal_armies() -> dict[str, dict[str, Any]]:
-    """The default army and one army per unit type, each within the default 20 points."""
-    from engine.rulesets.universal.forces import default_force
-
-    def army(name: str, unit: dict[str, Any], count: int) -> dict[str, Any]:
-        return {"units": [{"name": name, **unit} for _ in range(count)]}
-
-    return {
-        "mixed": default_force(),
-        "mortars": army("Mortar", {"types": ["mortar"]}, 10),  # 2 points each
-        "runners": army("Runner", {"pw": 2, "types": ["runner"]}, 6),  # 3 points each
-        "supports": army("Support", {"pw": 2, "types": ["support"]}, 6),
-        "defenders": army("Defender", {"d": 7, "types": ["defender"]}, 6),
-        "fighters": army("Fighter", {"pw": 2}, 10),
-    }
-
-
 def entrants(ruleset_id: str) -> dict[str, dict[str, Any]]:
-    """Entrant name → the force it brings."""
+    """Entrant name → the force it brings (the ruleset's own `entrants`)."""
     ruleset = find_ruleset(ruleset_id)
-    if ruleset_id == "heroes":
-        from engine.rulesets.heroes import cards
-
-        return {hero: {"hero": hero} for hero in cards.heroes()}
-    if ruleset_id == "universal":
-        return universal_armies()
-    options = ruleset.options({})
-    out: dict[str, dict[str, Any]] = {}
-    for seat in range(max(2, ruleset.info.min_players)):
-        force = ruleset.default_force(seat, options)
-        if force not in out.values():
-            out[f"seat {seat + 1} default"] = force
-    return out
+    return ruleset.entrants(ruleset.options({}))
 
 
 @dataclass

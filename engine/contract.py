@@ -278,6 +278,17 @@ class Ruleset(ABC, Generic[S]):
     def default_force(self, seat: int, options: Options) -> JSON:
         """The force a player gets when they bring none (seat counts from 0)."""
 
+    def entrants(self, options: Options) -> dict[str, JSON]:
+        """Named forces a balance report pits against each other (engine.balance): by
+        default the distinct default forces of the first seats; a ruleset may name others
+        (a hero card each, a few one-type armies)."""
+        out: dict[str, JSON] = {}
+        for seat in range(max(2, self.info.min_players)):
+            force = self.default_force(seat, options)
+            if force not in out.values():
+                out[f"seat {seat + 1} default"] = force
+        return out
+
     @abstractmethod
     def setup(
         self,

@@ -103,6 +103,9 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
         return {"hero": list(cards.heroes())[seat % len(cards.heroes())],
                 "tile": list(tiles())[seat % len(tiles())]}
 
+    def entrants(self, options: Options) -> dict[str, JSON]:
+        return {hero: {"hero": hero} for hero in cards.heroes()}
+
     # -- setup --------------------------------------------------------------------
     def setup(self, players: Sequence[PlayerId], forces: Mapping[PlayerId, Mapping[str, Any]],
               options: Options, dice: Dice) -> HeroesState:

@@ -168,3 +168,19 @@ def default_force() -> dict[str, Any]:
         {"name": "Support", "types": ["support"]},
         {"name": "Defender", "d": 7, "types": ["defender"]},
     ]}
+
+
+def balance_armies() -> dict[str, dict[str, Any]]:
+    """The default army and one army per unit type, each within the default 20 points."""
+
+    def army(name: str, unit: dict[str, Any], count: int) -> dict[str, Any]:
+        return {"units": [{"name": name, **unit} for _ in range(count)]}
+
+    return {
+        "mixed": default_force(),
+        "mortars": army("Mortar", {"types": ["mortar"]}, 10),  # 2 points each
+        "runners": army("Runner", {"pw": 2, "types": ["runner"]}, 6),  # 3 points each
+        "supports": army("Support", {"pw": 2, "types": ["support"]}, 6),
+        "defenders": army("Defender", {"d": 7, "types": ["defender"]}, 6),
+        "fighters": army("Fighter", {"pw": 2}, 10),
+    }

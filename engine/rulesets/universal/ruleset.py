@@ -92,6 +92,9 @@ class UniversalRuleset(StandingRuleset[State]):
     def default_force(self, seat: int, options: Options) -> JSON:
         return forces.default_force()
 
+    def entrants(self, options: Options) -> dict[str, JSON]:
+        return forces.balance_armies()
+
     def setup(self, players: Sequence[str], forces_: Mapping[str, Mapping[str, Any]],
               options: Options, dice: Dice) -> State:
         return place(players, forces_, self.options(options), dice)
