@@ -104,8 +104,9 @@ class Player:
     def call(self, method: str, url: str, status: int, **kw: Any) -> Any:
         r = getattr(self.client, method)(url, **kw)
         r.close()  # work a page hands to after its answer (the sign-in link's mail) runs now
-        check(r.status_code == status, f"{method.upper()} {url} answered {r.status_code}, not {status}: "
-                                       f"{r.get_data(as_text=True)[:300]}")
+        if r.status_code != status:  # the body only then: some answers are binary (engine.zip)
+            raise Failed(f"{method.upper()} {url} answered {r.status_code}, not {status}: "
+                         f"{r.get_data()[:300].decode(errors='replace')}")
         self.pages[f"{method.upper()} {url}"] = r.status_code
         return r
 
@@ -175,6 +176,8 @@ def play(app: Flask, web: Player) -> None:
     for url in (f"/api/games/{gid}", f"/api/games/{gid}/record", "/api/games", "/api/rulesets",
                 "/api/openapi.json"):
         api.get(url)
+    schema = api.get("/api/rulesets/universal/force-schema").get_json()
+    check(schema["ruleset"] == "universal" and schema["default"], "the force schema names no default force")
     api.get(f"/api/games/{gid}/orders", headers=auth)
     api.get(f"/api/games/{gid}/gm", headers=gm_auth)
     api.get(f"/api/games/{gid}/settings", headers=auth)
@@ -206,6 +209,9 @@ def play(app: Flask, web: Player) -> None:
     web.get(f"/games/{gid}")
     web.get(f"/games/{gid}/player/{tokens['alice']}")
     web.get(f"/games/{gid}/player/{tokens['alice']}/schedule")
+    held = web.get(f"/games/{gid}/player/{tokens['alice']}/receipts.json")
+    check(held.mimetype == "application/json" and held.get_json()["commitment"] == game["commitment"],
+          "the player's receipts file is not JSON holding the game's commitment")
     web.get(f"/games/{gid}/gm/{gm}")
     web.get(f"/games/{gid}/gm/{gm}/confirm/end")  # the step before a draw
     # A spectator follows the mail duel: the ask, the link's page, confirmed before the last round.
@@ -272,6 +278,20 @@ def play(app: Flask, web: Player) -> None:
     page = resources.files("templates").joinpath("verify", "verifier.html").read_bytes()
     check(web.get("/verify").data == page, "/verify is not the packaged verifier page")
     web.get("/verify/verifier.html")
+    # Its runtime beside it: the engine always, SHA256SUMS naming every file of the bundle.
+    from service import verify_bundle
+
+    sums = web.get(f"/{verify_bundle.MANIFEST}").data
+    check(sums == verify_bundle.bundle_files()[verify_bundle.MANIFEST],
+          f"/{verify_bundle.MANIFEST} is not the installed bundle's")
+    check(web.get(f"/{verify_bundle.RUNTIME}/engine.zip").data[:2] == b"PK", "the runtime's engine.zip is no zip")
+    web.get(f"/{verify_bundle.RUNTIME}/no-such-file", 404)
+    # The rules pages: the index links every ruleset's page.
+    index = web.get("/rules").get_data(as_text=True)
+    for ruleset in ("universal", "jep1", "fivedice", "heroes"):
+        check(f'href="/rules/{ruleset}"' in index, f"/rules does not link /rules/{ruleset}")
+        web.get(f"/rules/{ruleset}")
+    web.get("/rules/chess", 404)
     web.get("/healthz")
 
 
