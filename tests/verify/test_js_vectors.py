@@ -103,3 +103,38 @@ def test_code_point_order_is_not_utf16_order() -> None:
     value = {"\U0001f600": 1, "\uffff": 2, "a": 3}
     assert js_compute([{"op": "canonical", "value": value}]) == [canonical(value).hex()]
     assert canonical(value).decode().index("\uffff") < canonical(value).decode().index("\U0001f600")
+
+
+def gm_actions() -> list[Any]:
+    """Every worded action with its placeholders filled, and the shapes that fall back to JSON."""
+    import string
+
+    from engine.gmlog import ACTION_WORDS
+
+    fills: list[Any] = ["2026-01-02T10:00:00+00:00", ["bob", "carol"], None, 3, True, [], ["a", None, 2]]
+    out: list[Any] = []
+    for i, (name, words) in enumerate(ACTION_WORDS.items()):
+        keys = [k for _text, k, _spec, _conv in string.Formatter().parse(words) if k]
+        detail = {k: fills[(i + j) % len(fills)] for j, k in enumerate(keys)}
+        out.append({"round": i or None, "action": name, "actor": ("gm", "service", "blue")[i % 3],
+                    "at": "2026-01-01T10:00:00+00:00", "detail": detail})
+    out += [
+        {"round": 2, "action": "gm_extend", "actor": "gm", "at": "x", "detail": {"from": "a"}},  # a key missing
+        {"round": 2, "action": "gm_extend", "actor": None, "at": "x", "detail": {"from": "a", "to": "b", "z": 1}},
+        {"round": 4, "action": "something_new", "actor": "", "at": "x",
+         "detail": {"b": [1, {"y": None, "x": "é\n"}], "a": "it's \"quoted\""}},
+        {"round": 1, "action": "seat_to_bot", "actor": "gm", "at": "x", "detail": {"seat": {"k": "it's"}}},
+        {"round": 1, "action": "gm_pause", "detail": "not a mapping"},
+        {"action": "constructor", "actor": "toString", "detail": {}},
+        {},
+        "a bare string", 7, None, ["gm_pause", {"b": 1, "a": 2}],
+    ]
+    return out
+
+
+def test_the_pages_gm_action_words_are_the_commands() -> None:
+    """Without the runtime the page words each GM action itself: the same text as engine.gmlog."""
+    from engine.gmlog import action_text
+
+    actions = gm_actions()
+    assert js_compute([{"op": "gm_action_text", "action": a} for a in actions]) == [action_text(a) for a in actions]

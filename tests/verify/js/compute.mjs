@@ -14,6 +14,7 @@ async function run(c) {
     case "H": return V.toHex(await V.H(...c.fields.map(field)));
     case "M": return V.toHex(await V.M(V.fromHex(c.key), ...c.fields.map(field)));
     case "canonical": return V.toHex(V.canonical(c.value));
+    case "gm_action_text": return V.gmActionText(c.action);
     case "chain": return V.toHex(await V.chainLink(V.fromHex(c.link)));
     case "salt": return V.toHex(await V.gameSalt(c.game_id, entropyOf(c.entropy)));
     case "step_key": return V.toHex(await V.stepKey(V.fromHex(c.s_t), V.fromHex(c.salt), c.t, c.inputs));
