@@ -62,6 +62,27 @@ def _instance_snapshot() -> dict[str, tuple[int, int]]:
             for p in CHECKOUT_INSTANCE.rglob("*") if p.is_file()}
 
 
+@pytest.fixture(autouse=True)
+def dispose_engines(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests make apps in many places (a world, a server, a client per test), and an app's
+    pool keeps its connections open until disposed: across the suite that exceeds
+    PostgreSQL's 100 clients. Every engine a test makes is disposed after it."""
+    import service.db as db
+
+    made: list[Any] = []
+    original = db.make_engine
+
+    def tracked(url: str, *args: Any, **kwargs: Any) -> Any:
+        engine = original(url, *args, **kwargs)
+        made.append(engine)
+        return engine
+
+    monkeypatch.setattr(db, "make_engine", tracked)
+    yield
+    for engine in made:
+        engine.dispose()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def checkout_instance_untouched() -> Iterator[None]:
     """The checkout's instance/ is the developer's: `make run` after `make test` must print
