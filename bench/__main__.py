@@ -51,7 +51,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="capacity: at most this long for the R rounds to be resolved")
     p.add_argument("--peer", metavar="DIR",
                    help="peer: the boardgame.io harness's folder (default: $DICEPOST_PEER_DIR, else "
-                        "../shared/peers/boardgameio next to the checkout); skipped when absent")
+                        "bench.peer.DEFAULT_DIR, a peers folder beside the checkout); skipped when absent")
     p.add_argument("--peer-games", type=int, default=200, help="peer: matches played")
     p.add_argument("--peer-turns", type=int, default=50, help="peer: turns per match")
     p.add_argument("--peer-clients", default="200,16",

@@ -3,7 +3,7 @@
 The peer is boardgame.io 0.50.2 with its durable FlatFile storage, driven by bare
 socket.io clients (its harness's `--mode raw`): G matches × T turns, C matches played at
 once. Its harness is not part of dicepost: the bench finds it at `--peer DIR`, else
-`$DICEPOST_PEER_DIR`, else `../shared/peers/boardgameio` next to the checkout; copies it to
+`$DICEPOST_PEER_DIR`, else `DEFAULT_DIR` (a peers folder beside the checkout); copies it to
 a temporary folder, runs `npm ci` there (exactly its package-lock.json) and, per
 concurrency, starts its `server.js --storage flatfile` and runs `driver.js` against it.
 Without the folder (or without Node) the part is skipped with a message saying why.
