@@ -3,7 +3,10 @@ every form redirects back (Post/Redirect/Get) with what happened."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import flash, redirect, request, url_for
+from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
 from service import rounds
@@ -24,36 +27,36 @@ def _said(to: str) -> str:
     return "everyone" if to == "all" else "the GM" if to == "gm" else to
 
 
-@bp.post("/games/<game_id>/player/<token>/messages")
-def player_message(game_id: str, token: str) -> Response:
+def _send(sender: Callable[[Session], tuple[Game, str]], back: str) -> Response:
+    """Post the form's message as the sender found in the session, then go back to the page:
+    a refusal is flashed with the text kept; a bad link (401, 404) is the error page."""
     session = get_session()
     try:
         with session.begin():
-            seat = rounds.seat_by_token(session, game_id, token)
-            row = post(session, seat.game, seat.name, request.form.get("to"), request.form.get("text"), "web")
+            game, name = sender(session)
+            row = post(session, game, name, request.form.get("to"), request.form.get("text"), "web")
             flash(f"Your message to {_said(row.recipient)} is sent.", FLASH)
     except ServiceError as exc:
         if exc.status in (401, 404):
             raise
         flash(f"Not sent: {exc.message}", FLASH)
         flash(request.form.get("text", ""), KEPT)
-    return redirect(url_for("web.player", game_id=game_id, token=token) + "#messages", 303)
+    return redirect(back + "#messages", 303)
+
+
+@bp.post("/games/<game_id>/player/<token>/messages")
+def player_message(game_id: str, token: str) -> Response:
+    def sender(session: Session) -> tuple[Game, str]:
+        seat = rounds.seat_by_token(session, game_id, token)
+        return seat.game, seat.name
+
+    return _send(sender, url_for("web.player", game_id=game_id, token=token))
 
 
 @bp.post("/games/<game_id>/gm/<token>/messages")
 def gm_message(game_id: str, token: str) -> Response:
-    session = get_session()
-    try:
-        with session.begin():
-            game = gm_game(session, game_id, token, lock=False)
-            row = post(session, game, "gm", request.form.get("to"), request.form.get("text"), "web")
-            flash(f"Your message to {_said(row.recipient)} is sent.", FLASH)
-    except ServiceError as exc:
-        if exc.status in (401, 404):
-            raise
-        flash(f"Not sent: {exc.message}", FLASH)
-        flash(request.form.get("text", ""), KEPT)
-    return redirect(url_for("gm.page", game_id=game_id, token=token) + "#messages", 303)
+    return _send(lambda session: (gm_game(session, game_id, token, lock=False), "gm"),
+                 url_for("gm.page", game_id=game_id, token=token))
 
 
 @bp.app_context_processor
