@@ -78,10 +78,10 @@ def metered_app(url: str, meter: Meter) -> Any:
     return app
 
 
-def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
-    from service import rounds, tasks
-    from service.db import engine_of, session_scope
-    from service.mail.outbox import deliver
+def catch_sends() -> tuple[list[tuple[str, int]], list[int]]:
+    """Replace the service's doorbell: the rounds each commit readied and the mail it queued
+    are collected (returned lists, filled as the app runs) instead of sent."""
+    from service import tasks
 
     ready: list[tuple[str, int]] = []
     mail: list[int] = []
@@ -91,6 +91,15 @@ def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
         mail.extend(work.mail_ids())
 
     tasks.send = caught
+    return ready, mail
+
+
+def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
+    from service import rounds
+    from service.db import engine_of, session_scope
+    from service.mail.outbox import deliver
+
+    ready, mail = catch_sends()
     meter = Meter()
     with private_database("endpoints") as url:
         app = metered_app(url, meter)

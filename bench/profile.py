@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.client import Api
-from bench.endpoints import Meter, metered_app
+from bench.endpoints import Meter, catch_sends, metered_app
 from bench.load import send_orders
 from bench.pgdb import private_database
 from bench.progress import Progress
@@ -55,17 +55,10 @@ def top(profile: cProfile.Profile, calls: int, limit: int) -> str:
 
 
 def run(games: int, puts: int, limit: int, profiled: bool = True, mails: int = 100) -> None:
-    from service import rounds, tasks
+    from service import rounds
     from service.db import engine_of, session_scope
 
-    ready: list[tuple[str, int]] = []
-    mail: list[int] = []
-
-    def caught(app: object, work: tasks.Outgoing) -> None:
-        ready.extend(work.rounds)
-        mail.extend(work.mail_ids())
-
-    tasks.send = caught
+    ready, mail = catch_sends()
     meter = Meter()
     on = (lambda p: p.enable()) if profiled else (lambda p: None)
     with private_database("profile") as url:
