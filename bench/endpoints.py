@@ -95,7 +95,7 @@ def catch_sends() -> tuple[list[tuple[str, int]], list[int]]:
 
 
 def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
-    from service import rounds
+    from service import resolution
     from service.db import engine_of, session_scope
     from service.mail.outbox import deliver
 
@@ -122,7 +122,7 @@ def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
                 with app.app_context():
                     while ready:
                         with session_scope() as session:
-                            meter.time("resolve (worker)", rounds.resolve_round, session, *ready.pop())
+                            meter.time("resolve (worker)", resolution.resolve_round, session, *ready.pop())
                     while mail:
                         meter.time("deliver a mail (worker)", deliver, mail.pop())
                 meter.time("GET round", client.get, f"/api/games/{gid}/rounds/{number}")

@@ -55,7 +55,7 @@ def top(profile: cProfile.Profile, calls: int, limit: int) -> str:
 
 
 def run(games: int, puts: int, limit: int, profiled: bool = True, mails: int = 100) -> None:
-    from service import rounds
+    from service import resolution
     from service.db import engine_of, session_scope
 
     ready, mail = catch_sends()
@@ -103,7 +103,7 @@ def run(games: int, puts: int, limit: int, profiled: bool = True, mails: int = 1
             while ready:
                 with session_scope() as session:
                     on(profile)
-                    meter.time("resolve", rounds.resolve_round, session, *ready.pop())
+                    meter.time("resolve", resolution.resolve_round, session, *ready.pop())
                     profile.disable()
         print(f"\nresolve: {1000 * meter.cpu['resolve'] / max(count, 1):.2f} ms CPU a round, "
               f"{meter.statements['resolve'] / max(count, 1):.1f} statements, {count} rounds\n"

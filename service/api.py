@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from service import forces, games, rounds, views
+from service import forces, games, submit, views
 from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import BadRequest, Invalid, ServiceError
@@ -134,7 +134,7 @@ def game(game_id: str) -> Response:
 def get_orders(game_id: str) -> Response:
     session = get_session()
     with session.begin():
-        seat = rounds.seat_by_token(session, game_id, bearer())
+        seat = games.seat_by_token(session, game_id, bearer())
         return jsonify(views.orders_json(session, seat))
 
 
@@ -142,13 +142,13 @@ def get_orders(game_id: str) -> Response:
 def put_orders(game_id: str) -> Response:
     token = bearer()
     if token is None:
-        rounds.seat_by_token(get_session(), game_id, None)  # 404 or 401, before reading the body
+        games.seat_by_token(get_session(), game_id, None)  # 404 or 401, before reading the body
     data = json_body()
     if "round" not in data:
         raise Invalid("round is missing: the number of the round these orders are for", "round")
     if "orders" not in data:
         raise Invalid("orders is missing: the order text, one order a line", "orders")
-    accepted = rounds.submit(get_session(), game_id, token, data["round"], data["orders"], "api")
+    accepted = submit.submit(get_session(), game_id, token, data["round"], data["orders"], "api")
     answer: dict[str, Any] = {"round": accepted.round, "accepted": accepted.lines,
                               "version": accepted.version, "at": accepted.at}
     if accepted.receipt:  # keep it: it proves which text was yours (dicepost verify --receipt)

@@ -7,6 +7,7 @@ are sent after COMMIT (service.tasks).
 
 from __future__ import annotations
 
+import hmac
 import re
 import secrets
 from collections.abc import Mapping
@@ -14,7 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from engine import ForceError, OptionError, Ruleset, UnknownRuleset, find_ruleset
 from engine.dice import DEFAULT_CHAIN_LENGTH, NEW_GAME_PROFILE, game_salt, server_entropy
@@ -184,6 +186,27 @@ def seat_by_invite(session: Session, game_id: str, invite_token: Any) -> tuple[G
     if seat is None:
         raise Unauthorized("this invite token does not open a seat of this game", "invite_token")
     return game, seat
+
+
+def seat_by_token(session: Session, game_id: str, token: str | None) -> Seat:
+    """The seat a player token belongs to; 404 for an unknown game, 401 for a bad token.
+
+    The game and its seats are read in one statement (callers read seat.game and
+    game.seats next), and the seat keeps the game loaded: the identity map forgets a
+    row nobody holds.
+    """
+    game = session.get(Game, game_id, options=[joinedload(Game.seats)])
+    if game is None:
+        raise NotFound(f"no game {game_id!r}")
+    if not token:
+        raise Unauthorized("a player token is needed (Authorization: Bearer <player_token>)")
+    wanted = token_hash(token)
+    seat = next((s for s in game.seats
+                 if s.player_token_hash and hmac.compare_digest(s.player_token_hash, wanted)), None)
+    if seat is None:
+        raise Unauthorized("this player token is not valid for this game")
+    set_committed_value(seat, "game", game)  # seat.game without asking the database again
+    return seat
 
 
 def seat_by_id(session: Session, game_id: str, seat_id: int) -> tuple[Game, Seat]:

@@ -23,11 +23,10 @@ from engine.contract import InvariantError
 from service.audit import log_action
 from service.clock import now
 from service.errors import BadRequest, Conflict, Invalid, NotFound
-from service.games import seat_by_invite
+from service.games import seat_by_invite, seat_by_token
 from service.inputs import normal_address
 from service.mail.bounces import clear_failing, failing
 from service.models import Game, Round, Seat, SeatSchedule
-from service.rounds import seat_by_token
 from service.schedule.deadlines import (
     outside_quiet_hours,
     parse_absences,

@@ -36,6 +36,11 @@ def store_submission(session: Session, rnd: Round, seat: Seat, text: str, accept
     return sub
 
 
+def lock_round(session: Session, game_id: str, number: int) -> Round | None:
+    return session.scalars(select(Round).where(Round.game_id == game_id, Round.number == number)
+                           .with_for_update()).first()
+
+
 def round_submissions(session: Session, round_id: int) -> list[Submission]:
     """Every version of the round, oldest first."""
     return list(session.scalars(select(Submission).where(Submission.round_id == round_id)

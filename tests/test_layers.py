@@ -178,4 +178,4 @@ def test_the_checks_see_a_circle_and_an_upward_import() -> None:
                     "service.cli": {"worker.tasks"}, "engine": set()}) == [
         "service.rounds -> worker.tasks", "worker.tasks -> service.cli"]
     graph = _graph()
-    assert {"service.rounds", "service.db"} <= graph["worker.tasks"]  # a real import is seen
+    assert {"service.resolution", "service.db"} <= graph["worker.tasks"]  # a real import is seen

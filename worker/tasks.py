@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from service import rounds, signin, sweeper
+from service import resolution, signin, sweeper
 from service.db import session_scope
 from service.mail import outbox
 
@@ -13,7 +13,7 @@ from service.mail import outbox
 def resolve_round(game_id: str, number: int) -> bool:
     """Resolve round `number` of a game if it is ready and not yet resolved."""
     with session_scope() as session:
-        return rounds.resolve_round(session, game_id, number)
+        return resolution.resolve_round(session, game_id, number)
 
 
 @shared_task(name="worker.tasks.deliver_mail", ignore_result=True)

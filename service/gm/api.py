@@ -18,7 +18,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from service import csrf, rounds, seats
+from service import csrf, games, seats
 from service.api import bearer, http_error, json_body, service_error
 from service.db import get_session
 from service.errors import ServiceError
@@ -46,7 +46,7 @@ def authenticate_first() -> None:
     session = get_session()
     with session.begin():
         if request.endpoint in ("gm_api.get_settings", "gm_api.put_settings"):
-            rounds.seat_by_token(session, game_id, bearer())
+            games.seat_by_token(session, game_id, bearer())
         else:
             gm_game(session, game_id, bearer(), lock=False)
 

@@ -1,6 +1,6 @@
 """What an identified player's mail does: orders, or one of the commands.
 
-    orders       submitted to the open round through service.rounds.submit, exactly as
+    orders       submitted to the open round through service.submit.submit, exactly as
                  the web form's text; errors come back line by line
     STATUS       the current orders and who is still to move
     CLEAR        withdraw the orders for the open round
@@ -33,7 +33,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service import games, messages, rounds, urls
+from service import games, messages, submit, urls
 from service.errors import Invalid, OrdersRefused, ServiceError
 from service.mail.context import when
 from service.mail.queue import enqueue, wanted
@@ -78,7 +78,7 @@ def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: 
         return closed
     done = Done("")
 
-    def stored(within: Session, accepted: rounds.Accepted) -> None:
+    def stored(within: Session, accepted: submit.Accepted) -> None:
         done.detail = f"orders stored for round {accepted.round} as version {accepted.version}"
         if not wanted("confirmation", seat.mail_pref):
             # The service's own confirmation follows the preference; an answer to mail does not.
@@ -90,7 +90,7 @@ def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: 
         done.recorded = True
 
     try:
-        rounds.submit(session, seat.game_id, None, number, text, "mail", seat_id=seat.id, then=stored)
+        submit.submit(session, seat.game_id, None, number, text, "mail", seat_id=seat.id, then=stored)
     except OrdersRefused as exc:
         return Done(f"orders refused: {exc.message}",
                     [("confirmation", {"round": number, "errors": exc.errors, "text": text})])

@@ -17,8 +17,7 @@ from service import clock
 from service.audit import audit
 from service.errors import Conflict, NotFound
 from service.models import Seat
-from service.rounds import lock_round
-from service.submissions import latest_submissions, store_submission
+from service.submissions import latest_submissions, lock_round, store_submission
 
 
 def withdraw(session: Session, seat_id: int, number: int | None = None,

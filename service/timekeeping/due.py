@@ -30,11 +30,11 @@ from service.db import session_scope
 from service.mail.bounces import failing
 from service.mail.queue import enqueue
 from service.models import Game, Round, Seat
-from service.rounds import lock_round
 from service.schedule.deadlines import extended_deadline
 from service.schedule.durations import describe_duration, format_duration
 from service.schedule.nmr import plan_missed_turns
 from service.schedule.reminders import reminder_due, reminder_key
+from service.submissions import lock_round
 from service.timekeeping.open_close import (
     close_early_if_done,
     early_close_allowed,

@@ -4,7 +4,7 @@ round row (service.progress). It closes early when every expected person is in (
 asked to wait), at the deadline otherwise, or when the GM says so. Missing players hold.
 
 Closing marks the round `ready` and rings the lifecycle's resolve doorbell; the
-resolution itself stays service.rounds.resolve_round's job. The consecutive-miss count
+resolution itself stays service.resolution.resolve_round's job. The consecutive-miss count
 of each expected person is updated here, once per round.
 """
 

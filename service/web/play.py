@@ -14,7 +14,7 @@ from werkzeug.wrappers import Response
 from engine import Board, Ruleset, find_ruleset
 from engine.grid import SquareError, parse_square
 from engine.held import receipts_file
-from service import clock, forces, games, rounds
+from service import clock, forces, games, submit
 from service import jsonlimits as limited_json
 from service.catalog import rules_help
 from service.db import get_session
@@ -218,7 +218,7 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
     sent = Sent(text="\n".join(line for line, _ in lines), places=[place for _, place in lines])
     round_field = request.form.get("round", "")
     try:
-        accepted = rounds.submit(get_session(), game_id, token,
+        accepted = submit.submit(get_session(), game_id, token,
                                  int(round_field) if round_field.isdigit() else round_field,
                                  sent.text, "web", seat_id=seat_id)
         sent.round, sent.version = accepted.round, accepted.version
@@ -255,7 +255,7 @@ def player_receipts(game_id: str, token: str) -> Response:
     --receipts` read it."""
     session = get_session()
     with session.begin():
-        seat = rounds.seat_by_token(session, game_id, token)
+        seat = games.seat_by_token(session, game_id, token)
         game = seat.game
         doc = receipts_file(game.id, game.commitment, seat.name, seat.entropy,
                             seat_receipts(session, game, seat))
@@ -275,7 +275,7 @@ def player(game_id: str, token: str) -> tuple[str, int]:
     # worker): read the game afresh, not as the submission left it in this session.
     session.expire_all()
     with session.begin():
-        seat = rounds.seat_by_token(session, game_id, token)
+        seat = games.seat_by_token(session, game_id, token)
         action = url_for("web.player", game_id=game_id, token=token)
         return render_template("web/player.html", token=token, errors=sent.errors, places=sent.places,
                                message=sent_message(sent, seat.game),

@@ -9,7 +9,7 @@ from flask import flash, redirect, request, url_for
 from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
-from service import rounds
+from service import games
 from service.db import get_session
 from service.errors import ServiceError
 from service.gm.auth import gm_game
@@ -47,7 +47,7 @@ def _send(sender: Callable[[Session], tuple[Game, str]], back: str) -> Response:
 @bp.post("/games/<game_id>/player/<token>/messages")
 def player_message(game_id: str, token: str) -> Response:
     def sender(session: Session) -> tuple[Game, str]:
-        seat = rounds.seat_by_token(session, game_id, token)
+        seat = games.seat_by_token(session, game_id, token)
         return seat.game, seat.name
 
     return _send(sender, url_for("web.player", game_id=game_id, token=token))

@@ -15,7 +15,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import delete, select, update
 
-from service import clock, rounds
+from service import clock, resolution
 from service.db import session_scope
 from service.models import Round, Step
 from service.sweeper import sweep_and_ring
@@ -84,7 +84,7 @@ def test_a_ready_round_with_a_damaged_state(app: Flask, client: Any) -> None:
     ready_without_doorbell(healthy)
     good = _break_state(app, broken.id, 1)
     with app.app_context(), session_scope(app) as s:
-        assert rounds.resolve_round(s, broken.id, 1) is False
+        assert resolution.resolve_round(s, broken.id, 1) is False
     assert _round_status(app, broken.id, 1) == "ready"
     with app.app_context():
         assert sweep_and_ring()["rounds"] == 2  # both rung; the healthy one resolves (eager tasks)

@@ -10,7 +10,7 @@ from flask import Flask
 from sqlalchemy import select, update
 
 from engine import replay
-from service import rounds
+from service import resolution, submit
 from service.db import session_scope
 from service.errors import Conflict
 from service.models import Round, Step, Submission
@@ -43,17 +43,17 @@ def test_resolving_twice_does_nothing_the_second_time(app: Flask, client: Any) -
     table = start(client)
     _make_ready_without_doorbell(app, table)
     with app.app_context(), session_scope(app) as s:
-        assert rounds.resolve_round(s, table.id, 1) is True
+        assert resolution.resolve_round(s, table.id, 1) is True
     with app.app_context(), session_scope(app) as s:
-        assert rounds.resolve_round(s, table.id, 1) is False
-        assert rounds.resolve_round(s, table.id, 7) is False
+        assert resolution.resolve_round(s, table.id, 1) is False
+        assert resolution.resolve_round(s, table.id, 7) is False
     assert _steps(app, table.id) == [1, 2]
 
 
 def test_an_open_round_is_not_resolved_by_a_stray_task(app: Flask, client: Any) -> None:
     table = start(client)
     with app.app_context(), session_scope(app) as s:
-        assert rounds.resolve_round(s, table.id, 1) is False
+        assert resolution.resolve_round(s, table.id, 1) is False
     assert _steps(app, table.id) == [1]
 
 
@@ -74,13 +74,13 @@ def _at_once(*calls: Any) -> None:
 
 def _resolve(app: Flask, game_id: str, results: list[Any]) -> None:
     with app.app_context(), session_scope(app) as s:
-        results.append(rounds.resolve_round(s, game_id, 1))
+        results.append(resolution.resolve_round(s, game_id, 1))
 
 
 def _amend(app: Flask, table: Any, text: str, results: list[Any]) -> None:
     with app.app_context(), session_scope(app) as s:
         try:
-            results.append(rounds.submit(s, table.id, table.tokens["alice"], 1, text, "api"))
+            results.append(submit.submit(s, table.id, table.tokens["alice"], 1, text, "api"))
         except Conflict as exc:
             results.append(exc)
 
