@@ -20,10 +20,11 @@ def enemy_squares(state: GameState, unit: Unit) -> set[Square]:
     return {u.square for u in state.units if u.life > 0 and u.player != player}  # alive, inlined
 
 
-def find_path(state: GameState, unit: Unit, dest: Square) -> Path | None:
-    """The cheapest way to dest now (never through an enemy; the straightest of equals),
-    None if beyond 3 × MP. 3 × 6 MP steps × bend 3 < WEIGHT keeps the cost exact."""
-    enemies = enemy_squares(state, unit)
+def find_path(state: GameState, unit: Unit, dest: Square, through_enemies: bool = False) -> Path | None:
+    """The cheapest way to dest now (never through an enemy, unless `through_enemies`
+    asks for the walls alone; the straightest of equals), None if beyond 3 × MP.
+    3 × 6 MP steps × bend 3 < WEIGHT keeps the cost exact."""
+    enemies = set() if through_enemies else enemy_squares(state, unit)
     most = 3 * unit.sheet.movement
     grid, diagonals = state.grid, bool(state.options["diagonals"])
     if diagonals and distance(unit.square, dest) <= most:
@@ -54,8 +55,8 @@ def move(ctx: RoundContext, unit: Unit, dest_name: str, lose: str | None) -> Non
     mp = unit.sheet.movement
     path = find_path(ctx.state, unit, dest)
     if path is None:
-        raise Skip(f"{dest.name} cannot be reached within 3 x {mp} squares without crossing "
-                   f"an enemy or a wall")
+        raise Skip(f"{dest.name} cannot be reached within 3 x {mp} squares: "
+                   + why_unreachable(ctx.state, unit, dest))
     lost, note = move_costs(turn.attack, turn.defence, movement_losses(path.cost, mp) or 0,
                             lose or DEFAULT_LOSS, path.cost, mp)
     for action in lost:
@@ -93,3 +94,26 @@ def move_costs(attack: bool, defence: bool, losses: int, preferred: str, cost: i
         raise Skip(f"a move of {cost} squares (over {mp}) costs its attack or defence, and "
                    f"both are already spent this round")
     return [other], f", its {preferred} being already spent"
+
+
+def why_unreachable(state: GameState, unit: Unit, dest: Square) -> str:
+    """Why no way within 3 × MP reaches dest: the distance, the walls, or the enemies
+    standing on every short way ("not over an the enemy occupied the field")."""
+    most = 3 * unit.sheet.movement
+    far = distance(unit.square, dest)
+    if far > most:
+        return f"it is {far} squares away"
+    if find_path(state, unit, dest, through_enemies=True) is None:
+        return "the walls are in the way"
+    # An enemy is in the way when a way within 3 × MP passes its square, walls alone counted.
+    grid, diagonals = state.grid, bool(state.options["diagonals"])
+    blocking = []
+    for enemy in sorted(state.living(), key=lambda u: u.id):
+        if enemy.player == unit.player or distance(unit.square, enemy.square) > most:
+            continue
+        there = grid.path(unit.square, enemy.square, most, diagonals=diagonals)
+        back = grid.path(enemy.square, dest, most, diagonals=diagonals)
+        if there is not None and back is not None and there.cost + back.cost <= most:
+            blocking.append(f"{enemy.id} on {enemy.square.name}")
+    named = ", ".join(blocking[:-1]) + " and " + blocking[-1] if len(blocking) > 1 else "".join(blocking)
+    return f"enemies are in the way ({named})" if blocking else "enemies are in the way"

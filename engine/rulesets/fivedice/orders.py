@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from engine.grid import SquareError, distance
 from engine.orders import Arg, Order, OrderProblem, Verb
 from engine.rulesets.fivedice.allocation import AREAS
+from engine.rulesets.fivedice.movement import find_path
 from engine.rulesets.fivedice.state import GameState, Unit
 
 _LOSE = Arg("lose", "word", choices=("lose",), optional=True)
@@ -99,6 +100,10 @@ def _check_move(state: GameState, unit: Unit, square: str) -> str | None:
     far, most = distance(unit.square, dest), 3 * unit.sheet.movement
     if far > most:
         return f"{dest.name} is {far} squares away; {unit.id} moves at most 3 x {unit.sheet.movement}"
+    if find_path(state, unit, dest, through_enemies=True) is None:
+        # Walls stay where they are all game: units may move out of the way, walls never.
+        return (f"{dest.name} is {far} squares away, but the walls make the way longer than "
+                f"{unit.id}'s 3 x {unit.sheet.movement}")
     return None
 
 

@@ -156,7 +156,9 @@ def _check_route(state: HeroesState, f: Figure, o: Order) -> str | None:
         return bad[0]
     good = [s for s in squares if isinstance(s, Square)]
     if o.verb == "move" and not paths.flight_within(state, f.square, good, f.spec.move_ap):
-        return f"no route through {' '.join(o.args)} within {f.spec.move_ap} Movement A.P."
+        steps = paths.fewest_steps(state, f.square, good)
+        return (f"no route through {' '.join(o.args)} within {f.spec.move_ap} Movement A.P.: "
+                f"that is {steps} squares from {square_name(f.square)}, one A.P. a square")
     if o.verb == "climb" and good[0] not in state.roofs:
         return f"{o.args[0]} is not a rooftop"
     return None

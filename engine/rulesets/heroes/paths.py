@@ -87,10 +87,17 @@ def flight_within(state: HeroesState, start: Square, waypoints: list[Square], ap
     if ap * DIAGONAL >= STEP or not all(0 <= sq.col < width and 0 <= sq.row < height
                                         for sq in (start, *waypoints)):
         return plan(state, start, waypoints, ap, True) is not None
+    return fewest_steps(state, start, waypoints) <= ap
+
+
+def fewest_steps(state: HeroesState, start: Square, waypoints: list[Square]) -> int:
+    """The fewest steps from start through the waypoints in turn: figures never block and
+    the city has no walls, so each leg is its Chebyshev distance (or, with no diagonals,
+    its Manhattan one)."""
     diagonals = bool(state.options["diagonals"])
     total, here = 0, start
     for wp in waypoints:
         dc, dr = abs(wp.col - here.col), abs(wp.row - here.row)
         total += max(dc, dr) if diagonals else dc + dr
         here = wp
-    return total <= ap
+    return total

@@ -161,8 +161,18 @@ def _unreachable(state: JepState, unit: Unit, names: Sequence[str], squares: lis
                 f"most {MOVE}")
     if move_path(grid, unit.at, squares, MOVE, set(), diagonals) is None:
         return f"{unit.id} cannot reach {where} in {MOVE} squares: the walls are in the way"
+    # A unit is in the way when a move within the 4 squares would pass its square, were
+    # no unit on the board.
+    blocking = [f"{u.id} on {sq.name}" for sq, u in sorted(taken.items())
+                if distance(unit.at, sq) <= MOVE
+                and move_path(grid, unit.at, [sq, *squares], MOVE, set(), diagonals) is not None]
+    said = f" ({_listed(blocking)} in the way)" if blocking else ""
     return (f"{unit.id} cannot reach {where} in {MOVE} squares without passing through "
-            "other units")
+            f"other units{said}")
+
+
+def _listed(words: Sequence[str]) -> str:
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
 
 
 def _check_action(state: JepState, unit: Unit, order: Order) -> str | None:

@@ -27,8 +27,11 @@ def shot_problem(grid: Grid, shooter: Unit, frm: Square, target: Square) -> str 
     if far > shooter.reach:
         return (f"{target.name} is {far} squares from {frm.name}, "
                 f"beyond {shooter.id}'s reach of {shooter.reach}")
-    if not grid.sight(frm, target).clear:
-        return f"{shooter.id} has no line of sight from {frm.name} to {target.name}"
+    sight = grid.sight(frm, target)
+    if not sight.clear:
+        walls = " and ".join(sq.name for sq in sight.blockers)
+        return (f"{shooter.id} has no line of sight from {frm.name} to {target.name}: "
+                f"the wall on {walls} blocks it")
     return None
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from engine.grid import Cost, Costs, Grid, Path, Square
+from engine.grid import Cost, Costs, Grid, Path, Square, distance
 
 STEP = 2
 STEP_NEAR_ENEMY = 3
@@ -103,18 +103,73 @@ def two_step_path(grid: Grid, owners: dict[Square, str], side: str, start: Squar
     return None
 
 
-def why_not(grid: Grid, owners: dict[Square, str], start: Square, waypoints: list[Square],
-            budget: int) -> str:
-    """A player's reason a planned move has no legal path."""
+def halves(cost: int) -> str:
+    """A cost in half squares as players read it: 5 → '2.5'."""
+    return f"{cost // 2}{'.5' if cost % 2 else ''}"
+
+
+def listed(words: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
+
+
+def why_not(grid: Grid, units: dict[Square, tuple[str, str]], start: Square, waypoints: list[Square],
+            budget: int, diagonals: bool = True, steady: bool = False) -> str:
+    """A player's reason a planned move has no legal path, saying what is true of it: a
+    square off the grid, a wall or a unit on it (`units`: square → (unit id, side), the
+    mover's own square included), or else why no path fits the movement: too far even
+    on an open board, made longer by the walls, dearer through squares next to enemies
+    or rough ones, or blocked by the units standing on the cheapest way."""
     for sq in waypoints:
         if not grid.contains(sq):
             return f"{sq.name} is off the {grid.width}x{grid.height} grid"
         if not grid.passable(sq):
-            return f"{sq.name} is impassable"
-        if sq in owners and sq != start:
-            return f"{sq.name} is occupied"
+            return f"{sq.name} is impassable (a {grid.terrain.get(sq, WALL)})"
+        if sq in units and sq != start:
+            return f"{sq.name} is occupied by {units[sq][0]}"
     if waypoints and waypoints[-1] == start:
         return "it is already there"
-    rough = " or a rough square" if grid.terrain else ""
-    return (f"no path within its movement of {budget // 2}{'.5' if budget % 2 else ''} squares "
-            f"(a step costs 1, entering a square next to an enemy{rough} 1.5)")
+    head = f"no path within its movement of {halves(budget)} squares"
+    dest = waypoints[-1].name if waypoints else start.name
+    side = units[start][1] if start in units else ""
+    far = 2 * grid.width * grid.height * STEP_NEAR_ENEMY  # more than any path costs
+
+    def cheapest(costs: Costs) -> Path | None:
+        return grid.path_via(start, waypoints, far, costs, diagonals, STEP)
+
+    plain = cheapest(Costs(step=STEP))
+    open_board = Grid(grid.width, grid.height)
+    steps = open_board.path_via(start, waypoints, far, Costs(step=STEP), diagonals, STEP)
+    if steps is not None and steps.cost > budget:
+        return f"{head}: {dest} is {halves(steps.cost)} squares away"
+    if plain is None:
+        return f"{head}: the walls shut {dest} off"
+    if plain.cost > budget:
+        return f"{head}: the walls make the way to {dest} {halves(plain.cost)} squares long"
+    owners = {sq: s for sq, (_uid, s) in units.items()}
+    dear = costs_for(owners, side, start, far, grid.terrain, steady)
+    priced = cheapest(Costs(step=STEP, enter=dear.enter))
+    if priced is not None and priced.cost > budget:
+        zone = enemy_zone(owners, side) if not steady else set()
+        said = []
+        for sq in priced.squares:
+            if sq in zone:
+                enemies = sorted(uid for e, (uid, s) in units.items()
+                                 if s != side and max(abs(e[0] - sq[0]), abs(e[1] - sq[1])) == 1)
+                said.append(f"{sq.name} (next to {' and '.join(enemies)})")
+            elif grid.terrain.get(sq) == ROUGH:
+                said.append(f"{sq.name} (rough)")
+        each = " each" if len(said) > 1 else ""
+        return (f"{head}: the cheapest way costs {halves(priced.cost)} squares, since entering "
+                f"{listed(said)} costs 1.5{each}")
+    # Every unit that stands on some way within the movement (were it not there) blocks.
+    priced_costs = Costs(step=STEP, enter=dear.enter)
+    standing = [f"{uid} on {sq.name}" for sq, (uid, _s) in sorted(units.items())
+                if sq != start and distance(sq, start) <= budget // STEP
+                and (found := grid.path_via(start, [sq, *waypoints], budget, priced_costs,
+                                            diagonals, STEP)) is not None
+                and found.cost <= budget]
+    if not standing:
+        return head
+    verb = "stands" if len(standing) == 1 else "stand"
+    return f"{head}: {listed(standing)} {verb} in the way, and no way round fits"

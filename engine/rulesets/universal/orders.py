@@ -35,6 +35,11 @@ def owners(state: State) -> dict[Square, str]:
     return {u.square: u.side for u in state.units.values()}
 
 
+def standing(state: State) -> dict[Square, tuple[str, str]]:
+    """Each occupied square → the unit on it and its side: what a refusal names."""
+    return {u.square: (u.id, u.side) for u in state.units.values()}
+
+
 def own_unit(state: State, player: str, unit_id: str | None) -> Unit | str:
     """The player's living unit, or why the order cannot name it."""
     if unit_id is None:
@@ -65,10 +70,10 @@ def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | s
     steady = state.steady(unit)
     if waypoints[-1] == unit.square:
         return f"{unit.id} is already on {unit.square.name}"
-    if any(not grid.contains(w) for w in waypoints):
-        return f"{unit.id} cannot move to {args[-1]}: " + why_not(grid, occ, unit.square, waypoints,
-                                                                   budget)
     diagonals = bool(state.options["diagonals"])
+    if any(not grid.contains(w) for w in waypoints):
+        return f"{unit.id} cannot move to {args[-1]}: " + why_not(grid, standing(state), unit.square,
+                                                                   waypoints, budget, diagonals, steady)
     start = unit.square
     if len(waypoints) == 1 and one_step(start, waypoints[0], diagonals):
         # One step to a free square costs at most STEP_NEAR_ENEMY, within any unit's
@@ -89,7 +94,7 @@ def move_path(state: State, unit: Unit, args: Sequence[str]) -> list[Square] | s
         grid, occ, unit.side, start, waypoints, budget, diagonals, steady)
     if path is None:
         return f"{unit.id} cannot move to {waypoints[-1].name}: " + why_not(
-            grid, occ, unit.square, waypoints, budget)
+            grid, standing(state), unit.square, waypoints, budget, diagonals, steady)
     return list(path.squares)
 
 

@@ -157,3 +157,30 @@ def test_a_diagonal_step_between_two_enemies_is_allowed() -> None:
     res = play(s, {"alice": "A1 move d4"}, [*FIRST, *QUIET, 2, 2, 2, 2, 2])
     assert where(res, "A1") == "d4"
     assert texts(res, "move") == ["A1 moves c3 to d4: 1 squares of movement 3."]
+
+
+def test_a_move_the_walls_make_too_long_is_refused_when_written() -> None:
+    """'Up to three-times Movement Points' and walls block movement (docs/rulesets/fivedice.md,
+    the map). A1 (MP 1) on a1 to c1 is 2 squares, within 3 x 1, but walls on b1 and b2 leave
+    only a1-a2-b3-c2-c1, 4 squares. Walls never move, so the order is refused when written,
+    naming the walls rather than the distance."""
+    s = state(unit("A1", "a1", movement=1), unit("B1", "l12"), terrain={"b1": "wall", "b2": "wall"})
+    with pytest.raises(OrderErrors) as err:
+        play(s, {"alice": "A1 move c1"}, [])
+    assert str(err.value) == ("line 1: c1 is 2 squares away, but the walls make the way longer "
+                              "than A1's 3 x 1")
+
+
+def test_a_move_enemies_block_is_skipped_naming_them() -> None:
+    """'Diagonal movement is allowed but not over an the enemy occupied the field.' A1 (MP 1)
+    on c1 to c3 is 2 squares, but B1 (b2), B2 (c2) and B3 (d2) stand across every way of 3
+    squares or less (round them is 4: c1-b1-a2-b3-c3). Enemies may move first, so the order
+    is accepted when written; when A1's turn comes (initiative 6 + 2 - 2 = 6, first) they
+    are still there and the move is skipped, naming all three."""
+    s = state(unit("A1", "c1", movement=1), unit("B1", "b2", initiative=0),
+              unit("B2", "c2", initiative=1), unit("B3", "d2", initiative=3))
+    res = play(s, {"alice": "A1 move c3"}, [*FIRST, *QUIET, *QUIET, *QUIET])
+    assert where(res, "A1") == "c1"
+    assert texts(res, "skip") == [
+        "'A1 move c3' skipped: c3 cannot be reached within 3 x 1 squares: enemies are in the "
+        "way (B1 on b2, B2 on c2 and B3 on d2)."]

@@ -45,11 +45,25 @@ def test_without_diagonals_a_diagonal_route_costs_each_orthogonal_step():
 
 
 def test_units_block_movement():
-    """One unit per square (docs/rulesets/jep1.md): a wall of units across a narrow board cannot be passed."""
+    """One unit per square (docs/rulesets/jep1.md): a wall of units across a narrow board
+    cannot be passed. The refusal names the units on a 4-square way from a1 to a4: B1 (a3,
+    3 steps), B2 (b3, 3) and B3 (c3: a1-b2-c3-b4-a4 is 4); not B4 on d3 (3 steps there and
+    3 more back to a4)."""
     s = state(unit("A1", "a1"), unit("B1", "a3"), unit("B2", "b3"), unit("B3", "c3"), unit("B4", "d3"),
               width=4)
     assert errors(s, "alice", "A1 move a4") == [
-        (1, "A1 cannot reach a4 from a1 in 4 squares without passing through other units")]
+        (1, "A1 cannot reach a4 from a1 in 4 squares without passing through other units "
+            "(B1 on a3, B2 on b3 and B3 on c3 in the way)")]
+
+
+def test_a_move_the_walls_lengthen_says_the_walls_are_in_the_way():
+    """'Attacker may move 4 squares' and walls block movement (docs/rulesets/jep1.md, Walls).
+    Without diagonals, walls on b1 and b2 turn a1 → c1 (2 squares) into a1-a2-a3-b3-c3-c2-c1,
+    6: the refusal blames the walls, not the distance nor other units."""
+    s = state(unit("A1", "a1"), unit("B1", "l12"), diagonals=False)
+    s.walls = [parse_square("b1"), parse_square("b2")]
+    assert errors(s, "alice", "A1 move c1") == [
+        (1, "A1 cannot reach c1 from a1 in 4 squares: the walls are in the way")]
 
 
 def test_move_happens_before_the_attack_whatever_the_line_order():

@@ -63,8 +63,19 @@ def test_a_wall_on_the_line_blocks_the_shot():
     """docs/rulesets/jep1.md: 'needs line of sight': the straight line c1 → c6 crosses the wall on c3."""
     s = state(unit("A1", "c1", R=2), unit("B1", "c6"))
     s.walls = [parse_square("c3")]
-    with pytest.raises(OrderErrors, match="no line of sight from c1 to c6"):
+    with pytest.raises(OrderErrors, match="no line of sight from c1 to c6: the wall on c3 blocks it"):
         play(s, {"alice": "A1 shoot B1"}, [])
+
+
+def test_a_shot_out_of_reach_says_the_distance_and_the_reach():
+    """docs/rulesets/jep1.md, Ranged: "the weapon's reach (Chebyshev distance, default 8)".
+    B1 on c10 is 9 squares from c1, beyond A1's reach of 8: the refusal says so, not that
+    sight is missing (nothing stands between them)."""
+    s = state(unit("A1", "c1", R=2), unit("B1", "c10"))
+    with pytest.raises(OrderErrors) as info:
+        play(s, {"alice": "A1 shoot B1"}, [])
+    assert [e.message for e in info.value.errors] == [
+        "c10 is 9 squares from c1, beyond A1's reach of 8"]
 
 
 def test_units_on_the_line_do_not_block_sight():

@@ -261,7 +261,7 @@ def test_a_rough_square_costs_one_and_a_half():
     state = position("A1 a1\nB1 h8", terrain={"b1": "rough"})
     _after, events = resolve(state, [], alice="A1 move c1")
     assert first(events, "move")["squares"] == ["a1", "b2", "c1"]
-    with pytest.raises(OrderErrors, match=r"entering a square next to an enemy or a rough square 1\.5"):
+    with pytest.raises(OrderErrors, match=r"the cheapest way costs 2\.5 squares, since entering b1 \(rough\) costs 1\.5"):
         RULES.parse_orders(state, "alice", "A1 move b1 c1")
     assert RULES.parse_orders(state, "alice", "A1 move b1")
 

@@ -22,7 +22,7 @@ def test_sides_act_in_seat_order_the_first_seat_rotating():
         state = position("A1 b1\nB1 b5", round=round_number)
         after, events = resolve(state, [], alice="A1 move b3", bob="B1 move b3")
         assert after.occupied()[parse_square("b3")].id == winner
-        assert first(events, "skip")["reason"].endswith("cannot move to b3: b3 is occupied")
+        assert first(events, "skip")["reason"].endswith(f"cannot move to b3: b3 is occupied by {winner}")
 
 
 def test_the_first_seat_rotates_over_the_sides_still_in():
@@ -160,4 +160,4 @@ def test_a_unit_may_step_onto_a_square_its_neighbour_leaves_on_an_earlier_line()
     after, _ = resolve(state, [], alice="A2 move c1\nA1 move b1")
     assert (after.units["A1"].square.name, after.units["A2"].square.name) == ("b1", "c1")
     assert refused(state, "alice", "A1 move b1\nA2 move c1") == [
-        (1, "A1 cannot move to b1: b1 is occupied")]
+        (1, "A1 cannot move to b1: b1 is occupied by A2")]
