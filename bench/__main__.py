@@ -13,7 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-PARTS = ("peer", "floor", "engine", "full", "embedded", "capacity")
+PARTS = ("peer", "floor", "engine", "full", "embedded", "capacity", "scale", "history")
+
+
+def numbers(text: str) -> tuple[int, ...]:
+    """A comma-separated list of whole numbers ("60,600,6000")."""
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of whole numbers: {text!r}") from None
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -58,6 +66,19 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="peer: comma-separated concurrencies, each run by the peer and by dicepost")
     p.add_argument("--peer-embedded-games", type=int, default=200,
                    help="peer: games of the embedded default's submissions run (0: none)")
+    p.add_argument("--scale-games", type=numbers, default=(60, 600, 6000),
+                   help="scale: active games at each submission run (games cloned in SQL, bench.bulk)")
+    p.add_argument("--scale-seconds", type=float, default=8, help="scale: length of each submission run")
+    p.add_argument("--scale-resolve", type=int, default=200,
+                   help="scale: rounds two workers resolve at the largest count before memory is read")
+    p.add_argument("--scale-no-visit", action="store_true",
+                   help="scale: do not read every game's orders once before memory is read")
+    p.add_argument("--history-rounds", type=numbers, default=(10, 50, 100),
+                   help="history: resolved rounds at which the pages and the record are measured")
+    p.add_argument("--history-units", type=numbers, default=(4, 16, 40, 64),
+                   help="history: units per side of each universal game (a size it cannot field is reported)")
+    p.add_argument("--history-repeat", type=int, default=5,
+                   help="history: calls of each page at each mark, the least CPU counts")
     p.add_argument("--json", type=Path, help="also write the results as JSON here")
     p.add_argument("--markdown", type=Path, help="also write the report as Markdown here")
     return p.parse_args(argv)
@@ -108,6 +129,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             results["embedded"] = service.run_embedded(spec)
     if "capacity" in parts:
         results["capacity"] = capacity.run(sizes, capacity_spec)
+    if "scale" in parts:
+        from bench import scale
+
+        results["scale"] = scale.run(sizes, scale.ScaleSpec(
+            games=args.scale_games, seconds=args.scale_seconds, clients=args.capacity_clients,
+            resolve=args.scale_resolve, visit=not args.scale_no_visit, tool=args.client))
+    if "history" in parts:
+        from bench import history
+
+        results["history"] = history.run(history.HistorySpec(
+            marks=args.history_rounds, units=args.history_units, repeat=args.history_repeat))
     return results
 
 

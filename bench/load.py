@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from bench.client import Api
 from bench.progress import Progress
@@ -242,9 +242,18 @@ def create_game(api: Api, spec: LoadSpec, index: int) -> tuple[str, list[str], l
     return created["id"], names, tokens
 
 
-def send_orders(api: Api, game_id: str, token: str, number: int | None, rng: random.Random,
-                count: Callable[[int], None] = lambda status: None) -> tuple[int, list[str]]:
-    """GET the player's legal orders, choose some, PUT them: the round and the lines accepted.
+class Caller(Protocol):
+    """What send_orders needs of a client: bench.client.Api, or bench.history's in-process one."""
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]: ...
+
+
+def send_orders(api: Caller, game_id: str, token: str, number: int | None, rng: random.Random,
+                count: Callable[[int], None] = lambda status: None,
+                pick: Callable[[dict[str, list[dict[str, Any]]], random.Random], list[str]] | None = None,
+                ) -> tuple[int, list[str]]:
+    """GET the player's legal orders, choose some (pick: bench.load.choose unless given), PUT
+    them: the round and the lines accepted.
 
     number None: the open round the orders view names. A 422 names the refused lines:
     they are dropped and the rest sent again (four tries). count(status) is called with
@@ -254,7 +263,7 @@ def send_orders(api: Api, game_id: str, token: str, number: int | None, rng: ran
     if status != 200:
         raise RuntimeError(f"GET orders: {status} {view}")
     number = int(view["round"]) if number is None else number
-    lines = choose(view["legal"], rng)
+    lines = (pick or choose)(view["legal"], rng)
     for _ in range(4):
         status, body = api.call("PUT", f"/api/games/{game_id}/orders",
                                 {"round": number, "orders": "\n".join(lines)}, token=token)

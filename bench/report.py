@@ -187,6 +187,63 @@ def capacity_text(results: dict[str, Any], md: bool) -> str:
     return f"{about}\n\n{submissions}\n\n{resolution}"
 
 
+def scale_text(results: dict[str, Any], md: bool) -> str:
+    sc, nproc = results["scale"], results["machine"]["nproc"]
+    rows = []
+    for r in sc["runs"]:
+        rows.append([f"{r['games']:,}", f"{r['active_games']:,}", f"{r['cloned_s']:.1f}",
+                     f"{r['tool']}, {r['clients']} connections", f"{r['ok_per_s']:,.1f}",
+                     f"{r['p50_ms']:,.0f} / {r['p99_ms']:,.0f}", _answers(r),
+                     f"{_server_ms(r['cpu_ms_per_ok']):.2f}", _cpu_text(r["cpu_ms_per_ok"]),
+                     _others(r, nproc), r["load_after"]])
+    rows_per_game = ", ".join(f"{k} {v}" for k, v in sc["rows_per_game"].items())
+    about = (f"One two-player universal game created and joined over HTTP, then cloned in SQL "
+             f"(bench.bulk; rows per game: {rows_per_game}) up to each count; seat 1 of every game "
+             f"replaced its orders for {sc['spec']['seconds']:.0f} s, spread over all the games in turn.")
+    parts = [about, table(["active games", "in the database", "cloning s", "client", "submissions/s",
+                           "answer ms p50 / p99", "errors", "CPU ms per submission (web + PostgreSQL)",
+                           "CPU ms per submission by role", OTHERS, "load after"], rows, md)]
+    res = sc.get("resolution")
+    if res:
+        parts.append(f"Then {'every game' if 'visit_s' in sc else 'no game'}'s orders read once"
+                     + (f" ({sc['visit_s']:.0f} s)" if "visit_s" in sc else "")
+                     + f", and {res['resolved']:,} of {res['rounds']:,} rounds resolved by {res['workers']} "
+                     f"workers ({res['rounds_per_s']:,.1f}/s, {res['errors']} errors) at "
+                     f"{sc['active_games']:,} active games. Memory:")
+    mem = [[m["role"], str(m["pid"]), m["process"], f"{m['peak_rss_mb']:.0f}"] for m in sc.get("memory", [])]
+    parts.append(table(["role", "pid", "process", "peak RSS MB"], mem, md))
+    return "\n\n".join(parts)
+
+
+def history_text(results: dict[str, Any], md: bool) -> str:
+    rows, ops = [], []
+    for e in results["history"]:
+        if "refused" in e:
+            others = "; ".join(f"{rid}: {why}" for rid, why in e["others_refuse"].items())
+            rows.append([e["size"], "-", f"cannot field: universal {e['refused']}"
+                         + (f"; {others}" if others else ""), "", "", ""])
+            continue
+        for m in e["marks"]:
+            rows.append([e["size"], str(m["rounds"]),
+                         *(f"{m[k]['cpu_ms']:.1f} / {m[k]['statements']} / {m[k]['bytes']:,}"
+                           for k in ("game page", "round page", "record")),
+                         ""])
+        if e["slopes"]:
+            rows[-1][-1] = ", ".join(f"{s['ms_per_round']:.2f} ms, {s['bytes_per_round']:,.0f} B "
+                                     f"({s['from']}→{s['to']})" for s in e["slopes"])
+        op = e["operations"]
+        ops.append([e["size"], *(f"{op[k]['cpu_ms']:.1f} / {op[k]['statements']:.1f}" if k in op else "-"
+                                 for k in ("GET orders", "PUT orders", "resolve"))])
+    about = ("In-process (Flask's test client), one universal game per size played with moves only; "
+             "at each mark each page asked repeatedly, the least CPU counted (the view, templates, "
+             "SQLAlchemy, psycopg and the test client; not PostgreSQL's CPU). "
+             "Cells: CPU ms / SQL statements / bytes.")
+    return (about + "\n\n" + table(["size", "rounds", "game page", "round page", "record",
+                                      "record per round of history"], rows, md)
+            + "\n\n" + table(["size", "GET orders ms / statements", "PUT orders ms / statements",
+                                "resolve ms / statements"], ops, md))
+
+
 def _server_ms(cpu_ms: dict[str, float]) -> float:
     """A request's server CPU: the web processes and their PostgreSQL backends."""
     return cpu_ms.get("web", 0.0) + cpu_ms.get("postgres", 0.0)
@@ -282,5 +339,11 @@ def render(results: dict[str, Any], md: bool = False) -> str:
         parts += [head("Service"), service_text(results, md)]
     if results.get("capacity"):
         parts += [head("Capacity (full stack)"), capacity_text(results, md)]
+    if results.get("scale"):
+        parts += [head("Scale: submissions against active games, memory at the largest count"),
+                  scale_text(results, md)]
+    if results.get("history"):
+        parts += [head("History: pages and the record as rounds accumulate, by army size"),
+                  history_text(results, md)]
     parts += [head("Targets"), targets_text(results, md)]
     return "\n\n".join(parts) + "\n"

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, load_only
 
 from engine import Board
 from engine.dice import chain_link_ok
 from service.fairdice import game_profile
 from service.integrity import damaged
 from service.models import Game, Round, Seat, Step
-from service.views import board_of, current_round, get_game, step_of_round, submitted_names
+from service.views import board_of, current_round, get_game, latest_step, step_of_round, submitted_names
 
 
 @dataclass
@@ -51,9 +51,13 @@ def key_checks(game: Game, steps: list[Step]) -> list[KeyCheck]:
 def game_page(session: Session, game_id: str) -> GamePage:
     with session.begin():
         game = get_game(session, game_id)
-        steps = list(session.scalars(select(Step).where(Step.game_id == game_id).order_by(Step.t)))
+        # The board needs the latest step whole; the key checks only each step's t and key.
+        # Loading every step whole made the page grow with the rounds (each state, events and
+        # rolls); raiseload: reading any other column of an older step is an error, not a query.
+        latest = latest_step(session, game_id)
+        steps = list(session.scalars(select(Step).where(Step.game_id == game_id).order_by(Step.t)
+                                     .options(load_only(Step.t, Step.key, raiseload=True))))
         rnd = current_round(session, game)
-        latest = steps[-1] if steps else None
         return GamePage(game=game, seats=list(game.seats), round=rnd,
                         submitted=submitted_names(session, game, rnd),
                         board=board_of(game, latest), step=latest, keys=key_checks(game, steps),

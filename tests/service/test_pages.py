@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from flask import Flask
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from service import create_app
 from service.db import engine_of, session_scope
@@ -157,6 +157,37 @@ def test_game_and_round_pages(app: Flask, client: Any) -> None:
         assert f"<td>d{roll['n']}</td><td>{roll['face']}</td>" in round_page
     assert client.get(f"/games/{table.id}/rounds/2").status_code == 404
     assert client.get("/games/nope").status_code == 404
+
+
+def _statements_of(app: Flask, client: Any, path: str) -> list[str]:
+    """The SQL statements one GET of path runs."""
+    seen: list[str] = []
+
+    def on(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        seen.append(statement)
+
+    event.listen(engine_of(app), "before_cursor_execute", on)
+    try:
+        assert client.get(path).status_code == 200
+    finally:
+        event.remove(engine_of(app), "before_cursor_execute", on)
+    return seen
+
+
+def test_the_game_page_reads_only_the_latest_step_whole(app: Flask, client: Any) -> None:
+    """As rounds accumulate the page runs the same statements, and only one reads a state
+    (the latest step's, for the board): the key checks read each step's t and key alone."""
+    table = start(client)
+    _play_round(app, table)
+    after_one = _statements_of(app, client, f"/games/{table.id}")
+    for _ in range(3):
+        _play_round(app, table)
+    after_four = _statements_of(app, client, f"/games/{table.id}")
+    assert len(after_four) == len(after_one)
+    reading_states = [s for s in after_four if re.search(r"\bsteps\.state\b", s)]
+    assert len(reading_states) == 1 and "LIMIT" in reading_states[0], reading_states
+    page = _html(client.get(f"/games/{table.id}"))
+    assert all(f'href="/games/{table.id}/rounds/{n}"' in page for n in range(1, 5))
 
 
 def test_player_page_orders_form(app: Flask, client: Any) -> None:
