@@ -53,8 +53,11 @@ class Pages:
         self.contexts: list[Any] = []
         self.errors: list[str] = []
 
-    def new(self, *, javascript: bool = True, viewport: dict[str, int] | None = None) -> Any:
-        context = self.browser.new_context(java_script_enabled=javascript, viewport=viewport or DESKTOP)
+    def new(self, *, javascript: bool = True, viewport: dict[str, int] | None = None,
+            touch: bool = False) -> Any:
+        """A page in a context of its own; `touch` gives it a touch screen (taps, not clicks)."""
+        context = self.browser.new_context(java_script_enabled=javascript, viewport=viewport or DESKTOP,
+                                           has_touch=touch)
         self.contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(30_000)

@@ -13,6 +13,21 @@ UNLABELLED = """() => Array.from(document.querySelectorAll(
   return !(el.labels && el.labels.length) && !el.getAttribute('aria-label');
 }).map(el => el.outerHTML.slice(0, 120))"""
 
+# Where a square of the grid is on the screen, once scrolled into the viewport (from the
+# geometry the grid carries: data-cell, data-margin, data-columns, data-rows), and whether
+# the browser has a touch screen.
+SQUARE_POINT = """square => {
+  const svg = document.querySelector('svg.board'), d = svg.dataset;
+  const cell = Number(d.cell), margin = Number(d.margin), rows = Number(d.rows);
+  const col = d.columns.split(' ').indexOf(square.replace(/[0-9]+$/, ''));
+  const row = Number(square.replace(/^[a-z]+/, ''));
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const x = (margin + col * cell + cell / 2) * scale, y = (margin + (rows - row) * cell + cell / 2) * scale;
+  window.scrollBy(0, svg.getBoundingClientRect().y + y - window.innerHeight / 2);
+  const box = svg.getBoundingClientRect();
+  return [box.x + x, box.y + y, navigator.maxTouchPoints > 0];
+}"""
+
 
 @dataclass
 class Created:
@@ -96,3 +111,13 @@ def an_attack(page: Any, besides: dict[str, str]) -> dict[str, str]:
 def unlabelled(page: Any) -> list[str]:
     """The page's visible controls that have no label (or a button with no name)."""
     return list(page.evaluate(UNLABELLED))
+
+
+def tap_square(page: Any, square: str) -> None:
+    """Tap the middle of a square of the page's grid (a touch where the page's context has a
+    touch screen, else a mouse click), scrolled into the viewport first."""
+    x, y, touch = page.evaluate(SQUARE_POINT, square)
+    if touch:
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.click(x, y)

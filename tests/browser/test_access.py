@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from tests.browser.conftest import BROWSER, PHONE
-from tests.browser.flow import create_game, first_moves, join, send, unlabelled
+from tests.browser.flow import create_game, first_moves, join, send, tap_square, unlabelled
 
 pytestmark = BROWSER
 
@@ -89,22 +89,6 @@ def test_phone_keyboard_labels_and_the_square_picker(served, pages, shot) -> Non
         assert re.search(rf"\b{side}\b", game.locator("table.legend").inner_text())
     assert "Round 1" in text
     shot(game, "game-phone")
-
-
-def tap_square(page: Any, square: str) -> None:
-    svg = page.locator("svg.board")
-    box = svg.bounding_box()
-    cell, margin = float(svg.get_attribute("data-cell")), float(svg.get_attribute("data-margin"))
-    columns, rows = svg.get_attribute("data-columns").split(), int(svg.get_attribute("data-rows"))
-    view_width = float(svg.get_attribute("viewBox").split()[2])
-    scale = box["width"] / view_width
-    col, row = columns.index(square[0]), int(square[1:])
-    x = margin + col * cell + cell / 2
-    y = margin + (rows - row) * cell + cell / 2
-    # The mouse clicks inside the viewport: bring that square into it first.
-    page.evaluate("y => window.scrollBy(0, y - window.innerHeight / 2)", box["y"] + y * scale)
-    box = svg.bounding_box()
-    page.mouse.click(box["x"] + x * scale, box["y"] + y * scale)
 
 
 def tab_to(page: Any, element_id: str, limit: int = 80) -> None:

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import BROWSER, DESKTOP, PHONE
-from tests.browser.flow import an_attack, create_game, join
-from tests.browser.test_access import tap_square
+from tests.browser.flow import an_attack, create_game, join, tap_square
 
 pytestmark = BROWSER
 
