@@ -4,7 +4,7 @@ In-process (Flask's test client, no HTTP server, no Celery), on a private Postgr
 database: one universal game per size (2 × N units, forces as bench.forces builds them)
 is played round after round through the service's own API, both players reading their
 legal orders and sending moves only (no attacks, so no unit dies and the game runs as
-long as asked), each ready round resolved by `service.rounds.resolve_round` as a worker
+long as asked), each ready round resolved by `service.resolution.resolve_round` as a worker
 would. When the history reaches each mark (10, 50, 100 resolved rounds) the game page
 (`GET /games/<id>`), the page of the round just resolved (`GET /games/<id>/rounds/<n>`)
 and the record (`GET /api/games/<id>/record`) are each asked `repeat` times: the least
@@ -105,8 +105,8 @@ def play(units: int, spec: HistorySpec) -> dict[str, Any]:
 
 def _play(size: Size, spec: HistorySpec, out: dict[str, Any], ready: list[tuple[str, int]],
           mail: list[int]) -> dict[str, Any]:
-    from service import rounds
     from service.db import engine_of, session_scope
+    from service.resolution import resolve_round
 
     units, forces = out["units"], size.forces or {}
     meter = Meter()
@@ -135,7 +135,7 @@ def _play(size: Size, spec: HistorySpec, out: dict[str, Any], ready: list[tuple[
             with app.app_context():
                 while ready:
                     with session_scope() as session:
-                        meter.time("resolve", rounds.resolve_round, session, *ready.pop())
+                        meter.time("resolve", resolve_round, session, *ready.pop())
             mail.clear()  # the results mails stay in the outbox: no page reads them
             resolved += 1
             bar.advance()
