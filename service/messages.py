@@ -4,8 +4,10 @@ the GM, by web and by mail.
 Who sees a message: a public one ("all") everyone, the game's record included; a private
 one only its sender, its recipient and the GM. A message never carries orders: it is
 stored apart from them and shown only as what it says. Each seat may send
-MESSAGES_PER_HOUR (default 30) an hour; a recipient seat whose mail preference is "every
-mail" gets each message by mail (kind `message`) and may answer it by replying.
+MESSAGES_PER_HOUR (default 30) an hour. By mail, a recipient seat gets each message (kind
+`message`, which it may answer by replying) when its message preference is "each", or the
+round's talk in its results mail (`digest`) when it is "digest"; its mail preference "none"
+stops both.
 """
 
 from __future__ import annotations
@@ -148,3 +150,12 @@ def record_messages(session: Session, game_id: str) -> list[dict[str, Any]]:
     rows = session.scalars(_visible(game_id, None).order_by(TableMessage.id))
     return [{"round": r.round, "from": r.sender, "to": r.recipient, "at": r.created_at.isoformat(),
              "text": r.text} for r in rows]
+
+
+def digest(session: Session, game: Game, seat: Seat, number: int) -> list[TableMessage]:
+    """What the results mail of round `number` carries for `seat`, oldest first: the
+    round's public talk (its own included) and the private messages to it. Never anyone
+    else's private messages (nor the seat's own to others: it wrote them)."""
+    return list(session.scalars(select(TableMessage).where(
+        TableMessage.game_id == game.id, TableMessage.round == number,
+        TableMessage.recipient.in_(("all", seat.name))).order_by(TableMessage.id)))

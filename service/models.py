@@ -109,6 +109,8 @@ class Seat(Base):
     entropy_source: Mapped[str | None] = mapped_column(String(8))  # player/server
     force: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     mail_pref: Mapped[str] = mapped_column(String(8), default="all")  # all/results/none
+    # Table talk by mail: each message as it comes, a digest in the results mail, or none.
+    message_pref: Mapped[str] = mapped_column(String(8), default="each", server_default="each")
     unsubscribe_token_hash: Mapped[str | None] = mapped_column(String(64))
     reply_token_salt: Mapped[str | None] = mapped_column(String(64))
 
@@ -285,6 +287,17 @@ class FailingAddress(Base):
     since: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
     reason: Mapped[str] = mapped_column(String(500))
     seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))  # the seat whose mail bounced
+
+class PlayerZone(Base):
+    """The time zone a player reads mail in, one per address (as "Your games" groups seats
+    by address): every mail to a seat with this address gives its times in it, UTC beside."""
+
+    __tablename__ = "player_zones"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)  # lower-cased
+    zone: Mapped[str] = mapped_column(String(64))  # an IANA name (service.zones)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+
 
 class TableMessage(Base):
     """Talk at the table: from a seat or the GM, to everyone ("all"), the GM ("gm") or one

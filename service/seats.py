@@ -45,19 +45,37 @@ from service.timekeeping.state import (
     seat_schedule,
 )
 from service.tokens import new_token, token_hash
+from service.zones import seat_zone, set_address_zone, zone_choice
 
-SETTINGS = ("wait", "reminder_lead", "absences", "mail_pref", "email")
+SETTINGS = ("wait", "reminder_lead", "absences", "mail_pref", "message_pref", "zone", "email")
 
 
-PREFS = {"all": "every mail", "results": "results only (results, game over, invitations, news from the GM)",
+PREFS = {"all": "every mail",
+         "results": "results only (results, game over, invitations, news from the GM; "
+                    "messages as set for them)",
          "none": "no mail"}
+
+
+# How table talk reaches a seat by mail, within its mail preference ("no mail" stops all).
+MESSAGE_PREFS = {"each": "each message as it is sent",
+                 "digest": "a digest in each results mail (the round's table talk and your private messages)",
+                 "none": "not by mail (read them on the game's pages)"}
+
+
+def _choice(value: Any, field: str, choices: dict[str, str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise BadRequest(f"{field}: choose one of: " + ", ".join(choices), field)
+    return value
 
 
 def mail_pref_choice(value: Any) -> str:
     """The preference named by `value`, or BadRequest naming the field mail_pref."""
-    if not isinstance(value, str) or value not in PREFS:
-        raise BadRequest("mail_pref: choose one of: " + ", ".join(PREFS), "mail_pref")
-    return value
+    return _choice(value, "mail_pref", PREFS)
+
+
+def message_pref_choice(value: Any) -> str:
+    """The message preference named by `value`, or BadRequest naming the field message_pref."""
+    return _choice(value, "message_pref", MESSAGE_PREFS)
 
 
 def set_mail_pref(seat: Seat, value: Any) -> str:
@@ -73,10 +91,13 @@ def settings_json(row: SeatSchedule) -> dict[str, Any]:
 
 
 def mail_json(session: Session, seat: Seat) -> dict[str, Any]:
-    """The seat's address and, when mail to it bounces, since when and why."""
+    """The seat's mail settings: its address and, when mail to it bounces, since when and
+    why; how messages reach it; its player's time zone (None: UTC and the game's)."""
     dead = failing(session, seat.email)
+    zone = seat_zone(session, seat)
     return {"email": seat.email, "mail_failing": None if dead is None else
-            {"since": dead.since.isoformat(), "reason": dead.reason}}
+            {"since": dead.since.isoformat(), "reason": dead.reason},
+            "message_pref": seat.message_pref, "zone": zone.key if zone else None}
 
 
 def get_settings(session: Session, game_id: str, token: str | None) -> dict[str, Any]:
@@ -91,7 +112,7 @@ def seat_settings(session: Session, seat_id: int) -> dict[str, Any]:
     with session.begin():
         seat = _seat_by_id(session, seat_id)
         return {"seat": seat.name, **settings_json(seat_schedule(session, seat, create=False)),
-                "mail_pref": seat.mail_pref}
+                "mail_pref": seat.mail_pref, **mail_json(session, seat)}
 
 
 def update_settings(session: Session, game_id: str, token: str | None,
@@ -126,8 +147,10 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
         raise Invalid(str(exc), str(exc).split(":", 1)[0]) from None
     try:
         pref = mail_pref_choice(data["mail_pref"]) if "mail_pref" in data else None
+        message_pref = message_pref_choice(data["message_pref"]) if "message_pref" in data else None
     except BadRequest as exc:  # 422 like every other refused setting
-        raise Invalid(exc.message, "mail_pref") from None
+        raise Invalid(exc.message, exc.field or "mail_pref") from None
+    zone = zone_choice(data["zone"]) if "zone" in data else None
     email = normal_address(data["email"], "email") if "email" in data else None
     with session.begin():
         seat = find_seat()
@@ -142,9 +165,16 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
             row.absences = [a.to_json() for a in absences]
         if pref is not None:
             set_mail_pref(seat, pref)
+        if message_pref is not None:
+            seat.message_pref = message_pref
         if email is not None:
             seat.email = email
             clear_failing(session, email)
+        if "zone" in data:  # the player's, for every seat with this address
+            if not seat.email:
+                raise Invalid("zone: the seat has no mail address to keep a time zone for; give one first",
+                              "zone")
+            set_address_zone(session, seat.email, zone)
         if rnd is not None and absences and seat.name in rnd.expected and row.controller == "human":
             _restretch(session, game, rnd)
         if rnd is not None and data.get("wait") is False:

@@ -9,7 +9,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from service.models import Game, Seat
+from service.timekeeping.wording import deadline_text
 from service.views import current_round, submitted_names
+from service.zones import address_zone
 
 
 @dataclass(frozen=True)
@@ -24,9 +26,11 @@ class SeatLine:
     waits_for_you: bool  # the open round expects this seat and has no orders from it
     submitted: bool
     closes_at: datetime | None
+    closes: str  # in the player's zone with UTC beside (service.timekeeping.wording)
     paused: bool
     joined: bool
     mail_pref: str
+    message_pref: str
     outcome: str
 
 
@@ -42,6 +46,7 @@ def seats_of(session: Session, email: str) -> list[SeatLine]:
     seats = session.scalars(select(Seat).join(Game).where(func.lower(Seat.email) == email)
                             .order_by(Game.created_at.desc(), Seat.seat_index)).all()
     lines = []
+    zone = address_zone(session, email)
     for seat in seats:
         game = seat.game
         rnd = current_round(session, game) if game.status == "active" else None
@@ -50,6 +55,8 @@ def seats_of(session: Session, email: str) -> list[SeatLine]:
         lines.append(SeatLine(
             seat_id=seat.id, seat=seat.name, game_id=game.id, title=game.title, ruleset=game.ruleset,
             status=game.status, round=rnd.number if rnd else None, waits_for_you=expected and not done,
-            submitted=done, closes_at=rnd.closes_at if rnd else None, paused=game.paused_at is not None,
-            joined=seat.joined_at is not None, mail_pref=seat.mail_pref, outcome=_outcome(game)))
+            submitted=done, closes_at=rnd.closes_at if rnd else None,
+            closes=deadline_text(game, rnd.closes_at, zone, year=False) if rnd and rnd.closes_at else "",
+            paused=game.paused_at is not None, joined=seat.joined_at is not None, mail_pref=seat.mail_pref,
+            message_pref=seat.message_pref, outcome=_outcome(game)))
     return sorted(lines, key=lambda line: not line.waits_for_you)

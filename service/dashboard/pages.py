@@ -5,7 +5,8 @@
                                open links), then the signed session cookie holds the address;
                                410 for a spent or expired link, 404 for one never issued
     GET  /me                   every game you play, which wait for your orders and until when
-    POST /me/mail              a seat's mail preference (every mail / results only / none)
+    POST /me/mail              a seat's mail and message preferences
+    POST /me/zone              the player's time zone for mail (every seat of the address)
     GET/POST /me/play/<seat>   your player page for that seat, signed in instead of by token
     POST /signout
 """
@@ -32,12 +33,13 @@ from service import signin as signin_links
 from service.dashboard import bp
 from service.dashboard.overview import seats_of
 from service.db import get_session
-from service.errors import NotFound
+from service.errors import Invalid, NotFound
 from service.inputs import INT_MAX
 from service.mail.bounces import failing
 from service.models import Seat
-from service.seats import PREFS, mail_pref_choice, set_mail_pref
+from service.seats import MESSAGE_PREFS, PREFS, mail_pref_choice, message_pref_choice, set_mail_pref
 from service.web.play import Sent, player_context, sent_message, take_orders
+from service.zones import address_zone, set_address_zone, time_zones, zone_choice
 
 SESSION_KEY = "dashboard_email"
 
@@ -93,15 +95,41 @@ def signout() -> Response:
     return redirect(url_for("dashboard.signin"))
 
 
-@bp.get("/me")
-@signed_in
-def home() -> str:
+def _games_page(zone: str | None = None, zone_error: str = "") -> str:
+    """"Your games": every seat of the address, its mail settings, the player's zone."""
     db = get_session()
     with db.begin():
         lines = seats_of(db, _email())
         dead = failing(db, _email())
+        stored = address_zone(db, _email())
     return render_template("dashboard/games.html", email=_email(), lines=lines, prefs=PREFS,
-                           mail_failing=dead, saved=request.args.get("saved", ""))
+                           message_prefs=MESSAGE_PREFS, zones=time_zones(),
+                           zone=(stored.key if stored else "") if zone is None else zone,
+                           zone_error=zone_error, mail_failing=dead, saved=request.args.get("saved", ""))
+
+
+@bp.get("/me")
+@signed_in
+def home() -> str:
+    return _games_page()
+
+
+@bp.post("/me/zone")
+@signed_in
+def zone() -> Response | tuple[str, int]:
+    """The signed-in player's zone; a refused one is shown at its field (422)."""
+    try:
+        name = zone_choice(request.form.get("zone", ""))
+    except Invalid as exc:
+        return _games_page(zone_error=exc.message), 422  # the select keeps the stored zone
+    db = get_session()
+    with db.begin():
+        set_address_zone(db, _email(), name)
+    seat = request.form.get("seat", "")
+    if seat.isascii() and seat.isdigit() and int(seat) <= INT_MAX:  # from a player page: back to it
+        return redirect(url_for("dashboard.play", seat_id=int(seat), _anchor="zone-form"))
+    saved = f"your time zone, {name or 'none: UTC and the game zone'}"
+    return redirect(url_for("dashboard.home", saved=saved))
 
 
 def _my_seat(seat_id: int) -> Seat:
@@ -116,13 +144,17 @@ def _my_seat(seat_id: int) -> Seat:
 @signed_in
 def mail_pref() -> Response:
     choice = mail_pref_choice(request.form.get("mail_pref", ""))  # refused before the seat is looked up
+    talk = message_pref_choice(request.form["message_pref"]) if "message_pref" in request.form else None
     seat_field = request.form.get("seat", "")
     db = get_session()
     with db.begin():
         seat = _my_seat(int(seat_field) if seat_field.isascii() and seat_field.isdigit()
                         and int(seat_field) <= INT_MAX else 0)
         set_mail_pref(seat, choice)
-        saved = f"{seat.game.title} ({seat.name}): {PREFS[choice]}"
+        if talk is not None:
+            seat.message_pref = talk
+        saved = (f"{seat.game.title} ({seat.name}): {PREFS[choice]}; "
+                 f"messages: {MESSAGE_PREFS[seat.message_pref]}")
     return redirect(url_for("dashboard.home", saved=saved))
 
 

@@ -22,6 +22,9 @@ from service.models import AuditLog, Game
 from service.schedule.durations import describe_duration
 from service.schedule.words import describe_policy
 from service.timekeeping.state import policy_of
+from service.timekeeping.wording import time_text
+
+_Show = Callable[[Any], str]  # writes one time of a log entry's detail
 
 
 def _parse(value: Any) -> datetime | None:
@@ -45,43 +48,48 @@ def local_time(when: datetime | str | None, zone: ZoneInfo, *, date: bool = True
 
 def sentence(action: str, detail: Mapping[str, Any], zone: ZoneInfo) -> str:
     """What one schedule entry did, in words; times in `zone`."""
+    return sentence_with(action, detail, lambda at: local_time(at, zone))
+
+
+def sentence_with(action: str, detail: Mapping[str, Any], show: Callable[[Any], str]) -> str:
+    """sentence, each time (an ISO string from the entry) written by `show`."""
     words = _GM_WORDS.get(action) or _SERVICE_WORDS.get(action)
-    return words(detail, zone) if words else action.replace("_", " ")
+    return words(detail, show) if words else action.replace("_", " ")
 
 
-def _at(detail: Mapping[str, Any], key: str, zone: ZoneInfo) -> str:
-    return local_time(detail.get(key), zone)
+def _at(detail: Mapping[str, Any], key: str, show: Callable[[Any], str]) -> str:
+    return show(detail.get(key))
 
 
-def _pause(d: Mapping[str, Any], z: ZoneInfo) -> str:
+def _pause(d: Mapping[str, Any], z: _Show) -> str:
     was = f"; the deadline was {_at(d, 'deadline', z)}" if d.get("deadline") else ""
     return f"GM paused the game: no round closes until it resumes{was}"
 
 
-def _resume(d: Mapping[str, Any], z: ZoneInfo) -> str:
+def _resume(d: Mapping[str, Any], z: _Show) -> str:
     span = describe_duration(timedelta(seconds=int(d.get("paused_seconds") or 0)))
     moved = f"; deadline moved to {_at(d, 'deadline', z)}" if d.get("deadline") else ""
     return f"GM resumed the game after a pause of {span}{moved}"
 
 
-def _remove(d: Mapping[str, Any], _z: ZoneInfo) -> str:
+def _remove(d: Mapping[str, Any], _z: _Show) -> str:
     units = "the bot plays its units" if d.get("units") == "bot" else "its units hold"
     return f"GM removed {d.get('seat')} from the game; {units}"
 
 
-def _moved(d: Mapping[str, Any], z: ZoneInfo) -> str:
+def _moved(d: Mapping[str, Any], z: _Show) -> str:
     why = (" for an absence" if d.get("reason") == "absence"
            else f" (missing: {', '.join(d.get('missing') or [])})" if d.get("missing") else "")
     return f"Round {d.get('round')}'s deadline moved from {_at(d, 'from', z)} to {_at(d, 'to', z)}{why}"
 
 
-def _closed(d: Mapping[str, Any], _z: ZoneInfo) -> str:
+def _closed(d: Mapping[str, Any], _z: _Show) -> str:
     holding = d.get("holding") or []
     held = f"; {', '.join(holding)} held" if holding else ""
     return f"Round {d.get('round')} closed at its deadline{held}"
 
 
-_Words = Callable[[Mapping[str, Any], ZoneInfo], str]
+_Words = Callable[[Mapping[str, Any], _Show], str]
 _GM_WORDS: dict[str, _Words] = {
     "gm_pause": _pause,
     "gm_resume": _resume,
@@ -130,7 +138,8 @@ def broadcast(session: Session, game: Game, action: str, detail: Mapping[str, An
     """Mail a GM action to every player with an address (their preference permitting)."""
     zone = policy_of(game).zone
     text = sentence(action, detail, zone)
-    payload = {"action": action, "text": text, "zone": zone.key,
+    # The detail goes too: each player's mail writes its times in their own zone.
+    payload = {"action": action, "text": text, "zone": zone.key, "detail": dict(detail),
                "paused": game.paused_at is not None, "status": game.status}
     for seat in game.seats:
         enqueue(session, "gm_news", payload, game=game, seat=seat)
@@ -157,3 +166,19 @@ def banner(session: Session, game: Game) -> Banner:
     paused = f"{local_time(game.paused_at, zone)} ({zone.key})" if game.paused_at else None
     return Banner(paused, latest, announcement)
 
+
+
+def mail_context(game: Game, payload: Mapping[str, Any], player_zone: ZoneInfo | None) -> dict[str, Any]:
+    """A gm_news mail's sentence for its reader: with a zone of their own, each time in it
+    with UTC and the game's zone beside; else as broadcast (in the game's zone)."""
+    detail = payload.get("detail")
+    if player_zone is None or not isinstance(detail, Mapping):
+        return {"news_text": str(payload.get("text", "")), "news_zone": None}
+    zone = policy_of(game).zone
+
+    def show(at: Any) -> str:
+        parsed = _parse(at)
+        return time_text(parsed, zone, player_zone, year=False) if parsed else "(no time)"
+
+    return {"news_text": sentence_with(str(payload.get("action", "")), detail, show),
+            "news_zone": player_zone.key}

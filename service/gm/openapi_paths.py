@@ -16,6 +16,12 @@ SETTINGS = {"type": "object", "properties": {
     "absences": {"type": "array", "items": {"type": "object", "properties": {"from": STR, "to": STR}}},
     "mail_pref": {"enum": ["all", "results", "none"],
                   "description": "mail from this game: every mail, results only, or none"},
+    "message_pref": {"enum": ["each", "digest", "none"],
+                     "description": "table talk by mail (within mail_pref): each message, a digest in "
+                                    "the results mail, or none"},
+    "zone": {"type": ["string", "null"],
+             "description": "the player's IANA time zone for mail (for every seat with this address); "
+                            "null or empty: UTC and the game's zone"},
     "email": {"type": "string", "description": "the seat's address; giving one clears its bounce record"},
     "mail_failing": {"type": ["object", "null"], "readOnly": True,
                      "description": "since when and why mail to the address bounces (null: it does not)",
@@ -57,7 +63,8 @@ OPENAPI_PATHS: dict[str, Any] = {
     "/api/games/{game_id}/settings": {
         "get": {"summary": "The player's schedule settings", "parameters": [GAME_ID], "security": BEARER,
                 "responses": {"200": _json(SETTINGS, "the settings"), **_errors(401, 404)}},
-        "put": {"summary": "Change wait / reminder_lead / absences / mail_pref / email (all checked first)",
+        "put": {"summary": "Change wait / reminder_lead / absences / mail_pref / message_pref / zone / email "
+                "(all checked first)",
                 "parameters": [GAME_ID], "security": BEARER,
                 "requestBody": {"required": True, "content": {"application/json": {"schema": SETTINGS}}},
                 "responses": {"200": _json(SETTINGS, "stored"), **_errors(400, 401, 404, 422)}}},

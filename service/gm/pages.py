@@ -24,7 +24,8 @@ from service.gm.news import LogLine, banner, local_time, log_lines
 from service.models import Game
 from service.schedule.words import DAY_LABELS, NMR_LABELS, describe_policy
 from service.urls import player_url
-from service.web.policy_form import form_values, policy_from_form, time_zones
+from service.web.policy_form import form_values, policy_from_form
+from service.zones import time_zones
 
 bp = Blueprint("gm", __name__)
 T = TypeVar("T")

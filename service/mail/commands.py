@@ -11,6 +11,7 @@
     WAIT ON|OFF  the wait flag            } through service.seats.update_seat_settings,
     AWAY <from> <to> | AWAY CLEAR         } the settings API's own checks and messages;
     REMIND <duration>  the reminder lead  } the answer shows what is now set
+    ZONE <zone> | ZONE CLEAR  the player's time zone for mail (every seat of the address) }
     MSG <seat|all|gm>  the lines below are a message at the table (service.messages);
                  orders above the line still count. A reply to a message mail answers it.
 
@@ -41,6 +42,8 @@ from service.mail.reply_text import Reply
 from service.mail.withdraw import withdraw
 from service.models import Game, Round, Seat
 from service.seats import claim_open_seat, seat_settings, update_seat_settings
+from service.timekeeping.wording import deadline_text
+from service.zones import address_zone, is_zone
 
 
 @dataclass
@@ -53,8 +56,10 @@ class Done:
 Finish = Callable[[Session, Done], None]
 
 
-def _closed(session: Session, game_id: str, bound: int | None) -> tuple[int, Done | None]:
-    """The round the mail's orders are for, and the answer instead when it has closed."""
+def _closed(session: Session, seat: Seat, bound: int | None) -> tuple[int, Done | None]:
+    """The round the mail's orders are for, and the answer instead when it has closed (its
+    time in the player's zone)."""
+    game_id = seat.game_id
     with session.begin():
         game = session.get(Game, game_id)
         if game is None:
@@ -68,12 +73,13 @@ def _closed(session: Session, game_id: str, bound: int | None) -> tuple[int, Don
         closed = f"round {number} closed at {when(rnd.resolved_at)}"
         now = (f"round {game.current_round} is open: resend your orders for it"
                if game.status == "active" else "the game is over")
-        message = f"Your mail answered round {number}, which closed at {when(rnd.resolved_at)}; {now}."
+        at = deadline_text(game, rnd.resolved_at, address_zone(session, seat.email))
+        message = f"Your mail answered round {number}, which closed at {at}; {now}."
         return number, Done(f"{closed}; {now}", [("status", {"message": message})])
 
 
 def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: Finish) -> Done:
-    number, closed = _closed(session, seat.game_id, bound)
+    number, closed = _closed(session, seat, bound)
     if closed is not None:
         return closed
     done = Done("")
@@ -100,7 +106,7 @@ def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: 
 
 
 def _clear(session: Session, seat: Seat, bound: int | None, finish: Finish) -> Done:
-    number, closed = _closed(session, seat.game_id, bound)
+    number, closed = _closed(session, seat, bound)
     if closed is not None:
         return closed
     done = Done("")
@@ -160,6 +166,14 @@ def _setting_change(session: Session, seat: Seat, reply: Reply) -> dict[str, Any
             return {"reminder_lead": args[0]}
         raise Invalid(f"REMIND: write REMIND and one ISO 8601 duration like PT6H, got {word!r}",
                       "reminder_lead")
+    if reply.command == "zone":
+        if len(args) == 1 and args[0].lower() == "clear":
+            return {"zone": ""}
+        if len(args) == 1 and is_zone(args[0]):
+            return {"zone": args[0]}
+        raise Invalid(f"the line 'ZONE {word}' names no time zone: write ZONE and one IANA name like "
+                      "Europe/Berlin, America/New_York or UTC (ZONE CLEAR for none); nothing was changed",
+                      "zone")
     if len(args) == 1 and args[0].lower() == "clear":
         return {"absences": []}
     if len(args) in (1, 2):
@@ -178,6 +192,9 @@ def settings_text(current: dict[str, Any]) -> str:
                         if current["wait"] else "OFF: the round closes as soon as everyone is in"),
         "  REMIND  " + (f"{lead} before the deadline" if lead != "PT0S" else "off (PT0S)"),
         "  AWAY    " + (away or "no absences declared"),
+        "  ZONE    " + (f"{current['zone']}: your mails give times in it, UTC beside (in every game "
+                        "you play with this address)" if current.get("zone")
+                        else "none: your mails give times in UTC and the game's zone"),
     ])
 
 
@@ -230,7 +247,7 @@ def perform(session: Session, seat: Seat, reply: Reply, bound: int | None, finis
         return _join(session, seat, reply.args[0] if reply.args else None)
     if reply.command == "unsubscribe":
         return _unsubscribe(session, seat)
-    if reply.command in ("wait", "away", "remind"):
+    if reply.command in ("wait", "away", "remind", "zone"):
         return _settings(session, seat, reply)
     if reply.command == "status":
         return Done("status sent", [("status", {})])

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -24,19 +25,23 @@ from service import clock, statecache, urls
 from service.catalog import rules_help
 from service.fairdice import game_profile
 from service.follow import mail_context as follow_context
+from service.gm.news import mail_context as news_context
 from service.mail.headers import plus_address
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
-from service.models import Game, Outbox, Round, Seat, Step
+from service.messages import digest
+from service.models import Game, Outbox, Round, Seat, Step, TableMessage
 from service.render.ascii_grid import ascii_board
 from service.render.grid_legend import natural_key
 from service.render.html_table_grid import html_board
 from service.schedule.durations import DurationError, describe_duration, parse_duration
 from service.signin import mail_context
 from service.submissions import latest_submissions
-from service.timekeeping.wording import deadline_text
+from service.timekeeping.state import policy_of
+from service.timekeeping.wording import deadline_text, time_text
 from service.turn_summary import countdown, order_outcomes, seat_turn
 from service.views import board_of, current_round, game_record, latest_step
+from service.zones import seat_zone
 
 EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
 
@@ -123,8 +128,9 @@ def order_help(game: Game) -> list[str]:
     return rules_help(game.ruleset).order_lines
 
 
-def round_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
-    """The open round as a player sees it: who is still to move, their current orders."""
+def round_status(session: Session, game: Game, seat: Seat, zone: ZoneInfo | None = None) -> dict[str, Any]:
+    """The open round as a player sees it: who is still to move, their current orders;
+    the deadline in the player's `zone` (service.zones) with UTC beside."""
     rnd = current_round(session, game)
     if game.status != "active" or rnd is None:
         return {"open_round": None}
@@ -135,7 +141,7 @@ def round_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
     moves = seat.name in rnd.expected
     return {
         "open_round": rnd.number,
-        "closes": when(rnd.closes_at),
+        "closes": deadline_text(game, rnd.closes_at, zone) if rnd.closes_at else "",
         "expected": list(rnd.expected),
         "you_move": moves,
         "waiting_for": [n for n in rnd.expected if n not in done],
@@ -156,7 +162,7 @@ def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
 
 
 def results_context(session: Session, game: Game, seat: Seat | None,
-                    payload: Mapping[str, Any]) -> dict[str, Any]:
+                    payload: Mapping[str, Any], zone: ZoneInfo | None = None) -> dict[str, Any]:
     t = int(payload["step"])
     both = {s.t: s for s in session.scalars(select(Step).where(Step.game_id == game.id,
                                                                Step.t.in_((t - 1, t))))}
@@ -199,13 +205,24 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     if nxt is not None:
         moves = player in nxt.expected
         ctx["next"] = {"round": nxt.number, "expected": list(nxt.expected), "you_move": moves,
-                       "closes": deadline_text(game, nxt.closes_at) if nxt.closes_at else "",
+                       "closes": deadline_text(game, nxt.closes_at, zone) if nxt.closes_at else "",
                        "countdown": countdown(nxt.closes_at, clock.now()) if nxt.closes_at else "",
                        "legal": legal_for(game, step, player) if moves else [],
                        "template": template_for(session, game, seat, step) if moves and seat else []}
     else:
         ctx["next"] = None
+    ctx["digest"] = (talk_lines(game, seat, digest(session, game, seat, t - 1), zone)
+                     if seat is not None and seat.message_pref == "digest" else None)
     return ctx
+
+
+def talk_lines(game: Game, seat: Seat, rows: Sequence[TableMessage],
+               zone: ZoneInfo | None) -> list[dict[str, Any]]:
+    """Messages at the table as a mail lists them, each with who wrote it to whom and when."""
+    game_zone = policy_of(game).zone
+    return [{"from": "you" if r.sender == seat.name else "the GM" if r.sender == "gm" else r.sender,
+             "to": "everyone" if r.recipient == "all" else "you, privately",
+             "at": time_text(r.created_at, game_zone, zone, year=False), "text": r.text} for r in rows]
 
 
 # The record as it stood after step t never changes (game_record(upto=t) leaves out all
@@ -273,16 +290,23 @@ def game_context(session: Session, game: Game, seat: Seat | None, settings: Mail
 
 
 def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict[str, Any]:
-    """Everything the templates of row.kind need."""
+    """Everything the templates of row.kind need; times in the player's zone (service.zones)."""
     payload = dict(row.payload or {})
     ctx: dict[str, Any] = {"kind": row.kind, "payload": payload, "home_url": urls.base_url(),
                            "games_url": urls.absolute("dashboard.home")}
     game = session.get(Game, row.game_id) if row.game_id else None
     seat = session.get(Seat, row.seat_id) if row.seat_id else None
+    zone = seat_zone(session, seat)
+    ctx["zone"] = zone.key if zone else ""
     if game is not None:
         ctx.update(game_context(session, game, seat, settings))
     if row.kind == "results" and game is not None:
-        ctx.update(results_context(session, game, seat, payload))
+        ctx.update(results_context(session, game, seat, payload, zone))
+    elif row.kind == "gm_news" and game is not None:
+        ctx.update(news_context(game, payload, zone))
+    elif row.kind == "message" and game is not None and seat is not None:
+        sent = session.get(TableMessage, int(payload.get("message_id") or 0))
+        ctx["sent_at"] = deadline_text(game, sent.created_at, zone) if sent is not None else ""
     elif row.kind == "game_over" and game is not None:
         ctx.update(final_context(session, game, payload))
     if row.kind == "confirmation":
@@ -295,7 +319,7 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
 
         ctx.update(mail_context(session, payload, settings.secret_key))
     if row.kind in ("status", "reminder", "confirmation", "help") and game is not None and seat is not None:
-        ctx["status"] = round_status(session, game, seat)
+        ctx["status"] = round_status(session, game, seat, zone)
         if row.kind == "status":
             ctx.update(grids(game, latest_step(session, game.id)))
     return ctx

@@ -43,7 +43,7 @@ from service.faults import pause_point
 from service.mail.bounces import failing, return_path
 from service.mail.compose import compose
 from service.mail.dkim_sign import sign_bytes
-from service.mail.queue import KINDS, kind_of
+from service.mail.queue import KINDS, kind_of, seat_wants
 from service.mail.server_url import ConfigError
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
@@ -128,7 +128,7 @@ def wanted(row: Outbox, seat: Seat | None) -> bool:
     spec = KINDS.get(row.kind)
     if seat is None or spec is None or spec.to == "address" or (row.payload or {}).get("answer"):
         return True
-    return seat.mail_pref in spec.prefs
+    return seat_wants(row.kind, seat)
 
 
 def _prepare(session: Session, outbox_id: int, attempt: int,
@@ -152,9 +152,10 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
                 last_error=f"not sent: mail to this address bounced ({dead.reason})"[:2000])
         return None
     if not wanted(row, seat):
-        pref = seat.mail_pref if seat else ""
+        pref = (f"messages '{seat.message_pref}'" if row.kind == "message" and seat.mail_pref != "none"
+                else f"'{seat.mail_pref}' mail") if seat else "no"
         _finish(session, outbox_id, attempt, status="skipped",
-                last_error=f"not sent: the player chose '{pref}' mail")
+                last_error=f"not sent: the player chose {pref}")
         return None
     try:
         msg = compose(session, row, settings)

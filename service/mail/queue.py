@@ -30,6 +30,8 @@ from service.models import Game, Outbox, Seat
 from service.tasks import deliver_after_commit
 
 PREFS = frozenset({"all", "results", "none"})  # a seat's mail_pref
+# A seat's message_pref: how table talk reaches it by mail (within its mail_pref: "none" stops all).
+MESSAGE_PREFS = frozenset({"each", "digest", "none"})
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,9 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
     # A dashboard sign-in link (service.signin), to the address that asked for it.
     MailKind("login", lambda _c: "Your sign-in link", "address", _ALL, despite_bounces=True),
     # A message at the table to this seat, or to everyone (service.messages); reply to answer.
+    # Sent only to seats whose message_pref is "each" (seat_wants); "digest" puts it in results.
     MailKind("message", lambda c: f"Message from {c['payload'].get('from')}"
-             + (" to everyone" if c["payload"].get("to") == "all" else " to you"), "seat", _CHOSEN),
+             + (" to everyone" if c["payload"].get("to") == "all" else " to you"), "seat", _RESULTS),
     # Every GM action and announcement, to every player (service.gm.news); "none" stops it.
     MailKind("gm_news", _gm_news, "seat", _RESULTS, bulk=True),
     # A spectator's link to confirm (or stop) following a public game (service.follow).
@@ -117,6 +120,12 @@ def wanted(kind: str, mail_pref: str) -> bool:
     return mail_pref in kind_of(kind).prefs
 
 
+def seat_wants(kind: str, seat: Seat) -> bool:
+    """Whether the seat's preferences let news of this kind through: its mail preference,
+    and for messages its message preference too."""
+    return wanted(kind, seat.mail_pref) and (kind != "message" or seat.message_pref == "each")
+
+
 def mail_domain() -> str:
     return message_domain(current_app.config) if has_app_context() else DEFAULT_DOMAIN
 
@@ -141,7 +150,7 @@ def enqueue(session: Session, kind: str, payload: dict[str, Any], *, game: Game 
         if game is None or seat is None:
             raise ValueError(f"{kind} mail goes to a seat of a game")
         to = seat.email
-        if not answer and not wanted(kind, seat.mail_pref):
+        if not answer and not seat_wants(kind, seat):
             return None
     if not to:
         return None

@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Command = Literal["orders", "status", "clear", "help", "join", "unsubscribe", "wait", "away", "remind",
-                  "msg", "empty"]
+                  "zone", "msg", "empty"]
 COMMANDS: dict[str, Command] = {"status": "status", "clear": "clear", "help": "help", "join": "join",
                                  "unsubscribe": "unsubscribe"}
-# Commands with arguments on the same line (`WAIT ON`, `AWAY 2026-12-24 2026-12-27`, `REMIND PT6H`).
-SETTING_COMMANDS: dict[str, Command] = {"wait": "wait", "away": "away", "remind": "remind"}
+# Commands with arguments on the same line (`WAIT ON`, `AWAY 2026-12-24 2026-12-27`, `REMIND PT6H`,
+# `ZONE Europe/Berlin`).
+SETTING_COMMANDS: dict[str, Command] = {"wait": "wait", "away": "away", "remind": "remind", "zone": "zone"}
 
 _SIG_RE = re.compile(r"^--\s*$")
 # Phone clients sign without "-- ": "Sent from my iPhone", "Get Outlook for Android", ...

@@ -29,13 +29,14 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 
 from service import csrf
 from service.db import get_session
-from service.errors import NotFound
+from service.errors import Invalid, NotFound
 from service.mail.identify import verified_seat
 from service.mail.inbound import MAX_RAW_BYTES, receive
 from service.mail.settings import mail_settings
 from service.mail.stored import Readable, readable, reply_raw
 from service.models import Seat, StoredMail
-from service.seats import PREFS, set_mail_pref
+from service.seats import MESSAGE_PREFS, PREFS, mail_pref_choice, message_pref_choice, set_mail_pref
+from service.zones import seat_zone, set_address_zone, time_zones, zone_choice
 
 bp = Blueprint("mail", __name__)
 _View = TypeVar("_View", bound=Callable[..., object])
@@ -96,16 +97,34 @@ def _seat(token: str) -> Seat:
 
 @bp.route("/mail/preferences/<token>", methods=["GET", "POST"])
 @_csrf_exempt
-def preferences(token: str) -> str:
+def preferences(token: str) -> str | tuple[str, int]:
+    """Which mail, how messages come, and the player's time zone; a refused zone is shown
+    at its field (422) and nothing is stored."""
     session = get_session()
-    message = ""
+    message, zone_error = "", ""
     with session.begin():
         seat = _seat(token)
+        zone = seat_zone(session, seat)
+        chosen = zone.key if zone else ""
         if request.method == "POST":
-            choice = set_mail_pref(seat, request.form.get("mail_pref", ""))
-            message = f"Saved: {PREFS[choice]}."
-        return render_template("mail/preferences.html", seat=seat, game=seat.game, prefs=PREFS,
-                               message=message, token=token)
+            choice = mail_pref_choice(request.form.get("mail_pref", ""))
+            talk = message_pref_choice(request.form.get("message_pref", seat.message_pref))
+            chosen = request.form.get("zone", chosen)
+            try:
+                name = zone_choice(chosen)
+            except Invalid as exc:
+                zone_error = exc.message
+            else:
+                set_mail_pref(seat, choice)
+                seat.message_pref = talk
+                if seat.email:
+                    set_address_zone(session, seat.email, name)
+                message = (f"Saved: {PREFS[choice]}; messages: {MESSAGE_PREFS[talk]}; "
+                           f"times in {name or 'UTC and the game time zone'}.")
+        page = render_template("mail/preferences.html", seat=seat, game=seat.game, prefs=PREFS,
+                               message_prefs=MESSAGE_PREFS, zones=time_zones(), zone=chosen,
+                               zone_error=zone_error, message=message, token=token)
+    return (page, 422) if zone_error else page
 
 
 @bp.route("/mail/unsubscribe/<token>", methods=["GET", "POST"])

@@ -21,7 +21,8 @@ from service.urls import join_url, record_url
 from service.views import public_games_json
 from service.web import bp
 from service.web.data import game_page, round_page
-from service.web.policy_form import PRESETS, policy_from_form, time_zones
+from service.web.policy_form import PRESETS, policy_from_form
+from service.zones import time_zones
 
 CREATED = "created"  # the session key of the last created game's links, shown until replaced
 

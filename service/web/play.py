@@ -31,6 +31,7 @@ from service.urls import player_url, record_url, verify_link
 from service.views import board_of, current_round, latest_step, orders_json, seat_legal_orders
 from service.web import bp, force_form
 from service.web.order_form import order_form, order_lines
+from service.zones import seat_zone, time_zones
 
 JOINED = "joined"  # the session key of the last join's player link, shown until replaced
 
@@ -164,6 +165,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
     orders = orders_json(session, seat, legal)
     turn = seat_turn(session, game, seat)
     return {
+        "zone": seat_zone(session, seat), "zones": time_zones(),
         "seat": seat, "game": game, "round": rnd, "orders": orders, "legal": legal,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
         "form": order_form(legal, [v.name for v in find_ruleset(game.ruleset).verbs],

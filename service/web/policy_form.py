@@ -6,9 +6,7 @@ shown at its field. The JSON (service.schedule.policy) stays the one stored form
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
-from zoneinfo import available_timezones
 
 from service.schedule.durations import DurationError, describe_duration, format_duration, parse_duration
 from service.schedule.policy import PolicyError, parse_policy, policy_to_json
@@ -28,12 +26,6 @@ _FIELDS = {"kind": "policy_kind", "duration": "policy_duration", "days": "policy
            "quiet_hours.end": "policy_quiet_end", "absence_limit": "policy_absence_limit",
            "missed_turns.after": "policy_missed_after", "missed_turns.action": "policy_missed_action",
            "missed_turns.extend_by": "policy_extend_by"}
-
-
-@cache
-def time_zones() -> tuple[str, ...]:
-    """The IANA zone names the picker offers (the machine's tz database)."""
-    return tuple(sorted(z for z in available_timezones() if "/" in z or z == "UTC"))
 
 
 def _field_of(path: str) -> str:

@@ -1,18 +1,20 @@
 """A player's schedule settings as a web form (/games/<id>/player/<token>/schedule):
-wait flag, reminder lead, absences and mail preference, stored by
-service.seats.update_settings."""
+wait flag, reminder lead, absences, mail and message preferences, the player's time zone and
+address, stored by service.seats.update_settings."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import render_template, request
+from flask import redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 from service import seats
 from service.db import get_session
 from service.errors import Invalid, ServiceError
-from service.seats import PREFS
+from service.seats import MESSAGE_PREFS, PREFS
 from service.web import bp
+from service.zones import time_zones
 
 
 def absences_from_text(text: str) -> list[dict[str, str]]:
@@ -33,6 +35,20 @@ def absences_to_text(absences: list[dict[str, str]]) -> str:
     return "\n".join(f"{a['from']} to {a['to']}" for a in absences)
 
 
+@bp.post("/games/<game_id>/player/<token>/zone")
+def player_zone(game_id: str, token: str) -> WerkzeugResponse | tuple[str, int]:
+    """The player page's time zone form (for every seat of the player's address); a refused
+    zone is shown at its field (422) and nothing is stored."""
+    value = request.form.get("zone", "")
+    try:
+        seats.update_settings(get_session(), game_id, token, {"zone": value})
+    except Invalid as exc:  # the select keeps the stored zone
+        stored = seats.get_settings(get_session(), game_id, token)["zone"] or ""
+        return render_template("web/zone.html", game_id=game_id, token=token, zone=stored,
+                               zones=time_zones(), error=exc.message), 422
+    return redirect(url_for("web.player", game_id=game_id, token=token, _anchor="zone-form"))
+
+
 @bp.route("/games/<game_id>/player/<token>/schedule", methods=["GET", "POST"])
 def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
     session = get_session()
@@ -44,8 +60,12 @@ def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
             data = {"wait": request.form.get("wait") == "on",
                     "reminder_lead": request.form.get("reminder_lead", "").strip(),
                     "absences": absences_from_text(request.form.get("absences", "")),
-                    "mail_pref": request.form.get("mail_pref", "")}
+                    "mail_pref": request.form.get("mail_pref", ""),
+                    # the fields this form shows; one left out (an older page) stays as it is
+                    **{name: request.form[name] for name in ("message_pref", "zone") if name in request.form}}
             current = seats.get_settings(session, game_id, token)
+            if not current["email"] and not data.get("zone"):
+                data.pop("zone", None)  # no address, no zone to keep: not an error unless one was chosen
             email = request.form.get("email", "").strip()
             # Saving the schedule keeps a bouncing address bouncing; a changed address, or
             # the box ticked to say the mailbox works again, clears it.
@@ -62,7 +82,9 @@ def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
         current = seats.get_settings(session, game_id, token)
         form = {"wait": current["wait"], "reminder_lead": current["reminder_lead"],
                 "absences": absences_to_text(current["absences"]), "mail_pref": current["mail_pref"],
+                "message_pref": current["message_pref"], "zone": current["zone"] or "",
                 "email": current["email"] or "", "mail_failing": current["mail_failing"]}
     page = render_template("web/gm_settings.html", game_id=game_id, token=token, form=form,
-                           prefs=PREFS, error=error, message=message)
+                           prefs=PREFS, message_prefs=MESSAGE_PREFS, zones=time_zones(), error=error,
+                           message=message)
     return (page, error.status) if error else page

@@ -54,10 +54,11 @@ class Pages:
         self.errors: list[str] = []
 
     def new(self, *, javascript: bool = True, viewport: dict[str, int] | None = None,
-            touch: bool = False) -> Any:
-        """A page in a context of its own; `touch` gives it a touch screen (taps, not clicks)."""
+            touch: bool = False, timezone: str | None = None) -> Any:
+        """A page in a context of its own; `touch` gives it a touch screen (taps, not clicks),
+        `timezone` the browser's own time zone (an IANA name)."""
         context = self.browser.new_context(java_script_enabled=javascript, viewport=viewport or DESKTOP,
-                                           has_touch=touch)
+                                           has_touch=touch, **({"timezone_id": timezone} if timezone else {}))
         self.contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(30_000)

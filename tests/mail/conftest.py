@@ -41,12 +41,14 @@ class MailGame:
         return self.players[name].latest("The game has started")
 
 
-def start_game(app: Flask, title: str = "Mail duel", **options: Any) -> MailGame:
+def start_game(app: Flask, title: str = "Mail duel", policy: dict[str, Any] | None = None,
+               **options: Any) -> MailGame:
     client = app.test_client()
     r = client.post("/api/games", json={
         "ruleset": "universal", "title": title,
         "seats": [{"name": n, "email": f"{n}@example.org"} for n in ("alice", "bob")],
-        "options": {"width": 8, "height": 8, **options}})
+        "options": {"width": 8, "height": 8, **options},
+        **({"deadline_policy": policy} if policy else {})})
     assert r.status_code == 201, r.json
     game_id = r.json["id"]
     tokens = {}

@@ -47,6 +47,10 @@ GAMES_BEFORE_THE_SEAL = sa_table(
     *(column(name) for name in ("id", "ruleset", "title", "public", "status", "chain_tip", "chain_length",
                                 "commitment", "current_round", "gm_token_hash")))
 
+# The seats table before the message preference (the models have moved on).
+SEATS_BEFORE_THE_DIGEST = sa_table("seats", *(column(name) for name in (
+    "id", "game_id", "seat_index", "name", "invite_token_hash", "mail_pref")))
+
 
 def upgrade_down(engine: Engine, revision: str, seal_key: bytes) -> None:
     from alembic import command
@@ -94,7 +98,7 @@ def test_migrations_build_every_table_of_the_models(fresh_engine: Engine) -> Non
     assert differences(fresh_engine, Base.metadata) == []
     tables = set(inspect(fresh_engine).get_table_names()) - {"alembic_version"}
     assert tables == set(Base.metadata.tables)
-    assert len(tables) == 17  # table_messages and message_reads joined, then followers
+    assert len(tables) == 18  # table_messages and message_reads joined, then followers, then player_zones
 
 
 def test_a_model_change_without_a_migration_is_caught(fresh_engine: Engine) -> None:
@@ -142,11 +146,11 @@ def test_renaming_the_constraints_keeps_the_rows_and_their_links(empty_engine: E
             "current_round": 1, "gm_token_hash": "c" * 64, "created_at": clock.now()}
     with empty_engine.begin() as conn:
         conn.execute(games.insert(), game)
-        conn.execute(seats.insert(), {"id": 7, "game_id": "g1", "seat_index": 0, "name": "p1",
+        conn.execute(SEATS_BEFORE_THE_DIGEST.insert(), {"id": 7, "game_id": "g1", "seat_index": 0, "name": "p1",
                                       "invite_token_hash": "d" * 64, "mail_pref": "all"})
         conn.execute(seat_schedule.insert(), {"seat_id": 7, "absences": [], "misses": 2})
     upgrade(empty_engine, seal_key=SEAL)
-    assert current(empty_engine) == "0008_followers"
+    assert current(empty_engine) == "0009_zones_digest"
     with empty_engine.connect() as conn:
         assert conn.execute(select(games.c.title)).scalars().all() == ["Old"]
         assert conn.execute(select(seat_schedule.c.misses, seat_schedule.c.controller)).all() == [(2, "human")]
@@ -193,3 +197,25 @@ def test_upgrade_is_idempotent(sqlite_app: Flask) -> None:
     before = current(engine)
     upgrade(engine)
     assert current(engine) == before is not None
+
+
+def test_the_message_preference_follows_the_mail_preference_a_seat_had(empty_engine: Engine) -> None:
+    """Before the digest, "results only" mailed no message and "every mail" each one: the
+    upgrade keeps what each seat got, with the digest for "results only"."""
+    upgrade(empty_engine, "0008_followers")
+    games = Base.metadata.tables["games"]
+    seats = SEATS_BEFORE_THE_DIGEST
+    with empty_engine.begin() as conn:
+        conn.execute(games.insert(), {"id": "g1", "ruleset": "universal", "title": "Old", "options": {},
+                                      "public": True, "status": "active", "sealed_tip": "x", "chain_length": 3,
+                                      "commitment": "b" * 64, "current_round": 1, "gm_token_hash": "c" * 64,
+                                      "created_at": clock.now()})
+        conn.execute(seats.insert(), [{"id": i + 1, "game_id": "g1", "seat_index": i, "name": f"p{i}",
+                                       "invite_token_hash": str(i) * 64, "mail_pref": pref}
+                                      for i, pref in enumerate(("all", "results", "none"))])
+    upgrade(empty_engine, seal_key=SEAL)
+    now = Base.metadata.tables["seats"]
+    with empty_engine.connect() as conn:
+        got = conn.execute(select(now.c.mail_pref, now.c.message_pref).order_by(now.c.id)).all()
+    assert got == [("all", "each"), ("results", "digest"), ("none", "none")]
+    assert "player_zones" in inspect(empty_engine).get_table_names()
