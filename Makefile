@@ -56,7 +56,8 @@ pytest: venv pyodide
 
 test: lint typecheck pytest
 
-# Benchmarks (docs/performance.md): uses the local PostgreSQL and Redis, about 12 minutes; first the
+# Benchmarks (docs/performance.md): uses the local PostgreSQL and Redis, about 12 minutes and the scale and
+# history parts (docs/performance.md, "Scale, history and army size", gives their time); first the
 # side-by-side table with boardgame.io (its harness: --peer DIR or DICEPOST_PEER_DIR, skipped when absent).
 # Sizes as flags, e.g. make bench BENCH_ARGS="--games 50 --seconds 60" (python -m bench --help).
 bench: venv

@@ -1,5 +1,5 @@
 """`python -m bench` (`make bench`): side by side with boardgame.io, floor, engine, full stack, embedded
-default and capacity in one go.
+default, capacity, scale (active games, memory) and history (pages and the record by rounds) in one go.
 
 Every size is a flag; the default run takes about six minutes on 2 cores. Results print
 as text (and optionally as JSON and as Markdown for docs/performance.md).
@@ -71,8 +71,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--scale-seconds", type=float, default=8, help="scale: length of each submission run")
     p.add_argument("--scale-resolve", type=int, default=200,
                    help="scale: rounds two workers resolve at the largest count before memory is read")
-    p.add_argument("--scale-no-visit", action="store_true",
-                   help="scale: do not read every game's orders once before memory is read")
+    p.add_argument("--scale-visit", type=int, default=2500,
+                   help="scale: games whose orders are read once before memory is read (past the "
+                        "legal-orders cache's 2,048 entries; 6000: every game, minutes; 0: none)")
     p.add_argument("--history-rounds", type=numbers, default=(10, 50, 100),
                    help="history: resolved rounds at which the pages and the record are measured")
     p.add_argument("--history-units", type=numbers, default=(4, 16, 40, 64),
@@ -134,7 +135,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         results["scale"] = scale.run(sizes, scale.ScaleSpec(
             games=args.scale_games, seconds=args.scale_seconds, clients=args.capacity_clients,
-            resolve=args.scale_resolve, visit=not args.scale_no_visit, tool=args.client))
+            resolve=args.scale_resolve, visit=args.scale_visit, tool=args.client))
     if "history" in parts:
         from bench import history
 

@@ -205,8 +205,9 @@ def scale_text(results: dict[str, Any], md: bool) -> str:
                            "CPU ms per submission by role", OTHERS, "load after"], rows, md)]
     res = sc.get("resolution")
     if res:
-        parts.append(f"Then {'every game' if 'visit_s' in sc else 'no game'}'s orders read once"
-                     + (f" ({sc['visit_s']:.0f} s)" if "visit_s" in sc else "")
+        visited = (f"the orders of {sc['visited']:,} games read once ({sc['visit_s']:.0f} s)"
+                   if sc.get("visited") else "no game's orders read")
+        parts.append(f"Then {visited}"
                      + f", and {res['resolved']:,} of {res['rounds']:,} rounds resolved by {res['workers']} "
                      f"workers ({res['rounds_per_s']:,.1f}/s, {res['errors']} errors) at "
                      f"{sc['active_games']:,} active games. Memory:")

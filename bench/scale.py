@@ -11,8 +11,10 @@ S seconds, spread over all N games in order (bench.hammer), so each request find
 the last N - 1 requests did not touch: CPU per submission by role (bench.capacity's
 Stretch: the web processes and their PostgreSQL backends).
 
-Then, at the largest N: every game's orders are read once (GET /api/games/<id>/orders,
-the legal-orders cache's working set), seat 1 and seat 2 of `--scale-resolve` games
+Then, at the largest N: the orders of `--scale-visit` games are read once each (GET
+/api/games/<id>/orders; the default 2,500 is past the legal-orders cache's bound of
+2,048 entries, so the web processes hold as much as they ever will; 6,000 reads every
+game but takes minutes on a loaded machine), seat 1 and seat 2 of `--scale-resolve` games
 send theirs and two workers resolve those rounds (bench.capacity's resolution phase),
 and the peak resident memory (VmHWM) of every web and worker process is read.
 """
@@ -42,7 +44,7 @@ class ScaleSpec:
     seconds: float = 8.0  # each submission run
     clients: int = 16
     resolve: int = 200  # rounds the workers resolve before memory is read (0: no workers)
-    visit: bool = True  # read every game's orders once before memory is read
+    visit: int = 2500  # games whose orders are read once before memory is read (0: none)
     tool: str = "auto"
 
 
@@ -68,12 +70,13 @@ def template_game(api: Api) -> tuple[Template, str]:
 
 
 def visit_all(api: Api, games: list[Game], threads: int = 8) -> None:
+    """Each game's orders read once, as seat 1."""
     def one(i: int) -> None:
         status, body = api.call("GET", f"/api/games/{games[i].id}/orders", token=games[i].tokens[0])
         if status != 200:
             raise RuntimeError(f"GET orders of {games[i].id}: {status} {body}")
 
-    in_parallel("scale: every game's orders read once", len(games), threads, one)
+    in_parallel(f"scale: {len(games):,} games' orders read once", len(games), threads, one)
 
 
 def send_first_seat(api: Api, games: list[Game], threads: int = 8) -> None:
@@ -118,10 +121,10 @@ def run(sizes: FullSizes, spec: ScaleSpec) -> dict[str, Any]:
                                         spec.seconds, f"scale: submissions over {n:,} games", stored)
             figures.update(games=n, active_games=active, cloned_s=cloned_s, clones=n - 1)
             out["runs"].append(figures)
-        if spec.visit:
+        if spec.visit > 0:
             started = time.monotonic()
-            visit_all(api, games)
-            out["visit_s"] = time.monotonic() - started
+            visit_all(api, games[:spec.visit])
+            out["visit_s"], out["visited"] = time.monotonic() - started, min(spec.visit, len(games))
         if spec.resolve > 0:
             subset = games[:spec.resolve]
             send_first_seat(api, subset)

@@ -92,13 +92,16 @@ def test_the_history_part_runs_at_tiny_sizes_and_reports_a_size_no_ruleset_field
 @pytest.mark.slow
 def test_the_scale_part_runs_at_tiny_sizes() -> None:
     sizes = FullSizes(web_workers=1, web_threads=2, workers=1, mail_workers=0)
-    out = scale.run(sizes, scale.ScaleSpec(games=(2, 5), seconds=0.5, clients=2, resolve=2, tool="python"))
+    out = scale.run(sizes, scale.ScaleSpec(games=(2, 5), seconds=0.5, clients=2, resolve=2, visit=3,
+                                                  tool="python"))
     assert [r["games"] for r in out["runs"]] == [2, 5]
     assert [r["active_games"] for r in out["runs"]] == [2, 5]
     assert all(r["ok"] > 0 and r["errors"] == 0 for r in out["runs"])
     assert out["resolution"]["resolved"] == 2 and out["resolution"]["errors"] == 0
     assert {m["role"] for m in out["memory"]} >= {"web", "worker 1"}
-    assert "Scale: submissions against active games" in render({"machine": MACHINE, "scale": out})
+    assert out["visited"] == 3
+    text = render({"machine": MACHINE, "scale": out})
+    assert "Scale: submissions against active games" in text and "the orders of 3 games read once" in text
 
 
 def _sub_run(games: int, web_ms: float) -> dict[str, Any]:
