@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
-from email.message import EmailMessage
+from dataclasses import dataclass
 from email.utils import format_datetime
 from typing import Any
 
@@ -23,13 +23,14 @@ from flask import current_app, has_request_context, render_template
 from sqlalchemy.orm import Session
 
 from service import urls
+from service.mail import mime
 from service.mail.context import build_context
 from service.mail.headers import (
     clean_header_text,
     list_id,
     mailbox,
     message_id,
-    set_standard_headers,
+    standard_headers,
     thread_root,
 )
 from service.mail.queue import kind_of
@@ -59,7 +60,15 @@ def _url_context() -> AbstractContextManager[object]:
     return current_app.test_request_context(base_url=urls.base_url())
 
 
-def compose(session: Session, row: Outbox, settings: MailSettings) -> EmailMessage:
+@dataclass(frozen=True)
+class Composed:
+    """One message as it goes on the wire (CRLF, before any DKIM signature)."""
+
+    raw: bytes
+    subject: str
+
+
+def compose(session: Session, row: Outbox, settings: MailSettings) -> Composed:
     """The whole message for one outbox row (raises LookupError if what it reports is gone)."""
     spec = kind_of(row.kind)  # LookupError for a kind the registry does not know
     if not row.to_address:
@@ -70,13 +79,12 @@ def compose(session: Session, row: Outbox, settings: MailSettings) -> EmailMessa
     text_name, html_name = spec.templates
     text = render_template(text_name, **ctx)
     html = render_template(html_name, **ctx)
-    msg = EmailMessage()
-    set_standard_headers(
-        msg,
+    msg_id = message_id(row.message_id, settings.domain)
+    headers = mime.header_block(standard_headers(
         sender=mailbox("dicepost", settings.sender),
         to=mailbox(ctx.get("player", ""), row.to_address),
         subject=ctx["subject"],
-        msg_id=message_id(row.message_id, settings.domain),
+        msg_id=msg_id,
         root=thread_root(row.game_id, row.seat_id, settings.domain) if row.game_id and row.seat_id else None,
         reply_to=ctx.get("reply_address"),
         unsubscribe_url=ctx.get("unsubscribe_url"),
@@ -86,10 +94,7 @@ def compose(session: Session, row: Outbox, settings: MailSettings) -> EmailMessa
         if row.game_id and ctx.get("game") else None,
         auto_replied=auto_replied(row),
         bulk=spec.bulk,
-    )
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
-    if ctx.get("record_bytes"):
-        msg.add_attachment(ctx["record_bytes"], maintype="application", subtype="json",
-                           filename=ctx["record_file"])
-    return msg
+    ))
+    attached = ([mime.Attached(ctx["record_file"], "application/json", ctx["record_bytes"])]
+                if ctx.get("record_bytes") else [])
+    return Composed(mime.message(headers, text, html, attached, seed=msg_id), ctx["subject"])

@@ -21,8 +21,10 @@ import re
 from collections.abc import Iterable
 from email.header import decode_header, make_header
 from email.headerregistry import Address
-from email.message import EmailMessage, Message
+from email.message import Message
 from email.utils import getaddresses
+
+from service.mail import mime
 
 # C0 and C1 controls, DEL, and Unicode line and paragraph separators.
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
@@ -106,8 +108,7 @@ def plus_tokens(base: str, addresses: Iterable[str]) -> list[str]:
     return found
 
 
-def set_standard_headers(
-    msg: EmailMessage,
+def standard_headers(
     *,
     sender: Address,
     to: Address,
@@ -121,42 +122,44 @@ def set_standard_headers(
     list_id: str | None = None,
     auto_replied: bool = False,
     bulk: bool = False,
-) -> None:
-    """The headers every dicepost mail carries, set from cleaned values only."""
-    msg["From"] = sender
-    msg["To"] = to
-    msg["Subject"] = clean_header_text(subject, 200)
-    msg["Date"] = date
-    msg["Message-ID"] = msg_id
+) -> list[tuple[str, str]]:
+    """The headers every dicepost mail carries, from cleaned values only, encoded for the
+    wire (service.mail.mime.header_block writes them)."""
+    fields = [("From", mime.address(sender)), ("To", mime.address(to)),
+              ("Subject", mime.unstructured(clean_header_text(subject, 200))),
+              ("Date", date), ("Message-ID", msg_id)]
     if root:
-        msg["In-Reply-To"] = root
-        msg["References"] = root
+        fields += [("In-Reply-To", root), ("References", root)]
     if reply_to:
-        msg["Reply-To"] = mailbox(sender.display_name, reply_to)
+        fields.append(("Reply-To", mime.address(mailbox(sender.display_name, reply_to))))
     links = []
     if unsubscribe_url:
         links.append(f"<{clean_header_text(unsubscribe_url, 400)}>")
     if unsubscribe_mailto:
         links.append(f"<mailto:{clean_header_text(unsubscribe_mailto, 200)}?subject=unsubscribe>")
     if links:
-        msg["List-Unsubscribe"] = ", ".join(links)
+        fields.append(("List-Unsubscribe", mime.unstructured(", ".join(links))))
         if unsubscribe_url:
-            msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+            fields.append(("List-Unsubscribe-Post", "List-Unsubscribe=One-Click"))
     if list_id:
-        msg["List-Id"] = list_id
+        fields.append(("List-Id", list_id))
     # RFC 3834: an answer to a person's mail is auto-replied, anything else dicepost sends on
     # its own is auto-generated; either way robots (vacation replies) must not answer us,
     # which breaks mail loops.
-    msg["Auto-Submitted"] = "auto-replied" if auto_replied else "auto-generated"
+    fields.append(("Auto-Submitted", "auto-replied" if auto_replied else "auto-generated"))
     if bulk:  # the de-facto header vacation responders and providers read for notifications
-        msg["Precedence"] = "bulk"
+        fields.append(("Precedence", "bulk"))
+    return fields
 
 
 def list_id(game_id: object, title: object, domain: str) -> str:
     """`"Title" <game-id.domain>` (RFC 2919): one list per game, for a player's filters."""
     label = re.sub(r"[^A-Za-z0-9\-]", "-", str(game_id)).strip("-").lower() or "game"
     phrase = clean_header_text(title, 80).replace("\\", "").replace('"', "'")
-    return f'"{phrase}" <{label}.{domain}>' if phrase else f"<{label}.{domain}>"
+    if not phrase:
+        return f"<{label}.{domain}>"
+    shown = mime.phrase(phrase) if not phrase.isascii() else f'"{phrase}"'
+    return f"{shown} <{label}.{domain}>"
 
 
 # Reading incoming mail.

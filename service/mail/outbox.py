@@ -29,8 +29,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from email import policy
-from email.message import EmailMessage
 from typing import Any, cast
 
 from flask import current_app
@@ -41,7 +39,7 @@ from service import clock
 from service.db import session_scope
 from service.faults import pause_point
 from service.mail.bounces import failing, return_path
-from service.mail.compose import compose
+from service.mail.compose import Composed, compose
 from service.mail.dkim_sign import sign_bytes
 from service.mail.queue import KINDS, kind_of, seat_wants
 from service.mail.server_url import ConfigError
@@ -132,7 +130,7 @@ def wanted(row: Outbox, seat: Seat | None) -> bool:
 
 
 def _prepare(session: Session, outbox_id: int, attempt: int,
-             settings: MailSettings) -> tuple[EmailMessage, str, str] | None:
+             settings: MailSettings) -> tuple[Composed, str, str] | None:
     """The message, its recipient and its envelope sender (the seat's signed return path),
     or None after marking the row skipped or failed.
 
@@ -264,20 +262,19 @@ def _smtp(url: str) -> SmtpTransport:
         raise DeliveryError(str(exc), temporary=True) from exc
 
 
-def wire_bytes(msg: EmailMessage, settings: MailSettings) -> bytes:
-    """The message as it goes out, serialised once (CRLF), DKIM-signed when configured."""
-    raw = msg.as_bytes(policy=policy.SMTP)
-    return sign_bytes(raw, settings.dkim) if settings.dkim is not None else raw
+def wire_bytes(msg: Composed, settings: MailSettings) -> bytes:
+    """The message as it goes out (CRLF), DKIM-signed when configured."""
+    return sign_bytes(msg.raw, settings.dkim) if settings.dkim is not None else msg.raw
 
 
-def _store(session: Session, outbox_id: int, attempt: int, msg: EmailMessage, raw: bytes,
+def _store(session: Session, outbox_id: int, attempt: int, msg: Composed, raw: bytes,
            recipient: str) -> str:
     """Embedded mode: keep the mail for the mailbox page, atomically with 'sent' (the caller
     owns the transaction: the one that composed the mail)."""
     if not _finish(session, outbox_id, attempt, status="sent", sent_at=clock.now(), last_error=None,
                    next_attempt_at=None):
         return "busy"
-    session.add(StoredMail(outbox_id=outbox_id, to=recipient, subject=str(msg["Subject"]),
+    session.add(StoredMail(outbox_id=outbox_id, to=recipient, subject=msg.subject,
                            raw=raw.decode("utf-8", "replace"),
                            created_at=clock.now()))
     return "sent"

@@ -17,6 +17,7 @@ from service.mail import context
 from service.mail.compose import compose
 from service.mail.settings import mail_settings
 from service.models import Outbox, Seat
+from tests.mail.mail_world import parse
 from tests.mail.smtp_server import SmtpServer
 from tests.service.play import Table, start
 from tests.service.test_cli import invoke
@@ -93,7 +94,7 @@ def _compose_again(app: Flask, game_id: str, seat: str, step: int, fresh: bool =
         row = s.scalars(select(Outbox).where(Outbox.game_id == game_id, Outbox.seat_id == seat_id,
                                              Outbox.kind == "results")).all()
         mine = next(r for r in row if int(r.payload["step"]) == step)
-        return compose(s, mine, mail_settings(app.config))
+        return parse(compose(s, mine, mail_settings(app.config)).raw)
 
 
 def test_a_mail_composed_again_later_says_what_it_said_then(sqlite_app: Flask, tmp_path: Path) -> None:

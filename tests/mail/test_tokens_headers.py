@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from email import policy
 from email.headerregistry import Address
-from email.message import EmailMessage
 from email.parser import BytesParser
 
 import pytest
 
+from service.mail import mime
 from service.mail.headers import (
     AddressError,
     clean_header_text,
@@ -16,7 +16,7 @@ from service.mail.headers import (
     message_id,
     plus_address,
     plus_tokens,
-    set_standard_headers,
+    standard_headers,
     thread_root,
 )
 from service.mail.tokens import TokenError, make_token, parse_token, verify_token
@@ -77,9 +77,7 @@ def test_message_ids_and_threading():
 
 
 def test_headers_with_hostile_names_stay_one_line_each():
-    msg = EmailMessage()
-    set_standard_headers(
-        msg,
+    headers = standard_headers(
         sender=mailbox("dicepost\r\nBcc: x@evil.org", "play@dicepost.test"),
         to=mailbox("Eve\nBcc: all@evil.org", "eve@example.org"),
         subject="Round 2 of \"Dragons\r\nBcc: y@evil.org\"",
@@ -89,8 +87,7 @@ def test_headers_with_hostile_names_stay_one_line_each():
         unsubscribe_url="https://dicepost.test/mail/unsubscribe/1.abc",
         date="Mon, 30 Nov 2026 00:00:00 +0000",
     )
-    msg.set_content("hi")
-    raw = msg.as_bytes(policy=policy.SMTP)
+    raw = mime.message(mime.header_block(headers), "hi", None, [], seed="<g1.results.1@dicepost.test>")
     back = BytesParser(policy=policy.default).parsebytes(raw)
     assert back.get_all("Bcc") is None
     assert back["Subject"] == 'Round 2 of "Dragons Bcc: y@evil.org"'
