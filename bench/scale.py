@@ -132,3 +132,73 @@ def run(sizes: FullSizes, spec: ScaleSpec) -> dict[str, Any]:
         out["active_games"] = int(db.scalar("SELECT COUNT(*) FROM games WHERE status = 'active'"))
         out["memory"] = stack.memory()
     return out
+
+
+def in_process(small: int, large: int, puts: int, passes: int) -> list[tuple[str, int, float, float]]:
+    """PUT orders in-process (no HTTP server, this process's CPU only) over the first `small`
+    games and over `large` games, alternating `passes` times, all in one database of `large`
+    cloned games: the same load on the machine for both, so their difference is the count's.
+    Over the small set every game is hit again and again; over the large one each PUT finds
+    a game no earlier PUT touched."""
+    from bench.endpoints import Meter, catch_sends, metered_app
+    from bench.pgdb import private_database
+    from service import tasks
+    from service.db import engine_of
+
+    send, meter = tasks.send, Meter()
+    try:
+        catch_sends()
+        with private_database("scalein") as url:
+            app = metered_app(url, meter)
+            client = app.test_client()
+            template = _in_process_template(client)
+            clones = Cloner(engine_of(app), bytes.fromhex(app.config["SEAL_KEY"]), template).clone(large - 1)
+            games = [(template.id, template.players[0]), *((c.id, c.players[0]) for c in clones)]
+            auth = {"Authorization": f"Bearer {template.players[0]}"}
+            view = client.get(f"/api/games/{template.id}/orders", headers=auth).get_json()
+            body = {"round": view["round"], "orders": "\n".join(choose(view["legal"], random.Random(1)))}
+            for p in range(passes):
+                for label, count in ((f"PUT orders over {small:,} games", small),
+                                     (f"PUT orders over {large:,} games", large)):
+                    for i in range(puts):
+                        gid, token = games[(p * puts + i) % count]
+                        resp = meter.time(label, client.put, f"/api/games/{gid}/orders", json=body,
+                                          headers={"Authorization": f"Bearer {token}"})
+                        if resp.status_code != 200:
+                            raise RuntimeError(f"PUT orders of {gid}: {resp.status_code} {resp.data[:200]!r}")
+            engine_of(app).dispose()
+    finally:
+        tasks.send = send
+    return meter.rows()
+
+
+def _in_process_template(client: Any) -> Template:
+    created = client.post("/api/games", json={"ruleset": "universal", "public": False, "seats": [
+        {"name": n, "email": f"{n}.scale@example.com"} for n in ("p1", "p2")]}).get_json()
+    invites = [s["invite_token"] for s in created["seats"]]
+    players = [client.post(f"/api/games/{created['id']}/join", json={"invite_token": i}).get_json()
+               ["player_token"] for i in invites]
+    return Template(created["id"], invites, players, created["gm_token"])
+
+
+def main() -> None:
+    import argparse
+
+    from bench.machine import load
+    from bench.report import table
+
+    p = argparse.ArgumentParser(prog="python -m bench.scale", description=in_process.__doc__)
+    p.add_argument("--small", type=int, default=60)
+    p.add_argument("--large", type=int, default=6000)
+    p.add_argument("--puts", type=int, default=300, help="PUTs per set per pass")
+    p.add_argument("--passes", type=int, default=3)
+    args = p.parse_args()
+    before = load()
+    rows = in_process(args.small, args.large, args.puts, args.passes)
+    print(f"load average before: {before}, after: {load()}")
+    print(table(["operation", "calls", "CPU ms per call", "SQL statements per call"],
+                [[k, str(n), f"{ms:.2f}", f"{st:.1f}"] for k, n, ms, st in rows], markdown=True))
+
+
+if __name__ == "__main__":
+    main()

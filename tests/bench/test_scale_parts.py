@@ -189,3 +189,10 @@ def test_latency_is_judged_at_full_and_half_speed_with_mail_on() -> None:
     no_mail = {**full, "full_speed": _phase(90.0, 0)}
     measured, ok = _judged({"full": no_mail})[full_name]
     assert not ok and "no mail sent" in measured
+
+
+def test_the_in_process_comparison_runs_the_same_statements_over_few_and_many_games() -> None:
+    rows = {name: (calls, statements) for name, calls, _ms, statements in scale.in_process(2, 6, 3, 2)}
+    assert set(rows) == {"PUT orders over 2 games", "PUT orders over 6 games"}
+    (few_calls, few), (many_calls, many) = rows["PUT orders over 2 games"], rows["PUT orders over 6 games"]
+    assert few_calls == many_calls == 6 and few == many > 0
