@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -69,7 +69,8 @@ class RoundPage:
     game: Game
     number: int
     step: Step
-    board: Board | None
+    board: Board | None  # after the round
+    before: Board | None  # as the round found it: the previous step's state, without its marks
     key: KeyCheck
     orders: dict[str, Any]
 
@@ -84,5 +85,8 @@ def round_page(session: Session, game_id: str, number: int) -> RoundPage:
         if previous is None:
             raise damaged(game_id, f"step {step.t - 1} is missing")
         check = key_checks(game, [previous, step])[1]
+        before = board_of(game, previous)
+        # The previous step's marks are the round before this one's: they do not belong here.
         return RoundPage(game=game, number=number, step=step, board=board_of(game, step),
+                         before=replace(before, marks=[]) if before else None,
                          key=check, orders=dict(step.inputs))

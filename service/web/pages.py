@@ -154,7 +154,9 @@ def game(game_id: str) -> str:
 def round_(game_id: str, number: int) -> str:
     page = round_page(get_session(), game_id, number)
     svg = board_svg(page.board, f"the grid after round {number}") if page.board else None
-    return render_template("web/round.html", page=page, svg=svg, record_url=record_url(game_id))
+    before = board_svg(page.before, f"the grid before round {number}") if page.before else None
+    return render_template("web/round.html", page=page, svg=svg, svg_before=before,
+                           record_url=record_url(game_id))
 
 
 @bp.get("/rules")

@@ -90,10 +90,14 @@ def shot(tmp_path: Path) -> Callable[[Any, str], Path]:
     else to the test's temporary directory, so a test run leaves the tracked files alone."""
     folder = SHOTS if os.environ.get("DICEPOST_SCREENSHOTS") == "1" else tmp_path
 
-    def save(page: Any, name: str) -> Path:
+    def save(page: Any, name: str, part: Any = None) -> Path:
+        """The viewport, or only the element `part` (a locator) where one is given."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{name}.png"
-        page.screenshot(path=str(path), full_page=False)
+        if part is not None:
+            part.screenshot(path=str(path))
+        else:
+            page.screenshot(path=str(path), full_page=False)
         assert path.stat().st_size > 1000
         return path
 

@@ -96,9 +96,9 @@ class Tally:
     alternatives: int = 0  # of those, chosen with a button among the orders one tap could mean
 
 
-def tap_orders(page: Any, seat: str, tally: Tally, shot: Any, name: str) -> None:
+def tap_orders(page: Any, seat: str, tally: Tally, shot: Any, name: str | None) -> None:
     """Tap this round's orders on the grid, counted in `tally`; the first time a button is
-    needed, a screenshot `name`."""
+    needed, a screenshot `name` (if given) of the grid and the buttons."""
     active = page.locator("form select[data-unit]").first.get_attribute("data-unit")
     chosen, at = choices(page, seat)
     for choice in chosen:
@@ -112,8 +112,8 @@ def tap_orders(page: Any, seat: str, tally: Tally, shot: Any, name: str) -> None
             # One tap there could mean more than one order: the picker offers a button each.
             page.locator("#picked-choices").get_by_role("button", name=choice.value, exact=True).tap()
             said = page.inner_text("#picked")
-            if not tally.alternatives:
-                shot(page, name)
+            if name and not tally.alternatives:
+                shot(page, name, page.locator(".play-grid"))
             tally.alternatives += 1
         assert f"{choice.unit}: {choice.value} chosen" in said, said
         lists = page.locator(f'form select[data-unit="{choice.unit}"]').evaluate_all("ss => ss.map(s => s.value)")
@@ -188,9 +188,7 @@ def test_a_whole_game_by_tapping_on_a_phone(served, pages, shot, ruleset) -> Non
             assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
             if number == 2:  # the turn leads the page: what round 1 did, then what to do now
                 assert page.locator("#turn h2").inner_text() == "Round 1: what happened to you"
-            tap_orders(page, seat, tally, shot, f"tapped-choices-{ruleset}-phone")
-            if number == 1 and seat == SEATS[0]:
-                shot(page, f"tapped-{ruleset}-phone")
+            tap_orders(page, seat, tally, shot, "grid-choices-phone" if ruleset == "jep1" else None)
             send_by_tapping(page)
         game = wait_for_round(app, game_id, number)
         assert number <= GAMES[ruleset]["max_rounds"]

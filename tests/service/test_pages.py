@@ -10,10 +10,11 @@ from urllib.parse import quote
 from flask import Flask
 from sqlalchemy import event, select
 
+from engine import find_ruleset
 from service import create_app
 from service.db import engine_of, session_scope
 from service.migrate import upgrade
-from service.models import Game, Seat, Submission
+from service.models import Game, Seat, Step, Submission
 from tests.conftest import base_config
 from tests.service.play import counts, create, start
 
@@ -157,6 +158,35 @@ def test_game_and_round_pages(app: Flask, client: Any) -> None:
         assert f"<td>d{roll['n']}</td><td>{roll['face']}</td>" in round_page
     assert client.get(f"/games/{table.id}/rounds/2").status_code == 404
     assert client.get("/games/nope").status_code == 404
+
+
+def _svg(page: str, label: str) -> str:
+    return page.split(f'aria-label="{label}"', 1)[1].split("</svg>", 1)[0]
+
+
+def test_a_round_page_shows_the_grid_before_and_after(app: Flask, client: Any) -> None:
+    """Each piece stands in the before grid where the previous step left it and in the after
+    grid where the round left it (the bots move units, so the two differ)."""
+    table = start(client)
+    _play_round(app, table)
+    _play_round(app, table)
+    page = _html(client.get(f"/games/{table.id}/rounds/2"))
+    assert "Before round 2" in page and "After round 2" in page
+    assert "Where each piece stood before round 2" in page  # its legend, behind a disclosure
+    ruleset = find_ruleset("universal")
+    with session_scope(app) as s, s.begin():
+        boards = {step.t: ruleset.board(ruleset.load(step.state)) for step in
+                  s.scalars(select(Step).where(Step.game_id == table.id, Step.t.in_((2, 3))))}
+    seen = {}
+    for t, label in ((2, "the grid before round 2"), (3, "the grid after round 2")):
+        svg = _svg(page, label)
+        seen[t] = {p.id: p.square.lower() for p in boards[t].pieces}
+        for piece, square in seen[t].items():
+            assert f'data-id="{piece}" data-square="{square}"' in svg, (label, piece)
+    assert seen[2] != seen[3]
+    # The before grid carries no arrows: round 1's marks are round 1's page's.
+    assert boards[2].marks and "<polyline" not in _svg(page, "the grid before round 2")
+    assert "<polyline" in _svg(page, "the grid after round 2")
 
 
 def _statements_of(app: Flask, client: Any, path: str) -> list[str]:
