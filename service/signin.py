@@ -13,6 +13,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from flask import current_app
 from sqlalchemy import delete, func, select, update
@@ -24,7 +25,9 @@ from service.inputs import address_key
 from service.mail.queue import enqueue
 from service.models import LoginLink, Seat
 from service.tasks import send_signin_link
+from service.timekeeping.wording import time_text
 from service.tokens import row_token, token_hash
+from service.zones import address_zone
 
 LIFETIME = timedelta(minutes=20)
 MAX_OPEN_LINKS = 3  # unexpired links an address may hold: a form cannot flood a mailbox
@@ -115,5 +118,6 @@ def mail_context(session: Session, payload: dict[str, Any], secret_key: str | by
         raise LookupError(f"sign-in link {payload['link']} is gone")
     token = link_token(secret_key, link.id, link.salt)
     return {"login_url": urls.absolute("dashboard.signin_link", token=token),
-            "expires_at": link.expires_at.strftime("%a %d %b %Y %H:%M UTC"),
+            # in the address's own zone when it set one (service.zones), UTC beside
+            "expires_at": time_text(link.expires_at, ZoneInfo("UTC"), address_zone(session, link.email)),
             "minutes": int(LIFETIME.total_seconds() // 60)}

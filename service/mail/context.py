@@ -318,7 +318,9 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
     if row.kind == "login":
 
         ctx.update(mail_context(session, payload, settings.secret_key))
-    if row.kind in ("status", "reminder", "confirmation", "help") and game is not None and seat is not None:
+    asks = row.kind in ("status", "reminder", "confirmation", "help") or (
+        row.kind == "invitation" and payload.get("replacement"))  # a seat in a game under way
+    if asks and game is not None and seat is not None:
         ctx["status"] = round_status(session, game, seat, zone)
         if row.kind == "status":
             ctx.update(grids(game, latest_step(session, game.id)))

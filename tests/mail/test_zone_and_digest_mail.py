@@ -194,3 +194,22 @@ def test_each_message_still_comes_one_by_one_and_the_results_carry_no_digest(sql
     _orders(sqlite_app, game, "bob", 1)
     _deliver_pending(sqlite_app)
     assert "TABLE TALK" not in text_of(_got(smtp, "bob", "Round 1 results"))
+
+
+def test_a_replacement_invitation_gives_the_open_rounds_deadline_in_the_newcomers_zone(sqlite_app, smtp):
+    """The newcomer's address set its zone in another game: the invitation to a game under
+    way gives the open round's deadline in it, UTC and the game's zone beside."""
+    game = start_game(sqlite_app, policy=BERLIN)
+    with session_scope(sqlite_app) as s, s.begin():
+        s.add(PlayerZone(address="erin@example.org", zone="Asia/Tokyo", updated_at=_closes(sqlite_app, game.id, 1)))
+    sqlite_app.config["SMTP_URL"] = f"smtp://127.0.0.1:{smtp.port}"
+    gm = {"Authorization": f"Bearer {game.gm_token}"}
+    r = sqlite_app.test_client().post(f"/api/games/{game.id}/gm/replace", headers=gm,
+                                      json={"seat": "bob", "email": "erin@example.org"})
+    assert r.status_code == 200, r.json
+    _deliver_pending(sqlite_app)
+    invitation = _got(smtp, "erin", "Invitation")
+    closes = time_text(_closes(sqlite_app, game.id, 1), ZoneInfo("Europe/Berlin"), ZoneInfo("Asia/Tokyo"))
+    assert f"Round 1 is open until {closes}." in text_of(invitation)
+    assert str(escape(closes)) in html_of(invitation)
+    assert "Times in this mail: your time zone, Asia/Tokyo, with UTC beside" in text_of(invitation)

@@ -5,12 +5,17 @@ naming its field and nothing is stored. The zone is the address's, for all its s
 from __future__ import annotations
 
 import re
+from email import policy
+from email.parser import BytesParser
 
 import pytest
+from sqlalchemy import select
 
+from service.db import session_scope
 from service.mail.settings import mail_settings
 from service.mail.tokens import make_token
-from service.models import Seat
+from service.models import Seat, StoredMail
+from tests.dashboard.test_signin import ask_for_link, new_game
 from tests.service.schedule_world import World
 
 
@@ -104,3 +109,21 @@ def test_the_player_page_sets_the_zone_and_shows_the_deadline_in_it(world):
     assert r.status_code == 422 and "zone: &#39;Moon/Base&#39; is not a time zone" in r.get_data(as_text=True)
     assert world.settings("red").json["zone"] == "America/Chicago"
     assert world.client.post(f"/games/{world.game_id}/player/wrong/zone", data={"zone": "UTC"}).status_code == 401
+
+
+def test_the_sign_in_mail_gives_its_expiry_in_the_addresss_zone(sqlite_app):
+    client = sqlite_app.test_client()
+    game_id, tokens = new_game(client, [{"name": "red", "email": "red@example.org"},
+                                        {"name": "blue", "email": "blue@example.org"}])
+    r = client.put(f"/api/games/{game_id}/settings", headers={"Authorization": f"Bearer {tokens['red']}"},
+                   json={"zone": "Asia/Tokyo"})
+    assert r.status_code == 200, r.json
+    for address in ("red@example.org", "blue@example.org"):
+        ask_for_link(client, address)
+    with session_scope(sqlite_app) as s:
+        raws = {m.to: m.raw for m in s.scalars(select(StoredMail).where(StoredMail.subject.contains("sign-in")))}
+    text = {to: BytesParser(policy=policy.default).parsebytes(raw.encode()).get_body(("plain",)).get_content()
+            for to, raw in raws.items()}
+    assert re.search(r"until \w{3} \d\d \w{3} \d{4} \d\d:\d\d Asia/Tokyo, your time \([^)]*UTC\)",
+                     text["red@example.org"]), text["red@example.org"]
+    assert re.search(r"until \w{3} \d\d \w{3} \d{4} \d\d:\d\d UTC\)", text["blue@example.org"]), text["blue@example.org"]
