@@ -58,7 +58,7 @@ PREFS = {"all": "every mail",
 
 # How table talk reaches a seat by mail, within its mail preference ("no mail" stops all).
 MESSAGE_PREFS = {"each": "each message as it is sent",
-                 "digest": "a digest in each results mail (the round's table talk and your private messages)",
+                 "digest": "a digest in each results mail",
                  "none": "not by mail (read them on the game's pages)"}
 
 

@@ -61,7 +61,8 @@ OPENAPI_PATHS: dict[str, Any] = {
     "/api/games/{game_id}/gm/policy": _gm("Set the deadline policy for rounds opened from now on",
                                           POLICY, "put"),
     "/api/games/{game_id}/settings": {
-        "get": {"summary": "The player's schedule settings", "parameters": [GAME_ID], "security": BEARER,
+        "get": {"summary": "The player's settings (schedule, mail, messages, time zone)",
+                "parameters": [GAME_ID], "security": BEARER,
                 "responses": {"200": _json(SETTINGS, "the settings"), **_errors(401, 404)}},
         "put": {"summary": "Change wait / reminder_lead / absences / mail_pref / message_pref / zone / email "
                 "(all checked first)",

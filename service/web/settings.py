@@ -1,4 +1,4 @@
-"""A player's schedule settings as a web form (/games/<id>/player/<token>/schedule):
+"""A player's settings as a web form (/games/<id>/player/<token>/schedule):
 wait flag, reminder lead, absences, mail and message preferences, the player's time zone and
 address, stored by service.seats.update_settings."""
 

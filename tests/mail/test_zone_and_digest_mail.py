@@ -164,6 +164,7 @@ def test_the_digest_carries_the_rounds_talk_and_ones_own_private_messages_in_the
     assert "- bob to everyone, " in talk and "Hello table." in talk
     assert "- bob to you, privately, " in talk and "A secret for alice." in talk
     assert "- you to everyone, " in talk and "Hello bob, good luck." in talk
+    assert "To write at the table, put a line MSG <seat|all|gm> in your reply" in talk
     assert "A secret for bob." not in text_of(alices) and "A secret for bob." not in html_of(alices)
     assert talk.index("Hello table.") < talk.index("A secret for alice.") < talk.index("Hello bob, good luck.")
     assert "A secret for alice." in html_of(alices)
