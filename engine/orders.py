@@ -78,11 +78,12 @@ class Verb:
             parts.append(f"[{label}]" if a.optional else label)
         return " ".join(parts)
 
-    def order(self, unit: str | None, *args: str) -> Order:
+    def order(self, unit: str | None, *args: str, cost: str = "") -> Order:
         """This verb's order, from normalized words (upper-case unit ids, square names as
         `square_name` writes them): what `legal_orders` offers and bots choose, equal to
-        what parsing its `format()` gives."""
-        return Order(unit, self.name, args, 0, self)
+        what parsing its `format()` gives. `cost`: what giving it costs the unit beyond
+        the order itself (`Order.cost`)."""
+        return Order(unit, self.name, args, 0, self, cost)
 
     def layout(self, count: int) -> tuple[Arg, ...]:
         """The argument each of `count` parsed words fills, as the parser assigns them."""
@@ -112,6 +113,11 @@ class Order:
     args: tuple[str, ...] = ()
     line: int = field(default=0, compare=False)
     spec: Verb | None = field(default=None, compare=False, repr=False)
+    # What carrying it out costs the unit beyond the order itself, by the rules: its
+    # attack or defence this round, a modifier on its strikes ("costs its attack"), in a
+    # few words a form shows beside it; '' when nothing. Set by legal_orders (a parsed
+    # order has none), never part of the order's text or equality.
+    cost: str = field(default="", compare=False)
 
     @property
     def role(self) -> Role | None:
@@ -143,7 +149,7 @@ class Order:
     def to_json(self) -> dict[str, object]:
         """The order as pages and the API read it: its text and what it does and aims at."""
         return {"text": self.format(), "unit": self.unit, "verb": self.verb, "args": list(self.args),
-                "role": self.role, "square": self.square, "target": self.target}
+                "role": self.role, "square": self.square, "target": self.target, "cost": self.cost}
 
     def __str__(self) -> str:
         return self.format()

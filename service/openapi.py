@@ -36,7 +36,10 @@ NULLABLE_STR = {"type": ["string", "null"]}
 LEGAL_ORDER = {"type": "object", "properties": {
     "text": STR, "unit": NULLABLE_STR, "verb": STR, "args": STRS,
     "role": {"enum": ["move", "attack", "shot", "spell", "action", "setting", None]},
-    "square": NULLABLE_STR, "target": NULLABLE_STR}}
+    "square": NULLABLE_STR, "target": NULLABLE_STR,
+    "cost": {"type": "string", "description": "what giving it costs the unit beyond the order "
+             "itself (its attack or defence this round, a modifier on its strikes); empty "
+             "when nothing"}}}
 
 
 def blueprint_paths() -> dict[str, Any]:

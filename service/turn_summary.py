@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from engine import Board, Order, find_ruleset
 from engine.eventwords import PLAIN_WORDS, EventWords
-from engine.orders import units_in
+from engine.orders import MAX_LINE, units_in
 from service import statecache
 from service.models import Game, Round, Seat, Step
 from service.render.grid_legend import natural_key
@@ -190,9 +190,33 @@ def add_next(summary: TurnSummary, open_round: int | None, you_move: bool,
     summary.closes_at = closes_at.replace(tzinfo=UTC) if closes_at and closes_at.tzinfo is None else closes_at
     if you_move:
         summary.with_orders, summary.without_orders = ordered_units(legal, accepted)
-        summary.template = [f"# {legal[u][0].format()}" if legal[u] else f"# {u} holds: nothing it can do"
-                            for u in sorted(legal, key=natural_key)]
+        summary.template = [template_line(u, legal[u]) for u in sorted(legal, key=natural_key)]
     return summary
+
+
+def template_line(unit: str, orders: Sequence[Order]) -> str:
+    """The order template's commented line for one unit: its first legal order and, after
+    a second '#' (so the line still parses once the first is taken off), what that order
+    costs the unit, or else what its other orders that cost more do (`Order.cost`, each
+    with its first example), as long as the line stays one the parser takes."""
+    if not orders:
+        return f"# {unit} holds: nothing it can do"
+    first = orders[0]
+    line = f"# {first.format()}"
+    if first.cost:
+        return f"{line}  # {first.cost}"[:MAX_LINE]
+    examples: dict[str, Order] = {}
+    for order in orders:
+        if order.cost:
+            examples.setdefault(order.cost, order)
+    notes = [f"{o.format()} {cost}" for cost, o in examples.items()]
+    kept: list[str] = []
+    for note in notes:
+        candidate = f"{line}  # mind: " + "; ".join([*kept, note])
+        if len(candidate) > MAX_LINE:
+            break
+        kept.append(note)
+    return f"{line}  # mind: " + "; ".join(kept) if kept else line
 
 
 @dataclass(frozen=True)

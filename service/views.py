@@ -92,7 +92,7 @@ def seat_legal_orders(session: Session, seat: Seat) -> dict[str, list[Order]]:
 def orders_json(session: Session, seat: Seat,
                 legal: Mapping[str, Sequence[Order]] | None = None) -> dict[str, Any]:
     """The player's view of the open round: legal lines per unit (`units`), the same orders
-    as values (`legal`: text, unit, verb, args, role, square, target), current submission.
+    as values (`legal`: text, unit, verb, args, role, square, target, cost), current submission.
     `legal`: the seat's legal orders when the caller has them already."""
     game = seat.game
     rnd = current_round(session, game)

@@ -108,17 +108,20 @@ def unit_lines(board: Board | None, player: str) -> list[str]:
 
 
 def legal_summary(legal: Mapping[str, Sequence[Order]]) -> list[str]:
-    """`A1: move b3, c4, d5 and 20 more; attack B1`: what each unit may be ordered."""
+    """`A1: move b3, c4, d5 and 20 more; move e6, f6 (costs its attack this round); attack B1`:
+    what each unit may be ordered, the orders that cost it more (`Order.cost`) apart, with
+    what they cost."""
     out = []
     for unit, orders in sorted(legal.items(), key=lambda item: natural_key(item[0])):
-        by_verb: dict[str, list[str]] = {}
+        by_verb: dict[tuple[str, str], list[str]] = {}
         for order in orders:
-            by_verb.setdefault(order.verb, []).append(" ".join(order.args))
+            by_verb.setdefault((order.verb, order.cost), []).append(" ".join(order.args))
         parts = []
-        for verb, args in by_verb.items():
+        for (verb, cost), args in by_verb.items():
             shown = [a for a in args[:EXAMPLES] if a]
             more = f" and {len(args) - EXAMPLES} more" if len(args) > EXAMPLES else ""
-            parts.append(f"{verb} {', '.join(shown)}{more}".strip())
+            costs = f" ({cost})" if cost else ""
+            parts.append(f"{verb} {', '.join(shown)}{more}".strip() + costs)
         out.append(f"{unit}: " + "; ".join(parts) if parts else f"{unit}: nothing it can do")
     return out
 

@@ -34,20 +34,10 @@ class ChoiceGroup:
     choices: list[Order]
 
 
-def cost_words(order: Order) -> str:
-    """What the words after a move's square say it costs ('lose defence' → 'costs its
-    defence'), or ''."""
-    if order.square is None or order.square not in order.args:
-        return ""
-    rest = list(order.args[order.args.index(order.square) + 1:])
-    if rest[:1] == ["lose"] and len(rest) == 2:
-        return f"costs its {rest[1]}"
-    return " ".join(rest)
-
-
 def groups_of(choices: Sequence[Order], at: str | None) -> list[ChoiceGroup]:
-    """Long lists grouped by distance from the unit's square and by what a move costs;
-    short lists, and orders without a square, in one unnamed group."""
+    """Long lists grouped by distance from the unit's square and by what a move costs the
+    unit (`Order.cost`, as the ruleset gives it); short lists, and orders without a
+    square, in one unnamed group."""
     if len(choices) < GROUP_FROM or at is None:
         return [ChoiceGroup("", list(choices))]
     try:
@@ -60,7 +50,7 @@ def groups_of(choices: Sequence[Order], at: str | None) -> list[ChoiceGroup]:
             far = distance(start, parse_square(order.square)) if order.square else -1
         except SquareError:
             far = -1
-        keyed.setdefault((cost_words(order), far), []).append(order)
+        keyed.setdefault((order.cost, far), []).append(order)
     out = []
     for (cost, far), orders in sorted(keyed.items()):
         where = "" if far < 0 else f"{far} square{'s' if far != 1 else ''} away"
@@ -90,9 +80,11 @@ class OrderList:
         role = self.choices[0].role if self.choices else None
         return EMPTY_BY_ROLE.get(role or "", "no {verb}").format(verb=self.verb)
 
-    def shown(self, order: Order) -> str:
-        """An option's text: the order without the unit and verb the label names."""
-        return " ".join(order.args) or self.verb
+    def shown(self, order: Order, grouped: bool = False) -> str:
+        """An option's text: the order without the unit and verb the label names, and what
+        it costs the unit (`Order.cost`) unless its group's heading already says it."""
+        text = " ".join(order.args) or self.verb
+        return f"{text} ({order.cost})" if order.cost and not grouped else text
 
 
 @dataclass
@@ -105,6 +97,11 @@ class UnitOrders:
 class OrderForm:
     units: list[UnitOrders]
     typed: list[str]  # the box's lines
+
+    @property
+    def costly(self) -> bool:
+        """Whether some offered order costs its unit more than itself (`Order.cost`)."""
+        return any(c.cost for u in self.units for lst in u.lists for c in lst.choices)
 
 
 def field_name(unit_index: int, list_index: int) -> str:

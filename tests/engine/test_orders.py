@@ -157,7 +157,10 @@ def test_an_order_knows_its_verbs_role_square_and_target():
     assert CHARGE.order("A1", "b2", "c3", "B7") == charge
     assert CHARGE.order("A1", "b2", "c3", "B7").to_json() == {
         "text": "A1 charge b2 c3 B7", "unit": "A1", "verb": "charge", "args": ["b2", "c3", "B7"],
-        "role": "attack", "square": "c3", "target": "B7"}
+        "role": "attack", "square": "c3", "target": "B7", "cost": ""}
+    dear = CHARGE.order("A1", "b2", "c3", "B7", cost="costs its defence this round")
+    assert dear == charge and dear.to_json()["cost"] == "costs its defence this round"
+    assert charge.cost == ""  # a parsed order has none: only legal_orders says what it costs
     stance = parse_order_text("A1 stance aggressive 2", VERBS)[0]
     assert (stance.role, stance.square, stance.target) == ("setting", None, None)
     hand_made = Order("A1", "move", ("c3",))

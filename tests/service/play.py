@@ -10,7 +10,9 @@ from typing import Any
 from flask import Flask
 from sqlalchemy import func, select
 
-from engine import bot_orders, find_ruleset
+from engine import Order, bot_orders, find_ruleset
+from engine.dice import Dice
+from engine.steps import run_setup, setup_inputs
 from service.db import session_scope
 from service.models import Base
 
@@ -94,3 +96,16 @@ def submit_without_doorbell(table: Table, texts: dict[str, str]) -> None:
         for seat, text in texts.items():
             r = table.put(seat, text)
             assert r.status_code == 200, r.json
+
+
+def opening(ruleset_id: str) -> tuple[dict[str, list[Order]], dict[str, str], list[str]]:
+    """A ruleset's opening with every seat's default force (seeded dice): red's legal
+    orders, each piece's square, the ruleset's verbs."""
+    rules = find_ruleset(ruleset_id)
+    options = rules.options({})
+    players = ["red", "blue"]
+    inputs = setup_inputs(ruleset_id, {}, players,
+                          {p: rules.default_force(i, options) for i, p in enumerate(players)})
+    state = rules.load(run_setup(inputs, Dice(b"\1" * 32, 1)).state)
+    squares = {p.id: p.square for p in rules.board(state).pieces}
+    return rules.legal_orders(state, "red"), squares, [v.name for v in rules.verbs]

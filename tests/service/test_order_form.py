@@ -3,25 +3,12 @@ move lists grouped by distance and cost, refusals placed where the player wrote 
 
 from __future__ import annotations
 
-from engine import find_ruleset
-from engine.dice import Dice
-from engine.steps import run_setup, setup_inputs
 from service.web.order_form import order_form, order_lines
-
-
-def _opening(ruleset_id: str) -> tuple[dict, dict[str, str], list[str]]:
-    rules = find_ruleset(ruleset_id)
-    options = rules.options({})
-    players = ["red", "blue"]
-    inputs = setup_inputs(ruleset_id, {}, players,
-                          {p: rules.default_force(i, options) for i, p in enumerate(players)})
-    state = rules.load(run_setup(inputs, Dice(b"\1" * 32, 1)).state)
-    squares = {p.id: p.square for p in rules.board(state).pieces}
-    return rules.legal_orders(state, "red"), squares, [v.name for v in rules.verbs]
+from tests.service.play import opening
 
 
 def _lists(ruleset_id: str) -> dict[str, object]:
-    legal, squares, verbs = _opening(ruleset_id)
+    legal, squares, verbs = opening(ruleset_id)
     form = order_form(legal, verbs, "", squares)
     return {lst.label: lst for unit in form.units for lst in unit.lists}
 
@@ -40,17 +27,38 @@ def test_the_empty_choice_says_what_leaving_it_means():
 
 
 def test_long_move_lists_come_in_groups_by_distance_and_cost():
-    """fivedice offers A1 over a hundred moves: they are grouped, nearest first, and the
-    moves beyond 1 x movement say they cost the unit its defence."""
+    """fivedice offers A1 over a hundred moves: they are grouped, nearest first, and each
+    group's heading says what its moves cost the unit, as the ruleset gives it: beyond
+    1 x movement its attack (or, with 'lose defence', its defence), beyond 2 x both."""
     move = _lists("fivedice")["A1 move"]
     assert len(move.choices) > 100
     labels = [g.label for g in move.groups]
     assert labels[0] == "1 square away"
-    assert any(label.endswith("costs its defence") for label in labels)
     assert sum(len(g.choices) for g in move.groups) == len(move.choices)
+    for cost in ("costs its attack this round", "costs its defence this round",
+                 "costs its attack and defence this round"):
+        assert any(label.endswith(", " + cost) for label in labels)
     for g in move.groups:
-        assert all(("lose" in c.args) == g.label.endswith("costs its defence") for c in g.choices)
+        for c in g.choices:
+            assert g.label.endswith(c.cost)
+            assert ("lose" in c.args) == (c.cost == "costs its defence this round")
+            assert move.shown(c, grouped=True) == " ".join(c.args)  # the heading says the cost
     assert len(_lists("heroes")["Z1 move"].groups) == 1  # 8 moves: one plain list
+
+
+def test_a_short_list_says_each_order_s_cost_beside_it():
+    """heroes: "moved before attacking -1" (docs/rulesets/heroes.md, Modifiers). Z1's
+    moves are one plain list, so each option says it; a face order costs nothing."""
+    lists = _lists("heroes")
+    move = lists["Z1 move"]
+    assert all(move.shown(c) == f"{c.args[0]} (moved: -1 on its strikes this turn)"
+               for c in move.choices)
+    face = lists["Z1 face"]
+    assert [face.shown(c) for c in face.choices][:2] == ["n", "ne"]
+    legal, squares, verbs = opening("heroes")
+    assert order_form(legal, verbs, "", squares).costly
+    legal, squares, verbs = opening("universal")
+    assert not order_form(legal, verbs, "", squares).costly  # nothing costs a unit anything
 
 
 def test_every_posted_line_says_where_it_was_written():

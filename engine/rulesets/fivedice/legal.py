@@ -25,10 +25,32 @@ def _moves(state: GameState, unit: Unit) -> list[Order]:
     reach = state.grid.search(unit.square, 3 * mp, Costs(closed=blocked), bool(state.options["diagonals"]))
     # Nearest first (what a form or a mail shows as examples), the variants last.
     free = sorted((cost, sq) for sq, (cost, _) in reach.items() if sq not in taken)
-    orders = [MOVE.order(unit.id, sq.name) for _, sq in free]
-    orders += [MOVE.order(unit.id, sq.name, "lose", "defence") for cost, sq in free
-               if movement_losses(cost, mp) == 1]
+    orders = [MOVE.order(unit.id, sq.name, cost=move_cost(unit, movement_losses(cost, mp) or 0, "attack"))
+              for cost, sq in free]
+    orders += [MOVE.order(unit.id, sq.name, "lose", "defence", cost=move_cost(unit, 1, "defence"))
+               for cost, sq in free if movement_losses(cost, mp) == 1]
     return orders
+
+
+def costs_its(unit: Unit, *actions: str) -> str:
+    """'costs its attack', or both for a skill-0 unit, whose attack and defence are one
+    action ("only one action in addition to move used for either attack or defense")."""
+    if unit.sheet.skill == 0 and set(actions) & {"attack", "defence"}:
+        actions = tuple(dict.fromkeys([a for a in actions if a not in ("attack", "defence")]
+                                      + ["attack", "defence"]))
+    return "costs its " + " and ".join(actions) + " this round"
+
+
+def move_cost(unit: Unit, losses: int, preferred: str) -> str:
+    """What a move of `losses` (movement_losses) costs, paid with `preferred` when it is one:
+    "Up to double Movement Points: loose either Attack or Defence ... Up to three-times
+    Movement Points: loose Attack and Defence"."""
+    if losses == 0:
+        return ""
+    return costs_its(unit, preferred) if losses == 1 else costs_its(unit, "attack", "defence")
+
+
+SKIRMISH_COST = "costs its defence too: the skirmish spends its attack and defence"
 
 
 def _targets(state: GameState, unit: Unit, low: int, high: int) -> list[Unit]:
@@ -39,15 +61,24 @@ def _targets(state: GameState, unit: Unit, low: int, high: int) -> list[Unit]:
 
 def unit_orders(state: GameState, unit: Unit) -> list[Order]:
     orders = _moves(state, unit)
-    orders += [ATTACK.order(unit.id, e.id) for e in _targets(state, unit, 1, melee_weapon(unit).reach)]
+    # "this consumes the attack and defense action from an opponent as well": a skirmish
+    # spends both of the attacker's too.
+    orders += [ATTACK.order(unit.id, e.id, cost=SKIRMISH_COST)
+               for e in _targets(state, unit, 1, melee_weapon(unit).reach)]
     wielded = GEAR.weapons[unit.wielded] if unit.wielded else None
+    single = costs_its(unit, "defence") if unit.sheet.skill == 0 else ""
     if wielded and wielded.ranged:
-        orders += [SHOOT.order(unit.id, e.id) for e in _targets(state, unit, MIN_SHOT, wielded.reach)]
+        orders += [SHOOT.order(unit.id, e.id, cost=single)
+                   for e in _targets(state, unit, MIN_SHOT, wielded.reach)]
     for name in unit.sheet.spells:
         spell = GEAR.spells[name]
-        orders += [CAST.order(unit.id, name, e.id) for e in _targets(state, unit, 0, spell.range)]
-    orders += [USE.order(unit.id, item) for item in sorted(set(unit.items))]
-    orders += [SWITCH.order(unit.id, w) for w in unit.sheet.weapons if w != unit.wielded]
+        price = "costs life: its attack against its own defence" + (f"; {single}" if single else "")
+        orders += [CAST.order(unit.id, name, e.id, cost=price) for e in _targets(state, unit, 0, spell.range)]
+    # Without 'lose ...' an item or a switch drops the attack (the first unspent of
+    # attack, defence, move: all are, for the order on its own).
+    orders += [USE.order(unit.id, item, cost=costs_its(unit, "attack")) for item in sorted(set(unit.items))]
+    orders += [SWITCH.order(unit.id, w, cost=costs_its(unit, "attack"))
+               for w in unit.sheet.weapons if w != unit.wielded]
     orders += [DICE.order(unit.id, p) for p in ("aggressive", "balanced", "defensive")]
     return orders
 

@@ -176,13 +176,29 @@ def check_set(state: HeroesState, player: str, orders: Sequence[Order]) -> list[
     return problems
 
 
+# What a move or a run costs the figure's strikes this turn (combat.py's modifiers, the
+# seed's "Generic Modifiers"; runaway.py: a hero who gets away has no combat this turn).
+MOVED_COST = "moved: -1 on its strikes this turn"
+ROOFTOP_COST = "-3 on its ranged strikes from the rooftop"
+RUN_COST = "no combat this turn if it gets away; a free Weak strike on it if not"
+
+
+def move_cost(state: HeroesState, f: Figure, to: Square) -> str:
+    """A move's cost to the figure's strikes: any Movement A.P. spent this turn is -1 on
+    every strike ("moved"), and a ranged figure ending on a rooftop strikes at -3."""
+    if f.spec.ranged and to in state.roofs:
+        return f"{MOVED_COST}; {ROOFTOP_COST}"
+    return MOVED_COST
+
+
 def legal(state: HeroesState, player: str) -> dict[str, list[Order]]:
     out: dict[str, list[Order]] = {}
     for f in state.figures.values():
         if unit_of(state, player, f.id)[0] is None:
             continue
         steps = paths.steps(paths.search(state, f.square, paths.budget(f.spec.move_ap)))
-        orders = [MOVE.order(f.id, square_name(sq)) for sq in steps if sq != f.square]
+        orders = [MOVE.order(f.id, square_name(sq), cost=move_cost(state, f, sq))
+                  for sq in steps if sq != f.square]
         orders += [FACE.order(f.id, d) for d in CLOCKWISE]
         near = f.spec.move_ap + 2
         foes = ("henchman", "nemesis") if f.kind == "hero" else ("hero",)
@@ -206,7 +222,7 @@ def _hero_orders(state: HeroesState, f: Figure, player: str) -> list[Order]:
         orders += [CLIMB.order(f.id, square_name(r)) for r in sorted(state.roofs)
                    if distance(r, f.square) == 1]
     if engaged(state, f):
-        orders.append(RUN.order(f.id))
+        orders.append(RUN.order(f.id, cost=RUN_COST))
     orders += [ACTION.order(f.id, a.id) for a in f.spec.actions
                if star_actions.why_not(state, f, a.id) is None]
     orders += [REROLL.order(f.id, p) for p in POLICIES]

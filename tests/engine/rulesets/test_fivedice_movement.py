@@ -184,3 +184,38 @@ def test_a_move_enemies_block_is_skipped_naming_them() -> None:
     assert texts(res, "skip") == [
         "'A1 move c3' skipped: c3 cannot be reached within 3 x 1 squares: enemies are in the "
         "way (B1 on b2, B2 on c2 and B3 on d2)."]
+
+
+def _offered(s, uid: str) -> dict[str, str]:
+    """The legal orders of the unit's player for this unit: text → what it costs."""
+    from .fivedice_fixtures import RULES
+    unit_ = s.unit(uid)
+    return {o.format(): o.cost for o in RULES.legal_orders(s, unit_.player)[uid]}
+
+
+def test_the_offered_moves_say_what_they_cost() -> None:
+    """'Up to Movement Points: able to use Attack and Defense Up to double Movement Points:
+    loose either Attack or De-fence (Player's choice).Up to three-times Movement Points:
+    loose Attack and Defence.' A1 (MP 2) on c1: c3 (2 squares) costs nothing; c5 (4)
+    costs its attack by default, or its defence with 'lose defence'; c7 (6) both. A
+    skirmish spends its defence too ("this consumes the attack and defense action")."""
+    s = state(unit("A1", "c1", movement=2, items=("potion",)), unit("B1", "d2"))
+    offered = _offered(s, "A1")
+    assert offered["A1 move c3"] == ""
+    assert offered["A1 move c5"] == "costs its attack this round"
+    assert offered["A1 move c5 lose defence"] == "costs its defence this round"
+    assert offered["A1 move c7"] == "costs its attack and defence this round"
+    assert "A1 move c3 lose defence" not in offered  # a free move has no loss to choose
+    assert offered["A1 attack B1"] == "costs its defence too: the skirmish spends its attack and defence"
+    assert offered["A1 use potion"] == "costs its attack this round"
+
+
+def test_a_skill_0_unit_s_long_move_costs_both() -> None:
+    """'SKILL LEVEL 0: ... there is only one action in addition to move used for either
+    attack or defense.' For A1 (skill 0, MP 2) a move of 4 loses that one action, its attack
+    and its defence, whichever it names; a shot costs its defence too."""
+    s = state(unit("A1", "c1", movement=2, skill=0, weapons=("shortbow",)), unit("B1", "c6"))
+    offered = _offered(s, "A1")
+    assert offered["A1 move c5"] == "costs its attack and defence this round"
+    assert offered["A1 move c5 lose defence"] == "costs its attack and defence this round"
+    assert offered["A1 shoot B1"] == "costs its attack and defence this round"

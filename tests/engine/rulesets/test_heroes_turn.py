@@ -348,3 +348,20 @@ def test_a_knocked_out_hero_is_not_expected_in_simultaneous_mode():
     hero(s, "bob", "puck", "l12")
     assert RULES.expected(s) == ["bob"]
     assert RULES.legal_orders(s, "alice") == {}
+
+
+def test_the_offered_moves_and_run_say_what_they_cost_the_strikes():
+    """Generic Modifiers (docs/rulesets/heroes.md): "moved before attacking -1 (any Movement
+    A.P. spent this turn)" and "ranged from or to a rooftop -3"; running away: "no combat
+    this turn" on a success, "the enemy gets a free Weak strike" on a failure. Silver Siren
+    (ranged) on e4 with a rooftop on f5 and a thug on e5 in front of her: every move says
+    -1, the one onto f5 also -3, and her run says both outcomes."""
+    s = state(roofs=("f5",))
+    hero(s, "alice", "silver_siren", "e4")
+    henchman(s, "e5", facing="s")
+    offered = {o.format(): o.cost for o in RULES.legal_orders(s, "alice")["SS1"]}
+    assert offered["SS1 move e3"] == "moved: -1 on its strikes this turn"
+    assert offered["SS1 move f5"] == ("moved: -1 on its strikes this turn; -3 on its ranged "
+                                      "strikes from the rooftop")
+    assert offered["SS1 run"] == "no combat this turn if it gets away; a free Weak strike on it if not"
+    assert offered["SS1 face n"] == "" and offered["SS1 search"] == ""
