@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from engine import find_ruleset, rulesets
@@ -93,3 +95,53 @@ def rulesets_json() -> list[dict[str, Any]]:
         out.append({"id": info.id, "title": info.title, "min_players": info.min_players,
                     "max_players": info.max_players, "summary": info.summary, "options": options})
     return out
+
+
+Glossary = Sequence[tuple[str, str]]
+
+
+@cache
+def _gloss_pattern(glossary: tuple[tuple[str, str], ...]) -> re.Pattern[str] | None:
+    """One pattern finding every glossary word in a stat string, longest first: a word
+    written with slashes ("EP/Pw/D") matches a stat line of as many numbers ("1/4/5"); a
+    short word (one or two letters: "I", "Pw") only with its number after it ("I2",
+    "H3/3"), so a lone letter of a sentence is never taken for a stat; any other word
+    alone ("Mortar", "reach", "dice policy"), whole or plural, in any case."""
+    parts = []
+    for n, (word, _meaning) in enumerate(sorted(glossary, key=lambda e: -len(e[0]))):
+        if "/" in word:
+            count = word.count("/") + 1
+            body = r"\d+" + r"/\d+" * (count - 1)
+            parts.append(rf"(?P<g{n}>(?<![\w/]){body}(?![\w/]))")
+        elif len(word) <= 2:
+            parts.append(rf"(?P<g{n}>(?<![\w/]){re.escape(word)}\d+(?:/\d+)?(?![\w/]))")
+        else:
+            parts.append(rf"(?P<g{n}>(?<!\w)(?i:{re.escape(word)})(?:e?s)?(?!\w))")
+    return re.compile("|".join(parts)) if parts else None
+
+
+def gloss(text: str, glossary: Glossary) -> list[tuple[str, str, str]]:
+    """The text in runs: (run, the glossary word it stands for, its meaning), word and
+    meaning '' for plain text between the stats (one source: the ruleset's glossary)."""
+    entries = tuple(sorted(glossary, key=lambda e: -len(e[0])))
+    pattern = _gloss_pattern(tuple(glossary))
+    if pattern is None or not text:
+        return [(text, "", "")] if text else []
+    out: list[tuple[str, str, str]] = []
+    at = 0
+    for m in pattern.finditer(text):
+        if m.start() > at:
+            out.append((text[at:m.start()], "", ""))
+        word, meaning = entries[int(str(m.lastgroup)[1:])]
+        out.append((m.group(), word, meaning))
+        at = m.end()
+    if at < len(text):
+        out.append((text[at:], "", ""))
+    return out
+
+
+def glossary_used(texts: Iterable[str], glossary: Glossary) -> list[tuple[str, str]]:
+    """The glossary's entries these texts use, in the glossary's order: what a roster's
+    glossary below it lists."""
+    used = {word for text in texts for _run, word, _m in gloss(text, glossary) if word}
+    return [(word, meaning) for word, meaning in glossary if word in used]

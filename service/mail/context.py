@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from engine import Board, Order, find_ruleset
 from engine.dice import canonical, chain_link_ok, step_key
 from service import clock, statecache, urls
-from service.catalog import rules_help
+from service.catalog import glossary_used, rules_help
 from service.fairdice import game_profile
 from service.follow import mail_context as follow_context
 from service.gm.news import mail_context as news_context
@@ -201,6 +201,9 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     }
     player = seat.name if seat else ""
     ctx["units"] = unit_lines(board, player)
+    # The words of the roster's notes, explained in text (the mail has no tooltips).
+    ctx["unit_words"] = glossary_used([p.note for p in board.pieces if p.side == player] if board else [],
+                                      find_ruleset(game.ruleset).info.glossary)
     ctx["turn"] = seat_turn(session, game, seat, t) if seat is not None and t > 1 else None
     ctx["outcomes"] = order_outcomes(step.inputs, step.events) if t > 1 else {}
     ctx["round_url"] = urls.absolute("web.round_", game_id=game.id, number=t - 1) if t > 1 else ""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from importlib.resources import files
 
 from flask import Blueprint, render_template
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
+from engine import find_ruleset
+from service.catalog import gloss, glossary_used
 from service.errors import ServiceError
 from service.render.grid_legend import mark_text, piece_rows
 from service.render.svg import board_caption
@@ -24,10 +27,24 @@ def stylesheet() -> Markup:
     return Markup(files("templates").joinpath("web/dicepost.css").read_text(encoding="utf-8"))  # noqa: S704
 
 
+def glossed(text: str, ruleset_id: str) -> Markup:
+    """A stat string with each word of the ruleset's glossary in an <abbr> whose title is
+    its meaning (the tooltip; the glossary below the table says the same in text)."""
+    runs = gloss(text or "", find_ruleset(ruleset_id).info.glossary)
+    return Markup("").join(Markup('<abbr title="{}">{}</abbr>').format(meaning, run) if meaning
+                           else escape(run) for run, _word, meaning in runs)
+
+
+def words_of(texts: Iterable[str], ruleset_id: str) -> list[tuple[str, str]]:
+    """The ruleset's glossary entries these stat strings use."""
+    return glossary_used(texts, find_ruleset(ruleset_id).info.glossary)
+
+
 @bp.app_context_processor
 def board_helpers() -> dict[str, object]:
     return {"piece_rows": piece_rows, "mark_text": mark_text, "board_caption": board_caption,
-            "deadline_text": deadline_text, "stylesheet": stylesheet}
+            "deadline_text": deadline_text, "stylesheet": stylesheet, "glossed": glossed,
+            "words_of": words_of}
 
 
 @bp.app_errorhandler(ServiceError)

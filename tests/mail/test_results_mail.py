@@ -39,6 +39,10 @@ def test_the_order_template_replies_and_the_results_say_what_became_of_each_orde
         text, html = text_of(results), html_of(results)
         assert "ROUND 1: WHAT HAPPENED TO YOU" in text and "Round 1: what happened to you" in html
         assert "EVERY PLAYER'S ORDERS IN ROUND 1, AND WHAT BECAME OF THEM" in text
+        # The roster's notes (`Mortar; 1/4/5`) are explained in text, from the ruleset's glossary.
+        roster = text.split("YOUR UNITS")[1].split("ROLL LOG")[0]
+        assert "What the words in the notes mean:\n  EP/Pw/D: a stat line, like 1/4/5" in roster, roster
+        assert "  Mortar: +3 Power" in roster and "What the words in the notes mean" in html
         assert f"  {chosen}: done" in text  # alice's one order, done, in both players' mails
         assert "bob: no orders, every unit held" in text
         assert f"/games/{game_id}/rounds/1" in text and f"/games/{game_id}/rounds/1" in html

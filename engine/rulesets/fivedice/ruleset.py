@@ -24,7 +24,8 @@ from engine.orders import Order, OrderProblem
 from engine.rulesets.fivedice import board as board_view
 from engine.rulesets.fivedice.allocation import DEFAULT_POLICY
 from engine.rulesets.fivedice.bot import bot_orders
-from engine.rulesets.fivedice.forces import default_force, force_spec, read_force
+from engine.rulesets.fivedice.forces import PRESETS, default_force, force_spec, read_force
+from engine.rulesets.fivedice.gear import GEAR
 from engine.rulesets.fivedice.legal import legal_orders
 from engine.rulesets.fivedice.orders import VERBS, check_order, check_order_set
 from engine.rulesets.fivedice.resolve import resolve_round
@@ -59,6 +60,12 @@ class FivediceRuleset(StandingRuleset[GameState]):
             ("defence", "the dice placed on defence: what an attack must beat"),
             ("skill", "how far the unit may shift its five dice from its sheet's placement"),
             ("dice policy", "how the unit places its dice: balanced, aggressive, defensive or priority"),
+            *((p.name, f"a preset sheet: attack {p.attack}, initiative {p.initiative}, defence "
+                       f"{p.defence}, skill {p.skill}, movement {p.movement}, life {p.life}")
+              for p in PRESETS.values()),
+            *((w.name, f"a {w.kind} weapon: +{w.bonus} attack, reach {w.reach}, speed {w.speed}")
+              for w in GEAR.weapons.values()),
+            *((a.name, f"armor: +{a.bonus} defence, speed {a.speed}") for a in GEAR.armor.values()),
         ),
         events=board_view.EVENTS,
     )

@@ -28,6 +28,7 @@ from engine.rulesets.jep1.board import board
 from engine.rulesets.jep1.costs import unit_cost
 from engine.rulesets.jep1.initiative import first_round_order, keep_roll_offs
 from engine.rulesets.jep1.resolve import resolve_round
+from engine.rulesets.jep1.skills import SKILLS
 from engine.rulesets.jep1.state import JepState
 from engine.rulesets.jep1.terrain import place_walls
 from engine.turns import StandingRuleset, StandingWords
@@ -64,6 +65,11 @@ class Jep1Ruleset(StandingRuleset[JepState]):
             ("A", "Armor: takes 1 off the damage for each point"),
             ("H", "Health: wounds take it; at 0 the unit is dead"),
             ("reach", "how far the unit's weapon shoots, in squares"),
+            ("skills", "what the unit may add to an exchange, each with the uses it has left"),
+            *((k.name, f"{k.text.rstrip('.')} ({k.phase} {k.side} skill, {k.uses} uses a game; "
+                       "the number after it is the uses left)") for k in SKILLS.values()),
+            ("acts", "its place in the order of action (#1 acts first)"),
+            *((name, f"a roster unit: {entry['text'].rstrip('.')}") for name, entry in forces.ROSTER.items()),
         ),
         events=board_events,
     )
