@@ -78,9 +78,11 @@ def metered_app(url: str, meter: Meter) -> Any:
     return app
 
 
-def catch_sends() -> tuple[list[tuple[str, int]], list[int]]:
+def catch_sends(groups: list[list[int]] | None = None) -> tuple[list[tuple[str, int]], list[int]]:
     """Replace the service's doorbell: the rounds each commit readied and the mail it queued
-    are collected (returned lists, filled as the app runs) instead of sent."""
+    are collected (returned lists, filled as the app runs) instead of sent; with `groups`,
+    each commit's mail is also appended there as one list (what one deliver_mails message
+    carries)."""
     from service import tasks
 
     ready: list[tuple[str, int]] = []
@@ -89,6 +91,8 @@ def catch_sends() -> tuple[list[tuple[str, int]], list[int]]:
     def caught(app: object, work: tasks.Outgoing) -> None:
         ready.extend(work.rounds)
         mail.extend(work.mail_ids())
+        if groups is not None and work.mail_ids():
+            groups.append(work.mail_ids())
 
     tasks.send = caught
     return ready, mail

@@ -58,7 +58,8 @@ def run(games: int, puts: int, limit: int, profiled: bool = True, mails: int = 1
     from service import resolution
     from service.db import engine_of, session_scope
 
-    ready, mail = catch_sends()
+    groups: list[list[int]] = []
+    ready, mail = catch_sends(groups)
     meter = Meter()
     on = (lambda p: p.enable()) if profiled else (lambda p: None)
     with private_database("profile") as url:
@@ -97,6 +98,7 @@ def run(games: int, puts: int, limit: int, profiled: bool = True, mails: int = 1
         for gid, tokens, number, _body in prepared:
             send_orders(api, gid, tokens[1], number, rng)
         del mail[:]
+        del groups[:]
         profile = cProfile.Profile(time.process_time)
         count = len(ready)
         with app.app_context():
@@ -110,23 +112,32 @@ def run(games: int, puts: int, limit: int, profiled: bool = True, mails: int = 1
               "  cum ms   own ms  function (per round)")
         print(top(profile, max(count, 1), limit))
         deliver_profiled(app, meter, "results", mail[:mails], on, limit)
+        batches = groups[mails // 2:mails // 2 + max(1, mails // 2)]  # rows the line above left
+        deliver_profiled(app, meter, "results, one message per round", batches, on, limit)
         engine_of(app).dispose()
 
 
-def deliver_profiled(app: Any, meter: Meter, kind: str, ids: list[int], on: Callable[[Any], None],
-                     limit: int) -> None:
-    """Deliver these outbox rows (composed and stored: no SMTP) under the profiler."""
-    from service.mail.outbox import deliver
+def deliver_profiled(app: Any, meter: Meter, kind: str, ids: list[int] | list[list[int]],
+                     on: Callable[[Any], None], limit: int) -> None:
+    """Deliver these outbox rows (composed and stored: no SMTP) under the profiler: each
+    id by deliver(), each list of ids by deliver_each() (one deliver_mails message)."""
+    from service.mail.outbox import deliver, deliver_each
 
     profile = cProfile.Profile(time.process_time)
+    rows = 0
     with app.app_context():
-        for outbox_id in ids:
+        for item in ids:
             on(profile)
-            meter.time(kind, deliver, outbox_id)
+            if isinstance(item, list):
+                meter.time(kind, deliver_each, item)
+                rows += len(item)
+            else:
+                meter.time(kind, deliver, item)
+                rows += 1
             profile.disable()
-    n = max(len(ids), 1)
+    n = max(rows, 1)
     print(f"\ndeliver a {kind} mail: {1000 * meter.cpu[kind] / n:.2f} ms CPU a mail, "
-          f"{meter.statements[kind] / n:.1f} statements, {len(ids)} mails\n"
+          f"{meter.statements[kind] / n:.1f} statements, {rows} mails\n"
           "  cum ms   own ms  function (per mail)")
     print(top(profile, n, limit))
 

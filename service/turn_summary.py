@@ -22,10 +22,9 @@ from engine import Board, Order, find_ruleset
 from engine.eventwords import PLAIN_WORDS, EventWords
 from engine.orders import MAX_LINE, units_in
 from service import statecache
-from service.models import Game, Round, Seat, Step
+from service.models import Game, Seat, Step
 from service.render.grid_legend import natural_key
-from service.submissions import latest_submissions
-from service.views import board_of
+from service.views import board_at, round_latest, round_numbered, steps_to
 
 TAGS = {  # tag → how the page and mail head it (a ruleset's tagged events bring their own)
     "move": "moved", "dealt": "dealt", "taken": "took", "loss": "lost", "kill": "killed",
@@ -276,22 +275,25 @@ def legal_of(game: Game, step: Step, player: str) -> dict[str, list[Order]]:
 def seat_turn(session: Session, game: Game, seat: Seat, t: int | None = None) -> TurnSummary | None:
     """The summary of step `t` (default: the latest) for `seat`, with the round it opened
     as the player sees it now; None before setup. After setup alone its round is 0."""
-    query = select(Step).where(Step.game_id == game.id)
-    query = query.where(Step.t.in_((t - 1, t))) if t is not None else query.order_by(Step.t.desc()).limit(2)
-    steps = {s.t: s for s in session.scalars(query)}
+    if t is not None:
+        steps = steps_to(session, game.id, t)
+    else:
+        query = select(Step).where(Step.game_id == game.id).order_by(Step.t.desc()).limit(2)
+        steps = {s.t: s for s in session.scalars(query)}
     if not steps:
         return None
     step = steps[max(steps)]
     if step.t < 2:  # only the setup: nothing has happened yet, round 1 is what to do
         summary = TurnSummary(round=0, player=seat.name)
     else:
-        summary = summarize(step.t - 1, seat.name, step.events, board_of(game, steps.get(step.t - 1)),
-                            board_of(game, step), find_ruleset(game.ruleset).info.events)
-    rnd = session.scalars(select(Round).where(Round.game_id == game.id, Round.number == step.t)).first()
+        before = board_at(session, game, steps.get(step.t - 1))
+        summary = summarize(step.t - 1, seat.name, step.events, before, board_at(session, game, step),
+                            find_ruleset(game.ruleset).info.events)
+    rnd = round_numbered(session, game.id, step.t)
     if rnd is None or game.status != "active":
         return summary
     moves = seat.name in rnd.expected
-    latest = latest_submissions(session, rnd.id).get(seat.id) if rnd.status == "open" else None
+    latest = round_latest(session, rnd.id).get(seat.id) if rnd.status == "open" else None
     legal = legal_of(game, step, seat.name) if moves else {}
     return add_next(summary, rnd.number, moves and rnd.status == "open", rnd.closes_at, legal,
                     latest.accepted if latest else "")

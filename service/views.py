@@ -19,7 +19,8 @@ from service.audit import record_extra
 from service.errors import NotFound
 from service.fairdice import game_profile, is_v2, record_fields
 from service.integrity import check_steps, latest_state, loaded_state
-from service.models import Game, Round, Seat, Step
+from service.memo import memo
+from service.models import Game, Round, Seat, Step, Submission
 from service.submissions import latest_submissions
 
 
@@ -33,8 +34,31 @@ def get_game(session: Session, game_id: str) -> Game:
 def current_round(session: Session, game: Game) -> Round | None:
     if game.current_round < 1:
         return None
-    return session.scalars(select(Round).where(Round.game_id == game.id,
-                                               Round.number == game.current_round)).first()
+    return round_numbered(session, game.id, game.current_round)
+
+
+def round_numbered(session: Session, game_id: str, number: int) -> Round | None:
+    """Round `number` of a game, or None (shared within a service.memo block)."""
+    return memo(session, ("round", game_id, number), lambda: session.scalars(
+        select(Round).where(Round.game_id == game_id, Round.number == number)).first())
+
+
+def steps_to(session: Session, game_id: str, t: int) -> dict[int, Step]:
+    """Steps t - 1 and t of a game (those stored), by t (shared within a service.memo block)."""
+    return memo(session, ("steps", game_id, t), lambda: {s.t: s for s in session.scalars(
+        select(Step).where(Step.game_id == game_id, Step.t.in_((t - 1, t))))})
+
+
+def round_latest(session: Session, round_id: int) -> dict[int, Submission]:
+    """latest_submissions of a round (shared within a service.memo block)."""
+    return memo(session, ("latest", round_id), lambda: latest_submissions(session, round_id))
+
+
+def board_at(session: Session, game: Game, step: Step | None) -> Board | None:
+    """board_of, made once per step within a service.memo block (boards are only read)."""
+    if step is None:
+        return None
+    return memo(session, ("board", game.id, step.t), lambda: board_of(game, step))
 
 
 def submitted_names(session: Session, game: Game, rnd: Round | None) -> set[str]:

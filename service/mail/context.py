@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine import Board, Order, find_ruleset
@@ -30,17 +29,25 @@ from service.mail.headers import plus_address
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
 from service.messages import digest
-from service.models import Game, Outbox, Round, Seat, Step, TableMessage
+from service.models import Game, Outbox, Seat, Step, TableMessage
 from service.render.ascii_grid import ascii_board
 from service.render.grid_legend import natural_key
 from service.render.html_table_grid import html_board
 from service.schedule.durations import DurationError, describe_duration, parse_duration
 from service.signin import mail_context
-from service.submissions import latest_submissions
 from service.timekeeping.state import policy_of
 from service.timekeeping.wording import deadline_text, time_text
 from service.turn_summary import countdown, order_outcomes, seat_turn
-from service.views import board_of, current_round, game_record, latest_step
+from service.views import (
+    board_at,
+    board_of,
+    current_round,
+    game_record,
+    latest_step,
+    round_latest,
+    round_numbered,
+    steps_to,
+)
 from service.zones import seat_zone
 
 EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
@@ -138,7 +145,7 @@ def round_status(session: Session, game: Game, seat: Seat, zone: ZoneInfo | None
     if game.status != "active" or rnd is None:
         return {"open_round": None}
     names = {s.id: s.name for s in game.seats}
-    subs = latest_submissions(session, rnd.id)
+    subs = round_latest(session, rnd.id)
     done = {names[i] for i in subs}
     mine = subs.get(seat.id)
     moves = seat.name in rnd.expected
@@ -167,14 +174,13 @@ def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
 def results_context(session: Session, game: Game, seat: Seat | None,
                     payload: Mapping[str, Any], zone: ZoneInfo | None = None) -> dict[str, Any]:
     t = int(payload["step"])
-    both = {s.t: s for s in session.scalars(select(Step).where(Step.game_id == game.id,
-                                                               Step.t.in_((t - 1, t))))}
+    both = steps_to(session, game.id, t)
     step = both.get(t)
     if step is None:
         raise LookupError(f"step {t} of game {game.id} is not stored")
     previous = both.get(t - 1)
     s_prev = previous.key if previous else game.commitment
-    board = board_of(game, step)
+    board = board_at(session, game, step)
     ctx: dict[str, Any] = {
         "round": int(payload.get("round", t - 1)),
         "step": t,
@@ -207,14 +213,15 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     ctx["turn"] = seat_turn(session, game, seat, t) if seat is not None and t > 1 else None
     ctx["outcomes"] = order_outcomes(step.inputs, step.events) if t > 1 else {}
     ctx["round_url"] = urls.absolute("web.round_", game_id=game.id, number=t - 1) if t > 1 else ""
-    nxt = session.scalars(select(Round).where(Round.game_id == game.id, Round.number == t)).first()
+    nxt = round_numbered(session, game.id, t)
     if nxt is not None:
         moves = player in nxt.expected
         ctx["next"] = {"round": nxt.number, "expected": list(nxt.expected), "you_move": moves,
                        "closes": deadline_text(game, nxt.closes_at, zone) if nxt.closes_at else "",
                        "countdown": countdown(nxt.closes_at, clock.now()) if nxt.closes_at else "",
                        "legal": legal_for(game, step, player) if moves else [],
-                       "template": template_for(session, game, seat, step) if moves and seat else []}
+                       "template": (ctx["turn"].template if ctx["turn"] is not None
+                                    else template_for(session, game, seat, step)) if moves and seat else []}
     else:
         ctx["next"] = None
     ctx["digest"] = (talk_lines(game, seat, digest(session, game, seat, t - 1), zone)

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from flask import current_app
-from sqlalchemy import CursorResult, and_, func, or_, select, update
+from sqlalchemy import CursorResult, and_, func, or_, select, tuple_, update
 from sqlalchemy.orm import Session, joinedload
 
 from service import clock
@@ -45,6 +45,7 @@ from service.mail.queue import KINDS, kind_of, seat_wants
 from service.mail.server_url import ConfigError
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
+from service.memo import shared
 from service.models import Game, Outbox, Seat, StoredMail
 
 log = logging.getLogger(__name__)
@@ -78,32 +79,35 @@ def claim(session: Session, outbox_id: int, now: datetime) -> int | None:
         return None if attempts is None else int(attempts)
 
 
-def renew(session: Session, outbox_id: int, attempt: int, now: datetime) -> bool:
-    """Extend this attempt's lease; False once the row is no longer this attempt's."""
+def renew(session: Session, held: dict[int, int], now: datetime) -> bool:
+    """Extend these attempts' leases ({row id: attempt}); False once no row is still its
+    attempt's."""
     with session.begin():
         result = session.execute(
             update(Outbox)
-            .where(Outbox.id == outbox_id, Outbox.attempts == attempt, Outbox.status == "sending")
+            .where(tuple_(Outbox.id, Outbox.attempts).in_(list(held.items())), Outbox.status == "sending")
             .values(lease_until=now + LEASE).execution_options(synchronize_session=False))
-        return cast(CursorResult[Any], result).rowcount == 1
+        return cast(CursorResult[Any], result).rowcount > 0
 
 
 @contextmanager
-def lease_kept(outbox_id: int, attempt: int) -> Iterator[None]:
-    """Renew the claim's lease in a thread (its own session) until the block ends."""
+def lease_kept(held: dict[int, int]) -> Iterator[None]:
+    """Renew the claims' leases ({row id: attempt}) in a thread (its own session) until the
+    block ends."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     done = threading.Event()
+    names = ",".join(map(str, held))
 
     def keep() -> None:
         while not done.wait(RENEW_EVERY.total_seconds()):
             try:  # in the app's context: its clock and its database
                 with app.app_context(), session_scope(app) as session:
-                    if not renew(session, outbox_id, attempt, clock.now()):
+                    if not renew(session, held, clock.now()):
                         return
             except Exception:  # the next renewal may get through; the lease covers two misses
-                log.warning("outbox %s: renewing the lease failed", outbox_id, exc_info=True)
+                log.warning("outbox %s: renewing the lease failed", names, exc_info=True)
 
-    thread = threading.Thread(target=keep, name=f"outbox-lease-{outbox_id}", daemon=True)
+    thread = threading.Thread(target=keep, name=f"outbox-lease-{names}"[:60], daemon=True)
     thread.start()
     try:
         yield
@@ -178,7 +182,7 @@ def deliver(outbox_id: int, transport: Transport | None = None) -> str:
         attempt = claim(session, outbox_id, now)
         if attempt is None:
             return "busy"
-        with lease_kept(outbox_id, attempt):
+        with lease_kept({outbox_id: attempt}):
             return _deliver_claimed(session, outbox_id, attempt, settings, transport)
 
 
@@ -231,6 +235,12 @@ def _deliver_claimed(session: Session, outbox_id: int, attempt: int, settings: M
         raw = wire_bytes(msg, settings)
         if transport is None and not settings.smtp_url:  # stored in this same transaction
             return _store(session, outbox_id, attempt, msg, raw, recipient)
+    return _send_claimed(session, outbox_id, attempt, raw, envelope_sender, recipient, settings, transport)
+
+
+def _send_claimed(session: Session, outbox_id: int, attempt: int, raw: bytes, envelope_sender: str,
+                  recipient: str, settings: MailSettings, transport: Transport | None) -> str:
+    """SMTP outside any transaction, then the mark (fenced by the attempt)."""
     try:
         (transport or _smtp(settings.smtp_url)).send(raw, envelope_sender, recipient)
     except DeliveryError as exc:
@@ -242,16 +252,81 @@ def _deliver_claimed(session: Session, outbox_id: int, attempt: int, settings: M
     return "sent"
 
 
-def deliver_each(outbox_ids: list[int]) -> dict[int, str]:
-    """deliver() each row in turn; one that raises is logged and left to the sweeper (its
-    claim's lease runs out), the others are still delivered."""
+def deliver_each(outbox_ids: list[int], transport: Transport | None = None) -> dict[int, str]:
+    """Deliver the rows of one message (a round's results, say) as deliver() would each:
+    claimed together, composed in one transaction that reads what they share once (the
+    steps, the round, the boards: service.memo), stored and marked there too when there
+    is no SMTP. A row that raises is logged and left to the sweeper (its claim released,
+    or its lease runs out), the others are still delivered. A domain pace (`domain_rate`
+    with SMTP) is asked row by row, as deliver() does."""
+    settings = mail_settings(current_app.config)
+    if len(outbox_ids) < 2 or (settings.domain_rate and settings.smtp_url):
+        return {i: _deliver_guarded(i, transport) for i in outbox_ids}
+    now = clock.now()
+    with session_scope() as session:
+        held = claim_many(session, outbox_ids, now)
+        done = {i: "busy" for i in outbox_ids if i not in held}
+        if not held:
+            return done
+        with lease_kept(held):
+            done.update(_deliver_batch(session, held, settings, transport))
+    return {i: done[i] for i in outbox_ids}
+
+
+def _deliver_guarded(outbox_id: int, transport: Transport | None) -> str:
+    try:
+        return deliver(outbox_id, transport)
+    except Exception:
+        log.exception("outbox %s: delivery failed; the sweeper will ring it again", outbox_id)
+        return "error"
+
+
+def claim_many(session: Session, outbox_ids: list[int], now: datetime) -> dict[int, int]:
+    """claim() for several rows in one statement: {row id: attempt} of those now held."""
+    with session.begin():
+        rows = session.execute(
+            update(Outbox)
+            .where(Outbox.id.in_(outbox_ids), Outbox.status.in_(("pending", "sending")),
+                   or_(Outbox.lease_until.is_(None), Outbox.lease_until <= now),
+                   or_(Outbox.next_attempt_at.is_(None), Outbox.next_attempt_at <= now))
+            .values(status="sending", lease_until=now + LEASE, attempts=Outbox.attempts + 1)
+            .returning(Outbox.id, Outbox.attempts)
+            .execution_options(synchronize_session=False)).all()
+        return {int(i): int(a) for i, a in rows}
+
+
+def _release(session: Session, outbox_id: int, attempt: int) -> None:
+    """Give a claimed row back at once (pending, no lease), for the sweeper to ring again."""
+    _finish(session, outbox_id, attempt, status="pending")
+
+
+def _deliver_batch(session: Session, held: dict[int, int], settings: MailSettings,
+                   transport: Transport | None) -> dict[int, str]:
     done: dict[int, str] = {}
-    for outbox_id in outbox_ids:
-        try:
-            done[outbox_id] = deliver(outbox_id)
-        except Exception:
-            log.exception("outbox %s: delivery failed; the sweeper will ring it again", outbox_id)
-            done[outbox_id] = "error"
+    outgoing: list[tuple[int, int, bytes, str, str]] = []
+    stored = transport is None and not settings.smtp_url
+    with session.begin(), shared(session):
+        # The rows in one statement; _prepare then finds each in the identity map.
+        list(session.scalars(select(Outbox).where(Outbox.id.in_(held))))
+        for outbox_id, attempt in held.items():
+            try:
+                prepared = _prepare(session, outbox_id, attempt, settings)
+                if prepared is None:
+                    done[outbox_id] = "skipped"
+                    continue
+                msg, recipient, envelope_sender = prepared
+                raw = wire_bytes(msg, settings)
+                if stored:
+                    done[outbox_id] = _store(session, outbox_id, attempt, msg, raw, recipient)
+                else:
+                    outgoing.append((outbox_id, attempt, raw, envelope_sender, recipient))
+            except Exception:
+                log.exception("outbox %s: delivery failed; the sweeper will ring it again", outbox_id)
+                done[outbox_id] = "error"
+                _release(session, outbox_id, attempt)
+    for outbox_id, attempt, raw, envelope_sender, recipient in outgoing:
+        done[outbox_id] = _send_claimed(session, outbox_id, attempt, raw, envelope_sender, recipient,
+                                        settings, transport)
     return done
 
 

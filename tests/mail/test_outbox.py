@@ -207,14 +207,14 @@ def test_one_message_delivers_each_row_of_a_transaction_in_turn(game, smtp, monk
     from service.mail import outbox
 
     rows = [_queue(game.app, game.id, message=f"hello {i}") for i in range(3)]
-    real = outbox.deliver
+    real = outbox._prepare
 
-    def deliver(outbox_id: int, transport=None) -> str:
+    def prepare(session, outbox_id: int, attempt: int, settings):
         if outbox_id == rows[1]:
             raise RuntimeError("a bug while delivering this one")
-        return real(outbox_id, transport)
+        return real(session, outbox_id, attempt, settings)
 
-    monkeypatch.setattr(outbox, "deliver", deliver)
+    monkeypatch.setattr(outbox, "_prepare", prepare)
     with game.app.app_context():
         done = outbox.deliver_each(rows)
     assert done == {rows[0]: "sent", rows[1]: "error", rows[2]: "sent"}

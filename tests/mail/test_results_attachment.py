@@ -135,3 +135,20 @@ def test_the_embedded_mailbox_offers_the_attached_record_to_download(sqlite_app:
     assert json.loads(got.data)["commitment"] == table.created["commitment"]
     assert client.get(f"/mailbox/{mail_id}/attachments/1").status_code == 404
     assert sqlite_app.test_client().get(f"/mailbox/{mail_id}/attachments/0").status_code == 403  # no key
+
+
+def test_a_round_composed_together_gives_each_player_the_bytes_composed_alone(sqlite_app: Flask) -> None:
+    """service.memo: a batch reads the steps, the round and the boards once for every
+    player's mail; each mail is still exactly what composing it alone gives."""
+    from service.memo import shared
+
+    table = start(sqlite_app.test_client(), options={"width": 8, "height": 8})
+    play_rounds(sqlite_app, table, 2)
+    settings = mail_settings(sqlite_app.config)
+    with sqlite_app.app_context(), session_scope() as s, s.begin():
+        rows = s.scalars(select(Outbox).where(Outbox.game_id == table.id,
+                                              Outbox.kind.in_(("results", "confirmation")))).all()
+        alone = [compose(s, row, settings).raw for row in rows]
+        with shared(s):
+            together = [compose(s, row, settings).raw for row in rows]
+    assert len(rows) >= 6 and together == alone
