@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from service import forces, games, submit, views
+from service import access, forces, games, submit, views
 from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import BadRequest, Invalid, ServiceError
@@ -127,6 +127,7 @@ def join(game_id: str) -> Response:
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> Response:
+    access.reader(get_session(), game_id)  # a private game: 404 without its token
     return jsonify(views.game_json(get_session(), game_id))
 
 
@@ -158,12 +159,19 @@ def put_orders(game_id: str) -> Response:
 
 @bp.get("/games/<game_id>/rounds/<int:number>")
 def round_(game_id: str, number: int) -> Response:
+    access.reader(get_session(), game_id)
     return jsonify(views.round_json(get_session(), game_id, number))
 
 
 @bp.get("/games/<game_id>/record")
 def record(game_id: str) -> Response:
-    return jsonify(views.record_json(get_session(), game_id))
+    """The record as its reader may read it: a player's holds the private messages they sent
+    or got, the GM's every message, anyone else's the public talk."""
+    reader = access.reader(get_session(), game_id)
+    response = jsonify(views.record_json(get_session(), game_id, reader.viewer))
+    if reader.viewer is not None:  # private messages: never kept by a shared cache
+        response.headers["Cache-Control"] = "private, no-store"
+    return response
 
 
 @bp.get("/rulesets")

@@ -46,12 +46,12 @@ def schedule_entries(session: Session, game_id: str) -> list[dict[str, Any]]:
     return [{"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "detail": r.detail} for r in rows]
 
 
-def record_extra(session: Session, game: Game) -> dict[str, Any]:
-    """What the game record adds for the schedule: the log, the table talk, and for a game the GM ended,
-    `gm_ending` (the record's `outcome` stays the rules' own, null, so the record replays)."""
-    # The public table talk, each with its round; private messages stay out of the record.
+def record_extra(session: Session, game: Game, viewer: str | None = None) -> dict[str, Any]:
+    """What the game record adds for the schedule: the log, the table talk `viewer` may read
+    (service.messages: None the public talk), and for a game the GM ended, `gm_ending` (the
+    record's `outcome` stays the rules' own, null, so the record replays)."""
     extra: dict[str, Any] = {"schedule_log": schedule_entries(session, game.id),
-                             "messages": record_messages(session, game.id)}
+                             "messages": record_messages(session, game.id, viewer)}
     if game.outcome and game.outcome.get("ended_by") == "gm":
         extra.update(outcome=None, gm_ending=game.outcome)
     return extra

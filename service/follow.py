@@ -1,6 +1,7 @@
-"""Spectators following a public game by mail: a mail each time a round resolves.
+"""Spectators following a game by mail: a mail each time a round resolves.
 
-Anyone may read a public game's pages and record; following adds mail. The address asks
+Anyone may read a public game's pages and record; following adds mail. A private game is
+read and followed only through a spectator link its GM hands out (service.access). The address asks
 on the game page and gets a mail with a link (kind `follow`); opening it and pressing
 *Follow* confirms, so nobody can sign someone else up. Each resolved round then mails every
 confirmed follower (kind `follow_results`: the round's page, never anyone's pending
@@ -25,7 +26,7 @@ from service.errors import Conflict, NotFound, TooMany
 from service.inputs import normal_address
 from service.mail.queue import enqueue
 from service.models import Follower, Game, Outbox
-from service.tokens import row_token, same_hash, token_hash
+from service.tokens import row_of, row_token, same_hash, token_hash
 
 MAX_ASKS = 3
 ASK_WINDOW = timedelta(hours=1)
@@ -40,14 +41,17 @@ def follow_url(secret_key: str | bytes, follower: Follower) -> str:
     return urls.absolute("web.follow_link", token=follow_token(secret_key, follower.id, follower.salt))
 
 
-def ask(session: Session, game_id: str, email_text: str) -> str:
+def ask(session: Session, game_id: str, email_text: str, spectator_id: int | None = None) -> str:
     """Mail the address a link that confirms following the game; the address as stored.
-    Asking again for the same game mails the same link again (within the limit)."""
+    Asking again for the same game mails the same link again (within the limit). A
+    private game is followed only through a spectator link (`spectator_id`): revoking the
+    link stops the follower's mail."""
     email = normal_address(email_text)
     with session.begin():
         game = session.get(Game, game_id)
-        if game is None or not game.public:
-            raise NotFound(f"no public game {game_id!r}")
+        if game is None or (not game.public and spectator_id is None):
+            raise NotFound(f"no public game {game_id!r}: a private game is followed through a spectator "
+                           "link its GM hands out")
         if game.status == "finished":
             raise Conflict("the game is over: its pages and record stay, but no more rounds will be mailed",
                            "email")
@@ -65,19 +69,22 @@ def ask(session: Session, game_id: str, email_text: str) -> str:
                 raise Conflict(f"this game has {MAX_FOLLOWERS} followers, the most it mails", "email")
             salt = secrets.token_hex(16)
             # The token needs the row id: a random placeholder until the flush gives one.
-            follower = Follower(game_id=game_id, email=email, salt=salt, token_hash=secrets.token_hex(32))
+            follower = Follower(game_id=game_id, email=email, salt=salt, token_hash=secrets.token_hex(32),
+                                spectator_id=spectator_id)
             session.add(follower)
             session.flush()
             secret = current_app.config["SECRET_KEY"]
             follower.token_hash = token_hash(follow_token(secret, follower.id, salt))
+        elif spectator_id is not None:
+            follower.spectator_id = spectator_id  # the link it follows through now
         enqueue(session, "follow", {"follower": follower.id}, game=game, to=email)
         return email
 
 
 def by_token(session: Session, token: str) -> Follower:
     """The follower a link names (in the caller's transaction); NotFound for any other text."""
-    head = token.split(".", 1)[0]
-    follower = session.get(Follower, int(head)) if head.isdigit() and len(head) < 12 else None
+    row = row_of(token)
+    follower = session.get(Follower, row) if row is not None else None
     if follower is None or not same_hash(token, follower.token_hash):
         raise NotFound("this follow link is not valid (it may have been stopped already)")
     return follower
@@ -101,11 +108,13 @@ def stop(session: Session, token: str) -> str:
 
 
 def mail_round(session: Session, game: Game, round_number: int, step: int) -> None:
-    """Queue the round's mail to every confirmed follower (in the resolving transaction)."""
+    """Queue the round's mail to every confirmed follower (in the resolving transaction): of
+    a private game, only those who came by a spectator link (revoking one deletes its
+    followers)."""
+    query = select(Follower).where(Follower.game_id == game.id, Follower.confirmed_at.is_not(None))
     if not game.public:
-        return
-    for follower in session.scalars(select(Follower).where(Follower.game_id == game.id,
-                                                           Follower.confirmed_at.is_not(None))):
+        query = query.where(Follower.spectator_id.is_not(None))
+    for follower in session.scalars(query):
         enqueue(session, "follow_results", {"follower": follower.id, "round": round_number, "step": step},
                 game=game, to=follower.email, key=f"{follower.id}.{step}")
 

@@ -8,7 +8,7 @@
   (a proxy's or a load balancer's), else a new one. It is on every line logged while the
   request runs and in the answer's `X-Request-Id` header; a task's lines carry the id of
   the request that sent it (a message header), or else the task's own id.
-- Player, GM, invitation, sign-in and mail-settings tokens travel in URL paths (the links
+- Player, GM, invitation, spectator, sign-in and mail-settings tokens travel in URL paths (the links
   mailed to players), so any logged path could hand a seat to whoever reads the log.
   `redact()` masks them (and secret-looking query parameters) in every line the root
   handler writes, and `GunicornLogger` does the same for gunicorn's access log
@@ -49,7 +49,7 @@ SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
 
 # The routes whose last (or next-to-last) segment is a secret, in pages and mailed links.
 _TOKEN_PATH = re.compile(
-    r"(/(?:games/[^/?#\s\"']+/(?:gm|player|join|takeover)|mail/(?:preferences|unsubscribe)|signin)/)"
+    r"(/(?:games/[^/?#\s\"']+/(?:gm|player|join|takeover|watch)|mail/(?:preferences|unsubscribe)|signin)/)"
     r"[^/?#\s\"']+")
 # Query parameters named like secrets (a link's token, an API key, ...), wherever they appear.
 _SECRET_PARAM = re.compile(r"([?&;][^=&;#\s\"']*(?:token|invite|secret|key|password|sig)[^=&;#\s\"']*=)"

@@ -1,8 +1,9 @@
 """Talk at the table: public messages to everyone and private ones between seats and to
 the GM, by web and by mail.
 
-Who sees a message: a public one ("all") everyone, the game's record included; a private
-one only its sender, its recipient and the GM. A message never carries orders: it is
+Who sees a message: a public one ("all") everyone, every game record included; a private
+one only its sender, its recipient and the GM, on their pages and in the records they
+download (`record_messages`). A message never carries orders: it is
 stored apart from them and shown only as what it says. Each seat may send
 MESSAGES_PER_HOUR (default 30) an hour. By mail, a recipient seat gets each message (kind
 `message`, which it may answer by replying) when its message preference is "each", or the
@@ -23,7 +24,7 @@ from sqlalchemy.orm import Session
 from service import clock
 from service.errors import Invalid, TooMany
 from service.mail.queue import enqueue
-from service.models import Game, MessageRead, Seat, TableMessage
+from service.models import Game, GmRead, MessageRead, Seat, TableMessage
 
 MAX_TEXT = 2000
 DEFAULT_PER_HOUR = 30
@@ -113,41 +114,57 @@ def _visible(game_id: str, viewer: str | None) -> Any:
     return query
 
 
-def shown(session: Session, game: Game, viewer: str | None, seat: Seat | None = None,
-          limit: int = 200) -> list[Shown]:
-    """The messages `viewer` may read, newest first; `seat`'s unread ones marked."""
-    seen = 0
+def _seen(session: Session, game: Game, viewer: str | None, seat: Seat | None) -> int | None:
+    """The newest message id the reader has seen: `seat`'s mark, the GM's (viewer "gm"), or
+    None for a reader whose reading is not kept (a visitor, a spectator)."""
     if seat is not None:
         mark = session.get(MessageRead, seat.id)
-        seen = mark.last_id if mark else 0
+        return mark.last_id if mark else 0
+    if viewer == "gm":
+        gm = session.get(GmRead, game.id)
+        return gm.last_id if gm else 0
+    return None
+
+
+def shown(session: Session, game: Game, viewer: str | None, seat: Seat | None = None,
+          limit: int = 200) -> list[Shown]:
+    """The messages `viewer` may read, newest first; those `seat` (or the GM) has not seen marked."""
+    seen = _seen(session, game, viewer, seat)
     rows = session.scalars(_visible(game.id, viewer).order_by(TableMessage.id.desc()).limit(limit))
     return [Shown(r.id, r.sender, r.recipient, r.round, r.text, r.created_at.isoformat(),
-                  r.recipient != "all", seat is not None and r.id > seen and r.sender != viewer)
+                  r.recipient != "all", seen is not None and r.id > seen and r.sender != viewer)
             for r in rows]
 
 
-def unread(session: Session, game: Game, seat: Seat) -> int:
-    mark = session.get(MessageRead, seat.id)
-    query = _visible(game.id, seat.name).where(TableMessage.id > (mark.last_id if mark else 0),
-                                               TableMessage.sender != seat.name)
+def unread(session: Session, game: Game, viewer: str, seat: Seat | None = None) -> int:
+    """How many messages `seat` (or, viewer "gm", the GM) has not seen yet."""
+    seen = _seen(session, game, viewer, seat)
+    if seen is None:
+        return 0
+    query = _visible(game.id, viewer).where(TableMessage.id > seen, TableMessage.sender != viewer)
     return int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)
 
 
-def mark_read(session: Session, seat: Seat, messages: list[Shown]) -> None:
-    """The seat has seen every message up to the newest shown."""
-    if not messages:
+def mark_read(session: Session, game: Game, viewer: str | None, seat: Seat | None,
+              messages: list[Shown]) -> None:
+    """`seat` (or the GM) has seen every message up to the newest shown."""
+    if not messages or (seat is None and viewer != "gm"):
         return
     newest = max(m.id for m in messages)
-    mark = session.get(MessageRead, seat.id)
+    mark: MessageRead | GmRead | None = (session.get(MessageRead, seat.id) if seat is not None
+                                         else session.get(GmRead, game.id))
     if mark is None:
-        session.add(MessageRead(seat_id=seat.id, last_id=newest))
+        session.add(MessageRead(seat_id=seat.id, last_id=newest) if seat is not None
+                    else GmRead(game_id=game.id, last_id=newest))
     elif newest > mark.last_id:
         mark.last_id = newest
 
 
-def record_messages(session: Session, game_id: str) -> list[dict[str, Any]]:
-    """The public table talk for the game's record, oldest first, each with its round."""
-    rows = session.scalars(_visible(game_id, None).order_by(TableMessage.id))
+def record_messages(session: Session, game_id: str, viewer: str | None = None) -> list[dict[str, Any]]:
+    """The table talk for the game's record, oldest first, each with its round: what
+    `viewer` may read (a seat's name: the public talk and the private messages it sent or
+    got; "gm": every message; None: the public talk)."""
+    rows = session.scalars(_visible(game_id, viewer).order_by(TableMessage.id))
     return [{"round": r.round, "from": r.sender, "to": r.recipient, "at": r.created_at.isoformat(),
              "text": r.text} for r in rows]
 

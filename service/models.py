@@ -341,8 +341,38 @@ class Follower(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
     confirmed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # A private game is followed only through a spectator link; revoking it stops the mail.
+    spectator_id: Mapped[int | None] = mapped_column(ForeignKey("spectators.id"))
 
     __table_args__ = (UniqueConstraint("game_id", "email", name="uq_followers_game_email"),)
+
+
+class Spectator(Base):
+    """A read-only link to a game's pages, record and mail-following, made by its GM
+    (service.access): what opens a private game to someone who does not play it. The link's
+    token is derived from the row's salt and SECRET_KEY (so the GM's page can show it
+    again); only its SHA-256 is kept. Revoking stamps `revoked_at`: the link stops at once."""
+
+    __tablename__ = "spectators"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    label: Mapped[str] = mapped_column(String(80))  # who the GM made it for, shown on the GM page only
+    salt: Mapped[str] = mapped_column(String(32))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_spectators_game_id", "game_id"),)
+
+
+class GmRead(Base):
+    """The newest message the GM has seen on the GM page (for the GM's unread count)."""
+
+    __tablename__ = "gm_reads"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    last_id: Mapped[int] = mapped_column(Integer)
 
 
 # Schedule state kept beside the lifecycle's tables, one row per seat or round when needed.

@@ -29,6 +29,10 @@ def _errors(*codes: int) -> dict[str, Any]:
 RULESET_ID = {"name": "ruleset_id", "in": "path", "required": True, "schema": {"type": "string"}}
 GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
+# Anyone reads a public game; a private one needs a player's, the GM's or a spectator
+# link's token (404 without, worded as for a game that does not exist).
+READER: list[dict[str, list[str]]] = [{}, *BEARER]
+PRIVATE = " A private game: send a player's, the GM's or a spectator link's token."
 STR = {"type": "string"}
 STRS = {"type": "array", "items": STR}
 NULLABLE_STR = {"type": ["string", "null"]}
@@ -108,7 +112,8 @@ def spec() -> dict[str, Any]:
                     "player_token": STR, "player_url": STR}}, "joined"),
                     **_errors(400, 401, 404, 409, 422)}}},
             "/api/games/{game_id}": {"get": {
-                "summary": "A game's public status", "parameters": [GAME_ID],
+                "summary": "A game's public status", "parameters": [GAME_ID], "security": READER,
+                "description": PRIVATE.strip(),
                 "responses": {"200": _json({"type": "object", "properties": {
                     "id": STR, "ruleset": STR, "title": STR,
                     "status": {"enum": ["waiting", "active", "finished"]},
@@ -141,6 +146,7 @@ def spec() -> dict[str, Any]:
             },
             "/api/games/{game_id}/rounds/{number}": {"get": {
                 "summary": "A resolved round: events, rolls and the revealed key S_t",
+                "security": READER, "description": PRIVATE.strip(),
                 "parameters": [GAME_ID, {"name": "number", "in": "path", "required": True,
                                          "schema": {"type": "integer"}}],
                 "responses": {"200": _json({"type": "object", "properties": {
@@ -149,7 +155,10 @@ def spec() -> dict[str, Any]:
                     "inputs": {"type": "object"}}}, "the round"), **_errors(404)}}},
             "/api/games/{game_id}/record": {"get": {
                 "summary": "The game record (dicepost-record/1) for replay and verification",
-                "parameters": [GAME_ID],
+                "description": ("Its messages are the reader's: a player's token brings the private "
+                                "messages they sent or got, the GM's every one, none the public talk."
+                                + PRIVATE),
+                "parameters": [GAME_ID], "security": READER,
                 "responses": {"200": _json({"type": "object", "properties": {
                     "format": {"const": "dicepost-record/1"}, "game_id": STR, "ruleset": STR,
                     "commitment": STR, "chain_length": {"type": "integer"},

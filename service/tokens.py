@@ -26,6 +26,12 @@ def new_game_id() -> str:
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(10))
 
 
+def row_of(token: str) -> int | None:
+    """The row id a `row_token` names, or None for text of any other shape."""
+    head = token.split(".", 1)[0]
+    return int(head) if head.isdigit() and len(head) < 12 else None
+
+
 def row_token(secret_key: str | bytes, purpose: bytes, row_id: int, salt: str) -> str:
     """`<row id>.<mac>`: an HMAC-SHA-256 of the row id and its salt under a key derived from
     SECRET_KEY for `purpose` alone, so a link's token need not be stored (only its hash)."""

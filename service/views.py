@@ -153,16 +153,19 @@ def round_json(session: Session, game_id: str, number: int) -> dict[str, Any]:
                 "key": step.key, "state_hash": step.state_hash, "inputs": step.inputs}
 
 
-def record_json(session: Session, game_id: str) -> dict[str, Any]:
-    """The dicepost-record/1 of a game, built by engine.record (replayable as it stands)."""
+def record_json(session: Session, game_id: str, viewer: str | None = None) -> dict[str, Any]:
+    """The dicepost-record/1 of a game, built by engine.record (replayable as it stands),
+    with the messages `viewer` may read (a seat's name, "gm", or None: the public talk)."""
     with session.begin():
-        return game_record(session, get_game(session, game_id))
+        return game_record(session, get_game(session, game_id), viewer=viewer)
 
 
-def game_record(session: Session, game: Game, upto: int | None = None) -> dict[str, Any]:
+def game_record(session: Session, game: Game, upto: int | None = None,
+                viewer: str | None = None) -> dict[str, Any]:
     """The game's record; with `upto`, the record as it stood when step `upto` was
     resolved (the results mail's attachment): later steps, versions, bot rounds and
-    schedule entries left out, and no outcome unless that step was the last."""
+    schedule entries left out, and no outcome unless that step was the last. Its
+    `messages` are those `viewer` may read (service.messages), outside the dice chain."""
     seats = list(game.seats)
     query = select(Step).where(Step.game_id == game.id)
     if upto is not None:
@@ -174,7 +177,7 @@ def game_record(session: Session, game: Game, upto: int | None = None) -> dict[s
         select(Step.id).where(Step.game_id == game.id, Step.t > upto).limit(1)) is not None
     players = [s.name for s in seats]
     entropy = {s.name: bytes.fromhex(s.entropy) for s in seats if s.entropy}
-    extra = record_extra(session, game)  # GM actions, missed turns, a GM's ending
+    extra = record_extra(session, game, viewer)  # GM actions, missed turns, a GM's ending
     status, outcome = game.status, game.outcome
     snapshot = later or (upto is not None and game.status != "finished")
     if snapshot:

@@ -36,11 +36,13 @@ MAX_RECORD_BYTES = 64 * 1024 * 1024
 EXIT_OK, EXIT_DIFFERENT, EXIT_UNREADABLE = 0, 1, 2
 
 
-def read_source(source: str, timeout: float = 30.0) -> bytes:
-    """The bytes of a record from a path, '-' or an http(s) URL."""
+def read_source(source: str, timeout: float = 30.0, token: str | None = None) -> bytes:
+    """The bytes of a record from a path, '-' or an http(s) URL (with `token`, a private
+    game's: sent as `Authorization: Bearer`, never in the URL)."""
     if source.startswith(("http://", "https://")):
+        headers = {"Accept": "application/json"} | ({"Authorization": f"Bearer {token}"} if token else {})
         # S310: only http(s) gets here (the test above); a path is read as a file below.
-        request = urllib.request.Request(source, headers={"Accept": "application/json"})  # noqa: S310
+        request = urllib.request.Request(source, headers=headers)  # noqa: S310
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
                 data: bytes = response.read(MAX_RECORD_BYTES + 1)
@@ -152,10 +154,11 @@ def report(v: Verification, out: TextIO) -> int:
 
 
 def check(source: str, as_json: bool = False, timeout: float = 30.0,
-          out: TextIO | None = None, err: TextIO | None = None, held: Held | None = None) -> int:
+          out: TextIO | None = None, err: TextIO | None = None, held: Held | None = None,
+          token: str | None = None) -> int:
     out = out or sys.stdout
     try:
-        record = parse_record(read_source(source, timeout))
+        record = parse_record(read_source(source, timeout, token))
     except RecordError as exc:
         if as_json:
             print(json.dumps({"ok": False, "error": str(exc)}), file=out)
@@ -199,11 +202,14 @@ def bundle(folder: Path, out: TextIO) -> int:
               help="a receipt from a confirmation mail or the player page (repeatable)")
 @click.option("--receipts", "receipts_file", type=click.Path(dir_okay=False, path_type=Path),
               help="the receipts file the player page offers (commitment, entropy, receipts)")
+@click.option("--token", envvar="DICEPOST_TOKEN", metavar="TOKEN",
+              help="for a private game's record URL: a player's, the GM's or a spectator link's "
+                   "token (the link's last part), sent as Authorization: Bearer; or set DICEPOST_TOKEN")
 @click.option("--bundle", "bundle_dir", type=click.Path(file_okay=False, path_type=Path),
               help="write the verifier page, its runtime and the engine into this folder")
 def command(record: str | None, as_json: bool, timeout: float, commitment: str | None,
             entropy: tuple[str, ...], receipts: tuple[str, ...], receipts_file: Path | None,
-            bundle_dir: Path | None) -> int:
+            bundle_dir: Path | None, token: str | None) -> int:
     if bundle_dir is not None:
         if record is not None:
             raise click.UsageError("--bundle writes the verifier; give no RECORD with it")
@@ -216,7 +222,7 @@ def command(record: str | None, as_json: bool, timeout: float, commitment: str |
             held = held.merged(read_receipts(read_source(str(receipts_file))))
         except RecordError as exc:
             raise click.BadParameter(str(exc), param_hint="--receipts") from None
-    return check(record, as_json, timeout, held=held)
+    return check(record, as_json, timeout, held=held, token=token)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

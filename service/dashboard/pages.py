@@ -28,7 +28,7 @@ from flask import (
 )
 from werkzeug.wrappers import Response
 
-from service import clock
+from service import access, clock
 from service import signin as signin_links
 from service.dashboard import bp
 from service.dashboard.overview import seats_of
@@ -38,10 +38,10 @@ from service.inputs import INT_MAX
 from service.mail.bounces import failing
 from service.models import Seat
 from service.seats import MESSAGE_PREFS, PREFS, mail_pref_choice, message_pref_choice, set_mail_pref
-from service.web.play import Sent, player_context, sent_message, take_orders
+from service.web.play import player_context, sent_for, sent_message, stored_and_back, take_orders
 from service.zones import address_zone, set_address_zone, time_zones, zone_choice
 
-SESSION_KEY = "dashboard_email"
+SESSION_KEY = access.SIGNED_IN  # the signed-in address also opens its private games (service.access)
 
 
 def signed_in(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -160,15 +160,21 @@ def mail_pref() -> Response:
 
 @bp.route("/me/play/<int:seat_id>", methods=["GET", "POST"])
 @signed_in
-def play(seat_id: int) -> tuple[str, int]:
+def play(seat_id: int) -> Response | tuple[str, int]:
     db = get_session()
     with db.begin():
         game_id = _my_seat(seat_id).game_id
-    sent = take_orders(game_id, None, seat_id) if request.method == "POST" else Sent()
+    page = url_for("dashboard.play", seat_id=seat_id)
+    if request.method == "POST":
+        sent = take_orders(game_id, None, seat_id)
+        if (done := stored_and_back(sent, page)) is not None:
+            return done
+    else:
+        sent = sent_for(page)
     db.expire_all()  # the orders may have set off the round's resolution: read the game afresh
     with db.begin():
         seat = _my_seat(seat_id)
         return render_template("web/player.html", token=None, errors=sent.errors, places=sent.places,
                                message=sent_message(sent, seat.game), text=sent.text,
-                               form_action=url_for("dashboard.play", seat_id=seat_id),
+                               form_action=page,
                                **player_context(seat, sent)), sent.status

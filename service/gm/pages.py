@@ -13,12 +13,13 @@ from flask import session as flask_session
 from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
+from service import access, seats
 from service import jsonlimits as limited_json
-from service import seats
 from service.audit import schedule_entries
 from service.db import get_session
 from service.errors import Invalid, NotFound, ServiceError
 from service.gm import actions
+from service.gm.auth import gm_game
 from service.gm.console import console_json
 from service.gm.news import LogLine, banner, local_time, log_lines
 from service.models import Game
@@ -56,16 +57,55 @@ CONFIRM = {"end": ("End the game as a draw",
 def page(game_id: str, token: str) -> str:
     session = get_session()
     console = console_json(session, game_id, token)
-    with session.begin():
-        game = session.get(Game, game_id)
+    access.remember(game_id, token)  # the game's own pages open in this browser too
     kept = flask_session.pop(POLICY_FORM, None)
     values, errors = (kept["values"], kept["errors"]) if kept else (form_values(console["policy"]), {})
-    return render_template("web/gm.html", c=console, token=token, game_id=game_id, game=game,
-                           notices=[(kind, text) for kind, text in flashed()
-                                    if not kind.startswith("talk")],  # the messages form's own
-                           policy_values=values, policy_errors=errors,
-                           policy_words=describe_policy(console["policy"]), zones=time_zones(),
-                           nmr_labels=NMR_LABELS, day_labels=DAY_LABELS)
+    # Rendered in one transaction: the messages shown are marked read for the GM in it.
+    with session.begin():
+        game = session.get(Game, game_id)
+        links = [(s, access.spectator_url(s)) for s in access.live_links(session, game_id)]
+        return render_template("web/gm.html", c=console, token=token, game_id=game_id, game=game,
+                               notices=[(kind, text) for kind, text in flashed()
+                                        if not kind.startswith("talk")],  # the messages form's own
+                               policy_values=values, policy_errors=errors, spectators=links,
+                               policy_words=describe_policy(console["policy"]), zones=time_zones(),
+                               nmr_labels=NMR_LABELS, day_labels=DAY_LABELS)
+
+
+@bp.post("/games/<game_id>/gm/<token>/spectators")
+def spectator_new(game_id: str, token: str) -> Response:
+    """A new read-only spectator link, listed on this page from now on until revoked."""
+    def make(session: Session, game: Game) -> str:
+        made = access.create_link(session, game, request.form.get("label", ""))
+        return f"A spectator link is made{_for(made.label)}: copy it from the list of spectator links."
+
+    return _spectators(game_id, token, make)
+
+
+@bp.post("/games/<game_id>/gm/<token>/spectators/<int:spectator_id>/revoke")
+def spectator_revoke(game_id: str, token: str, spectator_id: int) -> Response:
+    def revoke(session: Session, game: Game) -> str:
+        gone = access.revoke_link(session, game, spectator_id)
+        return (f"The spectator link{_for(gone.label)} is revoked: it opens nothing from now on, and "
+                "whoever followed the game through it gets no more mail.")
+
+    return _spectators(game_id, token, revoke)
+
+
+def _for(label: str) -> str:
+    return f" for {label}" if label else ""
+
+
+def _spectators(game_id: str, token: str, change: Callable[[Session, Game], str]) -> Response:
+    session = get_session()
+    try:
+        with session.begin():
+            flash(change(session, gm_game(session, game_id, token)), "notice")
+    except ServiceError as exc:
+        if exc.status in (401, 404):
+            raise
+        flash(exc.message, "error")
+    return redirect(url_for("gm.page", game_id=game_id, token=token) + "#spectators", 303)
 
 
 def flashed() -> list[tuple[str, str]]:

@@ -97,9 +97,10 @@ def _seat(token: str) -> Seat:
 
 @bp.route("/mail/preferences/<token>", methods=["GET", "POST"])
 @_csrf_exempt
-def preferences(token: str) -> str | tuple[str, int]:
-    """Which mail, how messages come, and the player's time zone; a refused zone is shown
-    at its field (422) and nothing is stored."""
+def preferences(token: str) -> WerkzeugResponse | str | tuple[str, int]:
+    """Which mail, how messages come, and the player's time zone. Saved, it goes back to
+    the page (Post/Redirect/Get: a reload stores nothing again), which then says what is
+    stored; a refused zone is shown at its field (422) and nothing is stored."""
     session = get_session()
     message, zone_error = "", ""
     with session.begin():
@@ -119,8 +120,10 @@ def preferences(token: str) -> str | tuple[str, int]:
                 seat.message_pref = talk
                 if seat.email:
                     set_address_zone(session, seat.email, name)
-                message = (f"Saved: {PREFS[choice]}; messages: {MESSAGE_PREFS[talk]}; "
-                           f"times in {name or 'UTC and the game time zone'}.")
+                return redirect(url_for("mail.preferences", token=token, saved=1), 303)
+        elif request.args.get("saved") == "1":
+            message = (f"Saved: {PREFS[seat.mail_pref]}; messages: {MESSAGE_PREFS[seat.message_pref]}; "
+                       f"times in {chosen or 'UTC and the game time zone'}.")
         page = render_template("mail/preferences.html", seat=seat, game=seat.game, prefs=PREFS,
                                message_prefs=MESSAGE_PREFS, zones=time_zones(), zone=chosen,
                                zone_error=zone_error, message=message, token=token)
@@ -130,6 +133,9 @@ def preferences(token: str) -> str | tuple[str, int]:
 @bp.route("/mail/unsubscribe/<token>", methods=["GET", "POST"])
 @_csrf_exempt
 def unsubscribe(token: str) -> str:
+    """The one form that answers its POST with a page, not a redirect: it is also the
+    List-Unsubscribe one-click target, whose mail clients want a 2xx, and sending it again
+    (a reload) sets the same "none" again."""
     session = get_session()
     with session.begin():
         seat = _seat(token)

@@ -7,9 +7,9 @@ from flask import redirect, render_template, request, url_for
 from flask import session as flask_session
 from werkzeug.wrappers import Response
 
-from service import csrf, follow
+from service import access, csrf, follow
 from service.db import get_session
-from service.errors import Invalid
+from service.errors import Invalid, NotFound
 from service.models import Game
 from service.web import bp
 
@@ -18,7 +18,8 @@ ASKED = "follow_asked"  # the session key of the last address a follow link went
 
 @bp.post("/games/<game_id>/follow")
 def follow_ask(game_id: str) -> Response:
-    email = follow.ask(get_session(), game_id, request.form.get("email", ""))
+    reader = access.reader(get_session(), game_id)  # a private game: 404 without its token
+    email = follow.ask(get_session(), game_id, request.form.get("email", ""), reader.spectator_id)
     flask_session[ASKED] = {"game": game_id, "email": email}
     return redirect(url_for("web.follow_done", game_id=game_id, what="asked"), 303)
 
@@ -29,8 +30,10 @@ def follow_done(game_id: str, what: str) -> str:
         raise Invalid(f"{what!r}: nothing to show here", "what")
     session = get_session()
     with session.begin():
-        game = session.get(Game, game_id)
-        title = game.title if game is not None else game_id
+        try:
+            title = access.readable_game(session, game_id)[0].title
+        except NotFound:  # a private game's title is for its readers only
+            title = game_id
     kept = flask_session.get(ASKED) or {}
     email = kept.get("email") if kept.get("game") == game_id else None
     return render_template("web/follow.html", mode=what, game_id=game_id, title=title, email=email)
@@ -47,6 +50,7 @@ def follow_link(token: str) -> Response | str:
         return redirect(url_for("web.follow_link", token=token), 303)
     with session.begin():
         follower = follow.by_token(session, token)
+        access.remember_through(session, follower)
         game = session.get(Game, follower.game_id)
         title = game.title if game is not None else follower.game_id
         following = {"email": follower.email, "confirmed": follower.confirmed_at is not None}

@@ -10,11 +10,12 @@ from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response
 
 from engine.registry import UnknownRuleset
-from service import games
+from service import access, games
 from service import jsonlimits as limited_json
 from service.catalog import rules_help, rulesets_json
 from service.db import get_session
 from service.errors import Invalid, NotFound, ServiceError
+from service.models import Game
 from service.render.svg import board_svg
 from service.schedule.words import DAY_LABELS, NMR_LABELS
 from service.urls import join_url, record_url
@@ -125,6 +126,7 @@ def create() -> Response | tuple[str, int, dict[str, str]]:
                         "commitment": created.commitment,
                         "invites": [[name, join_url(created.id, token), emails.get(name)]
                                     for name, token in created.invites]}
+    access.remember(created.id, created.gm_token)  # the game's pages open here, private or not
     return redirect(url_for("web.created", game_id=created.id), 303)
 
 
@@ -145,18 +147,34 @@ def created(game_id: str) -> tuple[str, int]:
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> str:
+    reader = access.reader(get_session(), game_id)
     page = game_page(get_session(), game_id)
     svg = board_svg(page.board, f"the grid of {page.game.title}") if page.board else None
-    return render_template("web/game.html", page=page, svg=svg, record_url=record_url(game_id))
+    return render_template("web/game.html", page=page, svg=svg, record_url=record_url(game_id), reader=reader)
 
 
 @bp.get("/games/<game_id>/rounds/<int:number>")
 def round_(game_id: str, number: int) -> str:
+    access.reader(get_session(), game_id)  # a private game: 404 without its token
     page = round_page(get_session(), game_id, number)
     svg = board_svg(page.board, f"the grid after round {number}") if page.board else None
     before = board_svg(page.before, f"the grid before round {number}") if page.before else None
     return render_template("web/round.html", page=page, svg=svg, svg_before=before,
                            record_url=record_url(game_id))
+
+
+@bp.get("/games/<game_id>/watch/<token>")
+def watch(game_id: str, token: str) -> Response:
+    """A spectator link: this browser keeps its token (the session cookie) and goes on to the
+    game page at once, so the token never stays in the address bar or reaches a Referer."""
+    session = get_session()
+    with session.begin():
+        game = session.get(Game, game_id)
+        if game is None or access.live_spectator(session, game_id, token) is None:
+            raise NotFound("this spectator link is not valid (the GM may have revoked it): "
+                           "ask the game's GM for a new one")
+    access.remember(game_id, token)
+    return redirect(url_for("web.game", game_id=game_id), 303)
 
 
 @bp.get("/rules")

@@ -14,7 +14,7 @@ from werkzeug.wrappers import Response
 from engine import Board, Ruleset, find_ruleset
 from engine.grid import SquareError, parse_square
 from engine.held import receipts_file
-from service import clock, forces, games, submit
+from service import access, clock, forces, games, submit
 from service import jsonlimits as limited_json
 from service.catalog import rules_help
 from service.db import get_session
@@ -112,6 +112,7 @@ def join(game_id: str, invite: str) -> Response | tuple[str, int] | str:
         return render_template("web/join.html", error=exc, force=force_text,
                                builder=builder.form(built), **page), exc.status
     # Shown once, to this browser (its signed session cookie): a reload shows it again.
+    access.remember(game_id, joined.player_token)
     flask_session[JOINED] = {"invite": invite, "seat": joined.seat, "token": joined.player_token,
                              "started": joined.started,
                              "entropy": request.form.get("entropy", "").strip().lower()}
@@ -269,16 +270,46 @@ def player_receipts(game_id: str, token: str) -> Response:
     return response
 
 
+SENT = "orders-sent"  # the session key of the stored-orders notice, shown once after the redirect
+KEPT_NOTICE = 1500  # characters of the notice kept in the session cookie (the form shows the rest)
+
+
+def stored_and_back(sent: Sent, page: str) -> Response | None:
+    """Post/Redirect/Get for the order form: stored orders go back to the page with 303 (a
+    reload sends nothing again) and their notice kept for it in the session; a refusal
+    (None) is shown at once with 4xx, as it stores nothing, so its reload stores nothing."""
+    if sent.errors:
+        return None
+    flask_session[SENT] = {"page": page, "message": sent.message[:KEPT_NOTICE], "round": sent.round,
+                           "version": sent.version, "stored": sent.stored[:KEPT_NOTICE]}
+    return redirect(page, 303)  # the notice is on top of the page
+
+
+def sent_for(page: str) -> Sent:
+    """The notice the last stored orders left for this page (once), or nothing."""
+    if (flask_session.get(SENT) or {}).get("page") != page:
+        return Sent()
+    kept = flask_session.pop(SENT)
+    return Sent(message=str(kept["message"]), round=kept["round"], version=int(kept["version"]),
+                stored=str(kept["stored"]))
+
+
 @bp.route("/games/<game_id>/player/<token>", methods=["GET", "POST"])
-def player(game_id: str, token: str) -> tuple[str, int]:
+def player(game_id: str, token: str) -> Response | tuple[str, int]:
     session = get_session()
-    sent = take_orders(game_id, token) if request.method == "POST" else Sent()
+    action = url_for("web.player", game_id=game_id, token=token)
+    if request.method == "POST":
+        sent = take_orders(game_id, token)
+        if (done := stored_and_back(sent, action)) is not None:
+            return done
+    else:
+        sent = sent_for(action)
     # The orders may have closed the round and set off its resolution (in-process, or a
     # worker): read the game afresh, not as the submission left it in this session.
     session.expire_all()
     with session.begin():
         seat = games.seat_by_token(session, game_id, token)
-        action = url_for("web.player", game_id=game_id, token=token)
+        access.remember(game_id, token)  # the game's own pages open in this browser too
         return render_template("web/player.html", token=token, errors=sent.errors, places=sent.places,
                                message=sent_message(sent, seat.game),
                                text=sent.text, form_action=action, **player_context(seat, sent)), sent.status

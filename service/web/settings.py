@@ -50,10 +50,12 @@ def player_zone(game_id: str, token: str) -> WerkzeugResponse | tuple[str, int]:
 
 
 @bp.route("/games/<game_id>/player/<token>/schedule", methods=["GET", "POST"])
-def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
+def player_schedule(game_id: str, token: str) -> WerkzeugResponse | tuple[str, int] | str:
+    """Saved settings go back to the form (Post/Redirect/Get: a reload saves nothing again);
+    a refusal is shown at once, with what was typed."""
     session = get_session()
     error: ServiceError | None = None
-    message = None
+    message = "Saved." if request.args.get("saved") == "1" else None
     form: dict[str, Any] = {}
     if request.method == "POST":
         try:
@@ -71,8 +73,8 @@ def player_schedule(game_id: str, token: str) -> tuple[str, int] | str:
             # the box ticked to say the mailbox works again, clears it.
             if email and (email != current["email"] or request.form.get("mail_works") == "on"):
                 data["email"] = email
-            current = seats.update_settings(session, game_id, token, data)
-            message = "Saved."
+            seats.update_settings(session, game_id, token, data)
+            return redirect(url_for("web.player_schedule", game_id=game_id, token=token, saved=1), 303)
         except ServiceError as exc:
             if exc.status in (401, 404):
                 raise

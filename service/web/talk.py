@@ -62,17 +62,19 @@ def gm_message(game_id: str, token: str) -> Response:
 @bp.app_context_processor
 def talk_helpers() -> dict[str, object]:
     """`table_talk(game, viewer, seat=None)` for the `_messages.html` partial: what `viewer`
-    (a seat's name, "gm", or None for a visitor) may read, newest first; a seat's page
-    marks them read (in the page's transaction)."""
+    (a seat's name, "gm", or None for a visitor) may read, newest first; a seat's page and
+    the GM's mark them read (in the page's transaction). `unread_messages(game, seat=None)`:
+    the count a page shows on top, the seat's or the GM's."""
     def table_talk(game: Game, viewer: str | None, seat: Seat | None = None) -> dict[str, object]:
         session = get_session()
         messages = shown(session, game, viewer, seat)
-        if seat is not None and session.in_transaction():
-            mark_read(session, seat, messages)
+        if session.in_transaction():
+            mark_read(session, game, viewer, seat, messages)
         return {"messages": messages, "unread": sum(1 for m in messages if m.unread),
                 "zone": policy_of(game).zone}
 
-    def unread_messages(game: Game, seat: Seat) -> int:
-        return unread(get_session(), game, seat)
+    def unread_messages(game: Game, seat: Seat | None = None) -> int:
+        """The seat's unread count; without a seat, the GM's."""
+        return unread(get_session(), game, seat.name if seat is not None else "gm", seat)
 
     return {"table_talk": table_talk, "local_time": local_time, "unread_messages": unread_messages}

@@ -83,6 +83,8 @@ def test_a_link_signs_in_once_and_the_dashboard_shows_the_players_games(app: Fla
     view = client.get(f"/api/games/{game_id}/orders", headers={"Authorization": f"Bearer {tokens['red']}"}).json
     line = sorted(view["units"]["A1"])[-1]
     sent = client.post(seat_link.group(1), data={"round": "1", "units": "0", "free": line})
+    assert sent.status_code == 303  # Post/Redirect/Get, as on the token page
+    sent = client.get(sent.headers["Location"])
     assert sent.status_code == 200 and b"stored as version 1" in sent.data
     assert "✓ sent" in client.get("/me").get_data(as_text=True)
 

@@ -87,7 +87,9 @@ def test_preferences_page(mail_game):
     token = _unsubscribe_token(mail_game, "bob")
     assert b'value="all" checked' in client.get(f"/mail/preferences/{token}").data
     r = client.post(f"/mail/preferences/{token}", data={"mail_pref": "results"})
-    assert r.status_code == 200 and mail_game.seat("bob").mail_pref == "results"
+    assert r.status_code == 303 and mail_game.seat("bob").mail_pref == "results"
+    shown = client.get(r.headers["Location"]).data
+    assert b"Saved: " in shown and b'value="results" checked' in shown
     assert client.post(f"/mail/preferences/{token}", data={"mail_pref": "sometimes"}).status_code == 400
     reply_token = mail_game.reply_to("bob").split("+")[1].split("@")[0]
     for bad in (reply_token, token[:-1] + ("a" if token[-1] != "a" else "b"), "1.aaaaaaaaaaaaaaaa", "x"):

@@ -214,6 +214,12 @@ def play(app: Flask, web: Player) -> None:
           "the player's receipts file is not JSON holding the game's commitment")
     web.get(f"/games/{gid}/gm/{gm}")
     web.get(f"/games/{gid}/gm/{gm}/confirm/end")  # the step before a draw
+    # A spectator link, made on the GM's page and opened: it goes on to the game page.
+    web.post(f"/games/{gid}/gm/{gm}/spectators", 303, data={"label": "a fan"})
+    watch = re.search(r'href="http://dicepost\.test(/games/\w+/watch/[^"]+)"',
+                      web.get(f"/games/{gid}/gm/{gm}").get_data(as_text=True))
+    check(watch, "the GM page lists no spectator link")
+    Player(app.test_client(), web.pages).get(watch[1], 303)  # type: ignore[index]
     # A spectator follows the mail duel: the ask, the link's page, confirmed before the last round.
     asked = web.post(f"/games/{gid}/follow", 303, data={"email": "fan@example.org"})
     web.get(asked.headers["Location"])

@@ -42,7 +42,7 @@ def test_the_body_cannot_choose_the_seat(app: Flask, client: Any) -> None:
     assert r.status_code == 200
     player = f"/games/{table.id}/player/{table.tokens['alice']}"
     r = client.post(player, data={"round": "1", "free": "pass # form from alice", "seat": "bob",
-                                  "seat_id": "2", "player": "bob"})
+                                  "seat_id": "2", "player": "bob"}, follow_redirects=True)
     assert r.status_code == 200
     assert _submissions(app, table.id) == {"alice": ["pass # from alice", "pass # form from alice"]}
     assert client.get(f"/api/games/{table.id}/orders", headers=table.auth("bob")).json["current"] == ""

@@ -49,9 +49,10 @@ class World:
 
     # --- setting up -------------------------------------------------------------------
     def start(self, policy: dict[str, Any] | None = None, seats: tuple[str, ...] = ("red", "blue"),
-              ruleset: str = "universal", options: dict[str, Any] | None = None) -> World:
+              ruleset: str = "universal", options: dict[str, Any] | None = None,
+              public: bool = True) -> World:
         r = self.client.post("/api/games", json={
-            "ruleset": ruleset, "options": options or {},
+            "ruleset": ruleset, "options": options or {}, "public": public,
             "seats": [{"name": s, "email": f"{s}@example.org"} for s in seats]})
         assert r.status_code == 201, r.json
         self.game_id, self.gm_token = r.json["id"], r.json["gm_token"]

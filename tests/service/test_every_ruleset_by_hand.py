@@ -564,7 +564,7 @@ def test_the_page_after_the_last_orders_shows_the_next_round(sqlite_app: Flask) 
     table = start(sqlite_app.test_client(), "universal", SEATS, options=OPTIONS["universal"])
     for seat in SEATS:
         r = table.client.post(f"/games/{table.id}/player/{table.tokens[seat]}",
-                              data={"round": "1", "units": "0", "free": "pass"})
+                              data={"round": "1", "units": "0", "free": "pass"}, follow_redirects=True)
         assert r.status_code == 200, error_box(r.get_data(as_text=True))
     page = r.get_data(as_text=True)
     assert table.status()["round"] == 2

@@ -25,8 +25,11 @@ def test_player_page_links_to_the_form_and_it_saves(world):
     r = world.client.post(url, data={"wait": "on", "reminder_lead": "PT6H",
                                      "absences": "2026-12-24 to 2026-12-27\n\n2027-01-03\n",
                                      "mail_pref": "results"})
-    assert r.status_code == 200 and "Saved." in r.get_data(as_text=True)
+    assert r.status_code == 303 and r.headers["Location"].endswith(f"{url}?saved=1")  # a reload saves nothing
+    r = world.client.get(r.headers["Location"])
+    assert "Saved." in r.get_data(as_text=True)
     assert '<option value="results" selected>' in r.get_data(as_text=True)
+    assert "Saved." not in world.client.get(url).get_data(as_text=True)
     assert world.settings("blue").json == {
         "seat": "blue", "wait": True, "reminder_lead": "PT6H", "missed_in_a_row": 0, "played_by": "human",
         "absences": [{"from": "2026-12-24", "to": "2026-12-27"}, {"from": "2027-01-03", "to": "2027-01-03"}],

@@ -1,5 +1,5 @@
 """Talk at the table: public and private messages by web and by mail, who sees what (the
-record holds only the public ones), unread counts, clear refusals and the hourly limit."""
+public record holds only the public ones), unread counts, clear refusals and the hourly limit."""
 
 from __future__ import annotations
 
@@ -40,7 +40,9 @@ def test_public_and_private_messages_reach_only_whom_they_are_for(world):
     assert "away on Friday" not in page(world, "red")
     gm = world.client.get(f"/games/{world.game_id}/gm/{world.gm_token}").get_data(as_text=True)
     assert all(t in gm for t in ("Hello, table!", "ally against green", "away on Friday"))
-    record = world.client.get(f"/api/games/{world.game_id}/record").json
+    # The public record: a browser that shows no token (this client's session now holds the
+    # GM's and the players' tokens, whose records hold their private messages too).
+    record = world.app.test_client().get(f"/api/games/{world.game_id}/record").json
     assert [(m["from"], m["to"], m["round"], m["text"]) for m in record["messages"]] == [
         ("red", "all", 1, "Hello, table!")]
     # Mail: each message to each seat it is for (their preference is "every mail").

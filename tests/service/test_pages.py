@@ -229,7 +229,11 @@ def test_player_page_orders_form(app: Flask, client: Any) -> None:
     unit, choices = sorted(units.items())[0]
     move = next(c for c in choices if " move " in c)
     r = client.post(path, data={"round": "1", "units": "1", "unit-0": move, "free": ""})
+    # Post/Redirect/Get: back to the page, which shows the notice once; a reload sends nothing.
+    assert r.status_code == 303 and r.headers["Location"].endswith(path)
+    r = client.get(path)
     assert r.status_code == 200 and "stored as version 1" in _html(r)
+    assert "stored as version" not in _html(client.get(path))
     before = counts(app)
     r = client.post(path, data={"round": "1", "units": "0", "free": f"{unit} move a1 b2 zz99\nQ7 jump"})
     assert r.status_code == 422

@@ -63,6 +63,8 @@ def test_the_settings_page_saves_the_zone_and_messages_and_shows_a_refusal_at_th
     assert _selected(page, "message_pref") == "each"
     form = {"reminder_lead": "PT12H", "absences": "", "mail_pref": "results"}
     r = world.client.post(url, data={**form, "message_pref": "digest", "zone": "Asia/Tokyo"})
+    assert r.status_code == 303  # Post/Redirect/Get
+    r = world.client.get(r.headers["Location"])
     page = r.get_data(as_text=True)
     assert r.status_code == 200 and "Saved." in page
     assert (_selected(page, "zone"), _selected(page, "message_pref")) == ("Asia/Tokyo", "digest")
@@ -85,7 +87,10 @@ def test_the_mail_settings_page_takes_messages_and_zone_without_login(world):
     url = f"/mail/preferences/{token}"
     assert 'value="each" checked' in world.client.get(url).get_data(as_text=True)
     r = world.client.post(url, data={"mail_pref": "results", "message_pref": "digest", "zone": "Europe/Lisbon"})
+    assert r.status_code == 303  # Post/Redirect/Get
+    r = world.client.get(r.headers["Location"])
     assert r.status_code == 200 and "Saved: results only" in r.get_data(as_text=True)
+    assert "times in Europe/Lisbon" in r.get_data(as_text=True)
     assert "messages: a digest in each results mail" in r.get_data(as_text=True)
     now = world.settings("red").json
     assert (now["mail_pref"], now["message_pref"], now["zone"]) == ("results", "digest", "Europe/Lisbon")
