@@ -7,13 +7,15 @@ on the game page, the GM page and in the record (`schedule_entries`).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Table, select
 from sqlalchemy.orm import Session
 
 from engine.contract import InvariantError
 from service.clock import now
+from service.db import table_of
 from service.messages import record_messages
 from service.models import AuditLog, Game
 
@@ -28,6 +30,13 @@ SCHEDULE_ACTIONS = (
 def audit(session: Session, game_id: str | None, actor: str, action: str,
           detail: dict[str, Any] | None = None) -> None:
     session.add(AuditLog(game_id=game_id, actor=actor, action=action, detail=detail or {}))
+
+
+def audit_row(game_id: str | None, actor: str, action: str, detail: dict[str, Any],
+              at: datetime) -> tuple[Table, dict[str, Any]]:
+    """audit's row as its table and column values, for service.db.insert_together."""
+    return table_of(AuditLog), {"game_id": game_id, "at": at, "actor": actor, "action": action,
+                                "detail": detail}
 
 
 def log_action(session: Session, game_id: str, actor: str, action: str,

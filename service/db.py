@@ -7,13 +7,14 @@ that another writer changes under it. PostgreSQL uses row locks (SELECT ... FOR 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, current_app, g
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, Executable, Table, bindparam, create_engine, event, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.config import DEFAULT_DB_POOL_SIZE
@@ -49,6 +50,39 @@ def _sqlite_immediate(engine: Engine) -> None:
 
 def is_postgres(engine: Engine) -> bool:
     return engine.dialect.name == "postgresql"
+
+
+def table_of(model: type[Any]) -> Table:
+    """A mapped class's table, for statements of SQLAlchemy Core."""
+    return cast(Table, model.__table__)
+
+
+def insert_together(session: Session, rows: Sequence[tuple[Table, Mapping[str, Any]]]) -> list[int]:
+    """Insert one row into each table (its column values), in the session's transaction, in
+    one round trip where the database can (PostgreSQL: data-modifying CTEs), else one INSERT
+    after another; the new rows' ids, in order. SQLAlchemy Core with statements built once
+    per shape, for a hot path that needs no ORM objects."""
+    conn = session.connection()
+    shapes = tuple((table, tuple(values)) for table, values in rows)
+    if len(rows) > 1 and conn.dialect.name == "postgresql":
+        params = {f"r{i}_{name}": value for i, (_table, values) in enumerate(rows)
+                  for name, value in values.items()}
+        return list(conn.execute(_inserts_at_once(shapes), params).one())
+    return [conn.execute(_insert(table, names), dict(values)).scalar_one()
+            for (table, names), (_table, values) in zip(shapes, rows, strict=True)]
+
+
+@lru_cache(maxsize=64)
+def _insert(table: Table, names: tuple[str, ...], prefix: str = "") -> Any:
+    return insert(table).values({n: bindparam(prefix + n, type_=table.c[n].type) for n in names}) \
+        .returning(table.c.id)
+
+
+@lru_cache(maxsize=64)
+def _inserts_at_once(shapes: tuple[tuple[Table, tuple[str, ...]], ...]) -> Executable:
+    ctes = [_insert(table, names, f"r{i}_").cte(f"insert_{i}") for i, (table, names) in enumerate(shapes)]
+    # PostgreSQL runs every data-modifying CTE once, whatever the SELECT reads of it.
+    return select(*(select(cte.c.id).scalar_subquery() for cte in ctes))
 
 
 def init_app(app: Flask) -> None:

@@ -10,7 +10,7 @@ whenever it is shown (the answer, the player page, the confirmation mail, the re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -30,7 +30,12 @@ PRIVATE_DETAIL = ("email",)
 
 
 def game_profile(game: Game) -> str:
-    return str((game.options or {}).get(PROFILE_OPTION, PROFILE_V1))
+    return options_profile(game.options)
+
+
+def options_profile(options: Mapping[str, Any] | None) -> str:
+    """The fair-dice profile a game's options name (v1 when they name none)."""
+    return str((options or {}).get(PROFILE_OPTION, PROFILE_V1))
 
 
 def is_v2(game: Game) -> bool:
@@ -39,14 +44,25 @@ def is_v2(game: Game) -> bool:
 
 def input_text(game: Game, accepted: str) -> str:
     """The text of an accepted version as a step's input: v2 writes no orders as ""."""
-    return "" if is_v2(game) and accepted == "pass" else accepted
+    return profile_input_text(game_profile(game), accepted)
+
+
+def profile_input_text(profile: str, accepted: str) -> str:
+    return "" if profile == PROFILE_V2 and accepted == "pass" else accepted
 
 
 def receipt_hex(game: Game, round_number: int, seat_name: str, version: int, accepted: str) -> str:
     """The receipt of one accepted version (v2); "" for a v1 game, which has none."""
-    if not is_v2(game):
+    return options_receipt_hex(game.id, game.options, round_number, seat_name, version, accepted)
+
+
+def options_receipt_hex(game_id: str, options: Mapping[str, Any] | None, round_number: int, seat_name: str,
+                        version: int, accepted: str) -> str:
+    """receipt_hex from the game's id and options alone (a caller that read only those columns)."""
+    profile = options_profile(options)
+    if profile != PROFILE_V2:
         return ""
-    return receipt(game.id, round_number, seat_name, version, input_text(game, accepted)).hex()
+    return receipt(game_id, round_number, seat_name, version, profile_input_text(profile, accepted)).hex()
 
 
 def seat_receipts(session: Session, game: Game, seat: Seat) -> list[dict[str, Any]]:

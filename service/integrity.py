@@ -16,6 +16,7 @@ rows are repaired, the next sweep resolves the round with nothing else to do.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Response, after_this_request, has_request_context
@@ -99,11 +100,16 @@ def latest_state(session: Session, game: Game) -> tuple[Step, Any]:
 
 def loaded_state(game: Game, step: Step) -> Any:
     """The ruleset's state of a stored step; DamagedData when it does not load."""
-    ruleset = find_ruleset(game.ruleset)
+    return load_state(game.id, game.ruleset, step.t, step.state)
+
+
+def load_state(game_id: str, ruleset_id: str, t: int, data: Mapping[str, Any]) -> Any:
+    """loaded_state from the columns alone (a caller that read only those)."""
+    ruleset = find_ruleset(ruleset_id)
     try:
-        return ruleset.load(step.state)
+        return ruleset.load(data)
     except Exception as exc:
-        raise damaged(game.id, f"the state of step {step.t} does not load "
+        raise damaged(game_id, f"the state of step {t} does not load "
                                f"({type(exc).__name__}: {str(exc)[:200]})") from exc
 
 

@@ -5,31 +5,45 @@ transaction is BEGIN IMMEDIATE), so a submission racing the resolution
 (service.resolution) is either included in it or refused with 409, never silently
 dropped. In the same transaction: the audit row, the confirmation mail's outbox row and,
 when every expected player is in, the round's early close.
+
+The usual submission is three statements of SQLAlchemy Core and no ORM objects: the
+token, the game, the round's lock and the latest step in one SELECT; after the lock (a
+READ COMMITTED snapshot taken before it could miss a version another submission stored
+meanwhile), each seat's latest version and controller in a second; the submission, audit
+and outbox rows in a third (on PostgreSQL; one INSERT each on SQLite). Anything out of
+the ordinary (a bad token, a closed round, a damaged step) goes the long way, through the
+ORM checks, so every refusal is the one they give; and only when every expected person is
+in does the early close load the game to decide as `service.timekeeping.open_close` does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy.orm import Session
+from sqlalchemy import BindParameter, Executable, and_, bindparam, func, select
+from sqlalchemy.orm import Session, joinedload
 
 from engine import OrderErrors, find_ruleset
 from engine.contract import InvariantError
 from engine.orders import format_orders
 from service import clock
-from service.audit import audit
+from service.audit import audit_row
+from service.db import insert_together, table_of
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused
-from service.fairdice import receipt_hex
+from service.fairdice import options_receipt_hex
 from service.games import seat_by_token
 from service.inputs import whole_number
-from service.integrity import latest_state
-from service.mail.queue import enqueue
-from service.models import Game, Seat
-from service.submissions import latest_of, lock_round, round_submissions, store_submission
+from service.integrity import latest_state, load_state
+from service.mail.queue import outbox_values, wanted
+from service.models import Game, Outbox, Round, Seat, SeatSchedule, Step, Submission
+from service.submissions import lock_round, submission_row
+from service.tasks import deliver_id_after_commit
 from service.timekeeping.open_close import early_close_allowed, mark_ready
-from service.timekeeping.state import read_schedules
+from service.tokens import token_hash
 
 SOURCES = ("web", "api", "mail")  # what a player submits through (bots: service.timekeeping.open_close)
 
@@ -42,6 +56,36 @@ class Accepted:
     ready: bool
     receipt: str = ""  # v2: H(profile, "receipt", game, round, seat, version, text), hex
     at: str = ""  # when the version was stored (ISO 8601)
+
+
+@dataclass(frozen=True)
+class _Open:
+    """What a submission needs of its seat, game, round and latest step, all checked."""
+
+    game_id: str
+    ruleset: str
+    options: Mapping[str, Any] | None
+    seat_id: int
+    seat_name: str
+    email: str | None
+    mail_pref: str
+    round_id: int
+    number: int
+    round_status: str
+    expected: list[str]
+    t: int
+    state: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class _SeatNow:
+    """A seat of the game as the locked round finds it."""
+
+    id: int
+    name: str
+    human: bool
+    moved: bool  # its latest version of the round is orders (not none, not a withdrawal)
+    last_version: int
 
 
 def submit(session: Session, game_id: str, token: str | None, round_number: Any, text: Any,
@@ -58,47 +102,147 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
     if not isinstance(text, str):
         raise Invalid("orders must be text, one order a line", "orders")
     with session.begin():
-        seat = seat_by_token(session, game_id, token) if seat_id is None else session.get(Seat, seat_id)
-        if seat is None or seat.game_id != game_id:
-            raise NotFound(f"no such seat in game {game_id!r}")
-        game = seat.game
-        rnd = lock_round(session, game_id, round_number)
-        if game.status != "active" or rnd is None or rnd.status == "resolved":
-            raise Conflict(f"round {round_number} is not open; the open round is "
-                           f"{_open_round_text(game)}", "round")
-        if seat.name not in rnd.expected:
-            raise Conflict(f"{seat.name} is not expected to move in round {round_number} "
-                           f"(expected: {', '.join(rnd.expected)})", "round")
-        _step, state = latest_state(session, game)  # DamagedData: 503
-        ruleset = find_ruleset(game.ruleset)
+        opened = None
+        if token or seat_id is not None:
+            opened = _open_at_once(session, game_id, token, seat_id, round_number)
+        if opened is None:
+            opened = _open_checked(session, game_id, token, seat_id, round_number)
+        state = load_state(game_id, opened.ruleset, opened.t, opened.state)  # DamagedData: 503
         try:
-            orders = ruleset.parse_orders(state, seat.name, text)
+            orders = find_ruleset(opened.ruleset).parse_orders(state, opened.seat_name, text)
         except OrderErrors as exc:
             raise OrdersRefused([e.to_json() for e in exc.errors]) from None
-        # Every version of the round, listed once (the round is locked: nobody adds one meanwhile).
-        subs = round_submissions(session, rnd.id)
-        read_schedules(session, game)  # before the new rows: the early-close check needs no flush
+        seats = _seats_now(session, game_id, opened.round_id)
         accepted = format_orders(orders)
         stored_at = clock.now()
-        mine = store_submission(session, rnd, seat, text, accepted, source, stored_at, known=subs)
-        version = mine.version
-        proof = receipt_hex(game, rnd.number, seat.name, version, accepted)
-        audit(session, game_id, seat.name, "submitted",
-              {"round": rnd.number, "version": version, "source": source})
-        enqueue(session, "confirmation",
-                {"round": rnd.number, "version": version, "accepted": accepted, "source": source,
-                 "receipt": proof, "at": stored_at.isoformat()},
-                game=game, seat=seat)
-        submitted = latest_of([*subs, mine])
-        names = {s.id: s.name for s in game.seats}
-        done = {names[seat_id] for seat_id in submitted}
-        ready = (rnd.status == "open" and early_close_allowed(session, game, rnd, done)
-                 and mark_ready(session, game, rnd, done))  # wait flags, pause, bot seats
-        result = Accepted(rnd.number, [o.format() for o in orders], version,
-                          bool(ready) or rnd.status == "ready", proof, stored_at.isoformat())
+        last = next(s.last_version for s in seats if s.id == opened.seat_id)
+        version, proof = _store(session, opened, text, accepted, source, last, stored_at)
+        done = {s.name for s in seats if s.moved or s.id == opened.seat_id}
+        ready = (opened.round_status == "open" and _may_close(seats, opened.expected, done)
+                 and _close(session, opened, done))
+        result = Accepted(opened.number, [o.format() for o in orders], version,
+                          ready or opened.round_status == "ready", proof, stored_at.isoformat())
         if then is not None:
             then(session, result)
     return result
+
+
+@lru_cache(maxsize=2)
+def _opening(by_seat_id: bool) -> Executable:
+    """_open_at_once's statement (Core on the tables, built once: no ORM on the hot path)."""
+    seat, game, rnd, step = (table_of(t) for t in (Seat, Game, Round, Step))
+    game_id: BindParameter[str] = bindparam("game_id")
+    me = seat.c.id == bindparam("seat_id") if by_seat_id else seat.c.player_token_hash == bindparam("hash")
+    steps = select(func.count()).select_from(step).where(step.c.game_id == game_id).scalar_subquery()
+    last_t = select(func.max(step.c.t)).where(step.c.game_id == game_id).scalar_subquery()
+    return (select(seat.c.id, seat.c.name, seat.c.email, seat.c.mail_pref, game.c.status, game.c.ruleset,
+                   game.c.options, rnd.c.id.label("round_id"), rnd.c.status.label("round_status"),
+                   rnd.c.expected, step.c.t.label("step_t"), step.c.state, steps.label("steps"),
+                   last_t.label("last_t"))
+            .join(game, game.c.id == seat.c.game_id)
+            .join(rnd, and_(rnd.c.game_id == seat.c.game_id, rnd.c.number == bindparam("number")))
+            .outerjoin(step, and_(step.c.game_id == seat.c.game_id, step.c.t == game.c.current_round))
+            .where(seat.c.game_id == game_id, me)
+            .with_for_update(of=rnd))
+
+
+def _open_at_once(session: Session, game_id: str, token: str | None, seat_id: int | None,
+                  number: int) -> _Open | None:
+    """The seat, game, locked round and latest step in one statement; None unless all is
+    as a submission needs it (the ORM checks then say what is not)."""
+    params: dict[str, Any] = {"game_id": game_id, "number": number}
+    if seat_id is not None:
+        params["seat_id"] = seat_id
+    else:
+        params["hash"] = token_hash(token or "")
+    row = session.connection().execute(_opening(seat_id is not None), params).first()
+    if (row is None or row.status != "active" or row.round_status == "resolved"
+            or row.name not in row.expected
+            or row.step_t is None or row.steps != row.step_t or row.last_t != row.step_t):
+        return None
+    return _Open(game_id, row.ruleset, row.options, row.id, row.name, row.email, row.mail_pref,
+                 row.round_id, number, row.round_status, row.expected, row.step_t, row.state)
+
+
+def _open_checked(session: Session, game_id: str, token: str | None, seat_id: int | None,
+                  number: int) -> _Open:
+    """The long way: every check in turn through the ORM, each refusal its own (404, 401,
+    409, 503 for damaged data)."""
+    seat = seat_by_token(session, game_id, token) if seat_id is None else session.get(Seat, seat_id)
+    if seat is None or seat.game_id != game_id:
+        raise NotFound(f"no such seat in game {game_id!r}")
+    game = seat.game
+    rnd = lock_round(session, game_id, number)
+    if game.status != "active" or rnd is None or rnd.status == "resolved":
+        raise Conflict(f"round {number} is not open; the open round is "
+                       f"{_open_round_text(game)}", "round")
+    if seat.name not in rnd.expected:
+        raise Conflict(f"{seat.name} is not expected to move in round {number} "
+                       f"(expected: {', '.join(rnd.expected)})", "round")
+    step, _state = latest_state(session, game)  # DamagedData: 503
+    return _Open(game_id, game.ruleset, game.options, seat.id, seat.name, seat.email, seat.mail_pref,
+                 rnd.id, number, rnd.status, rnd.expected, step.t, step.state)
+
+
+def _seats_now(session: Session, game_id: str, round_id: int) -> list[_SeatNow]:
+    """Every seat of the game with its latest version of the round and its controller, read
+    under the round's lock (nobody adds a version meanwhile)."""
+    rows = session.connection().execute(_seats_statement(), {"game_id": game_id, "round_id": round_id})
+    return [_SeatNow(r.id, r.name, (r.controller or "human") == "human", bool(r.latest), int(r.last or 0))
+            for r in rows]
+
+
+@lru_cache(maxsize=1)
+def _seats_statement() -> Executable:
+    seat, schedule, sub = (table_of(t) for t in (Seat, SeatSchedule, Submission))
+    mine = and_(sub.c.round_id == bindparam("round_id"), sub.c.seat_id == seat.c.id)
+    latest = select(sub.c.accepted).where(mine).order_by(sub.c.version.desc()).limit(1).scalar_subquery()
+    last_version = select(func.max(sub.c.version)).where(mine).scalar_subquery()
+    return (select(seat.c.id, seat.c.name, schedule.c.controller, latest.label("latest"),
+                   last_version.label("last"))
+            .outerjoin(schedule, schedule.c.seat_id == seat.c.id)
+            .where(seat.c.game_id == bindparam("game_id")).order_by(seat.c.seat_index))
+
+
+def _store(session: Session, opened: _Open, text: str, accepted: str, source: str, last_version: int,
+           at: datetime) -> tuple[int, str]:
+    """The seat's next version, its audit row and the confirmation's outbox row (when the seat
+    gets one), in one statement on PostgreSQL; the version and its receipt."""
+    submission = submission_row(opened.round_id, opened.seat_id, last_version, text, accepted, source, at)
+    version = int(submission[1]["version"])
+    proof = options_receipt_hex(opened.game_id, opened.options, opened.number, opened.seat_name, version,
+                                accepted)
+    rows = [submission,
+            audit_row(opened.game_id, opened.seat_name, "submitted",
+                      {"round": opened.number, "version": version, "source": source}, at)]
+    mail = outbox_values("confirmation",
+                         {"round": opened.number, "version": version, "accepted": accepted, "source": source,
+                          "receipt": proof, "at": at.isoformat()},
+                         opened.game_id, opened.seat_id, opened.email,
+                         wanted("confirmation", opened.mail_pref))
+    if mail is not None:
+        rows.append((table_of(Outbox), {**mail, "created_at": at}))
+    ids = insert_together(session, rows)
+    if mail is not None:
+        deliver_id_after_commit(session, ids[-1])
+    return version, proof
+
+
+def _may_close(seats: Sequence[_SeatNow], expected: Sequence[str], done: set[str]) -> bool:
+    """Whether the early close is worth asking about: some seat is played in person and every
+    expected one played in person has moved (the rest of the rules: `_close`)."""
+    return (any(s.human for s in seats)
+            and all(s.name in done for s in seats if s.human and s.name in expected))
+
+
+def _close(session: Session, opened: _Open, done: set[str]) -> bool:
+    """The early close, decided and made as `service.timekeeping.open_close` does (wait
+    flags, pause, quiet hours, bot seats, the missed-turn counts)."""
+    game = session.get(Game, opened.game_id, options=[joinedload(Game.seats)])
+    rnd = session.get(Round, opened.round_id)
+    if game is None or rnd is None:
+        raise InvariantError(f"round {opened.number} of game {opened.game_id} vanished under its lock")
+    return early_close_allowed(session, game, rnd, done) and mark_ready(session, game, rnd, done)
 
 
 def _open_round_text(game: Game) -> str:

@@ -70,7 +70,12 @@ def deliver_after_commit(session: Session, row: Outbox) -> None:
     if row.id is None:
         outgoing(session).mail_rows.append(row)
     else:
-        outgoing(session).mail.append(row.id)
+        deliver_id_after_commit(session, row.id)
+
+
+def deliver_id_after_commit(session: Session, outbox_id: int) -> None:
+    """Deliver an outbox row inserted (by its id) in the current transaction once it has committed."""
+    outgoing(session).mail.append(outbox_id)
 
 
 def celery_init_app(app: Flask) -> Celery[Any]:

@@ -145,25 +145,37 @@ def enqueue(session: Session, kind: str, payload: dict[str, Any], *, game: Game 
     A seat's mail goes to its address; `answer` marks a mail the seat asked for by writing,
     sent whatever its preference says. Mail of an "address" kind goes to `to`.
     """
-    spec = kind_of(kind)
-    if spec.to == "seat":
-        if game is None or seat is None:
-            raise ValueError(f"{kind} mail goes to a seat of a game")
-        to = seat.email
-        if not answer and not seat_wants(kind, seat):
-            return None
-    if not to:
+    if kind_of(kind).to == "seat" and (game is None or seat is None):
+        raise ValueError(f"{kind} mail goes to a seat of a game")
+    values = outbox_values(kind, payload, game.id if game else None, seat.id if seat else None,
+                           seat.email if seat else None, seat is not None and seat_wants(kind, seat),
+                           to=to, answer=answer, key=key)
+    if values is None:
         return None
-    row = Outbox(game_id=game.id if game else None, seat_id=seat.id if seat else None, kind=kind,
-                 payload={**payload, "answer": True} if answer else payload, to_address=to,
-                 message_id=message_id_for(game.id if game else "mail", kind, key),
-                 status="pending", attempts=0)
+    row = Outbox(**values)
     if key is None:
         session.add(row)  # flushed with the rest of the transaction (service.tasks.Outgoing.mail_rows)
     elif not _added_once(session, row):
         return None
     deliver_after_commit(session, row)
     return row
+
+
+def outbox_values(kind: str, payload: dict[str, Any], game_id: str | None, seat_id: int | None,
+                  seat_email: str | None, seat_wants_it: bool, *, to: str | None = None,
+                  answer: bool = False, key: str | None = None) -> dict[str, Any] | None:
+    """The columns of one outbox row (enqueue's rules), or None when the mail has nowhere to
+    go or is one the seat does not want (`seat_wants_it`: its preferences let this kind
+    through, `seat_wants`): for a caller that inserts it with SQL of its own."""
+    if kind_of(kind).to == "seat":
+        to = seat_email
+        if not answer and not seat_wants_it:
+            return None
+    if not to:
+        return None
+    return {"game_id": game_id, "seat_id": seat_id, "kind": kind,
+            "payload": {**payload, "answer": True} if answer else payload, "to_address": to,
+            "message_id": message_id_for(game_id or "mail", kind, key), "status": "pending", "attempts": 0}
 
 
 def _added_once(session: Session, row: Outbox) -> bool:

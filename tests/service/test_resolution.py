@@ -118,6 +118,35 @@ def test_a_submission_racing_the_resolution_is_included_or_refused(app: Flask, c
             assert len(stored) == 1 and step.inputs["alice"] == ""
 
 
+def _send(app: Flask, table: Any, seat: str, text: str, results: list[Any]) -> None:
+    with app.app_context(), session_scope(app) as s:
+        results.append(submit.submit(s, table.id, table.tokens[seat], 1, text, "api"))
+
+
+def test_the_last_two_players_at_once_close_the_round(app: Flask, client: Any) -> None:
+    """Each submission reads the round's versions after taking its lock: of two players
+    moving at once, the second sees the first's orders and closes the round."""
+    for _ in range(3):
+        table = start(client)
+        texts = {seat: table.bot(app, seat) for seat in ("alice", "bob")}
+        results: list[submit.Accepted] = []
+        _at_once(*(partial(_send, app, table, seat, text, results) for seat, text in texts.items()))
+        assert sorted(r.ready for r in results) == [False, True]
+        assert [r.version for r in results] == [1, 1]
+        assert _steps(app, table.id) == [1, 2]
+
+
+def test_one_seat_twice_at_once_gets_the_next_two_versions(app: Flask, client: Any) -> None:
+    for _ in range(3):
+        table = start(client)
+        text = table.bot(app, "alice")
+        results: list[submit.Accepted] = []
+        _at_once(partial(_send, app, table, "alice", text, results),
+                 partial(_send, app, table, "alice", "pass", results))
+        assert sorted(r.version for r in results) == [1, 2]
+        assert not any(r.ready for r in results) and _steps(app, table.id) == [1]
+
+
 def test_sweeper_leaves_finished_work_alone(app: Flask, client: Any) -> None:
     table = start(client, options={"max_rounds": 1})
     table.put("alice", "pass")
