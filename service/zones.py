@@ -39,10 +39,12 @@ def zone_choice(value: Any, field: str = "zone") -> str | None:
     naming `field`."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    name = value.strip() if isinstance(value, str) else value
-    if not isinstance(name, str) or not is_zone(name):
-        shown = name[:80] if isinstance(name, str) else name
-        raise Invalid(f"{field}: {shown!r} is not a time zone: give an IANA name like Europe/Berlin, "
+    if not isinstance(value, str):
+        raise Invalid(f"{field}: expected an IANA time zone name like Europe/Berlin as text, "
+                      f"got {type(value).__name__}", field)
+    name = value.strip()
+    if not is_zone(name):
+        raise Invalid(f"{field}: {name[:80]!r} is not a time zone: give an IANA name like Europe/Berlin, "
                       "America/New_York or UTC", field)
     return name
 
