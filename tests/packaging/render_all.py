@@ -209,6 +209,9 @@ def play(app: Flask, web: Player) -> None:
     web.get(f"/games/{gid}")
     web.get(f"/games/{gid}/player/{tokens['alice']}")
     web.get(f"/games/{gid}/player/{tokens['alice']}/schedule")
+    # The player page's zone form: a refusal at its field, then a zone kept.
+    web.post(f"/games/{gid}/player/{tokens['alice']}/zone", 422, data={"zone": "Mars/Base"})
+    web.post(f"/games/{gid}/player/{tokens['alice']}/zone", 302, data={"zone": "Europe/Berlin"})
     held = web.get(f"/games/{gid}/player/{tokens['alice']}/receipts.json")
     check(held.mimetype == "application/json" and held.get_json()["commitment"] == game["commitment"],
           "the player's receipts file is not JSON holding the game's commitment")
