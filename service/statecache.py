@@ -1,4 +1,5 @@
-"""What is computed from a stored state, kept per process: legal orders, the mail grids.
+"""What is computed from a stored state, kept per process: legal orders, the mail grids,
+the parts of the game and round pages that every viewer of a step sees alike.
 
 A player's legal orders are asked for by GET orders, then by the confirmation, status
 and results mails of the same step; the grids are the same in every player's results
@@ -9,7 +10,11 @@ computing it again from that row gives, and a changed or damaged row is another 
 the memory: legal orders are small (~8 KB as Python objects for universal 2×8) and
 asked for in every game a process serves, so they get room for the working set of a
 busy process (2,048 seats' views: ~16 MB); a grids entry is ~40 KB and asked for only
-while a step's mail is composed, so 128 do. A lock makes it safe for threaded servers.
+while a step's mail is composed, so 128 do. A page part (a grid's SVG and legend, a step's
+events and roll log, the dice-key checks up to a step: 2 to 60 KB of HTML) is keyed by the
+game, the step and what identifies the step's content (its state hash and revealed key), so
+it needs no digest of the state; 512 of them (at most ~30 MB) cover the games being
+watched. A lock makes it safe for threaded servers.
 """
 
 from __future__ import annotations
@@ -24,10 +29,10 @@ from typing import Any, TypeVar, cast
 from engine.orders import Order
 
 T = TypeVar("T")
-SIZES = {"legal": 2048, "grids": 128}  # entries per kind
+SIZES = {"legal": 2048, "grids": 128, "page": 512}  # entries per kind
 SIZE = 128  # any other kind
 
-_entries: dict[str, OrderedDict[tuple[str, bytes, str], Any]] = {}
+_entries: dict[str, OrderedDict[tuple[Any, ...], Any]] = {}
 _lock = threading.Lock()
 
 
@@ -40,7 +45,12 @@ def cached(kind: str, ruleset: str, data: Mapping[str, Any], arg: str, compute: 
     """compute(), or what it gave before for the same kind, ruleset, state JSON and argument.
 
     The caller must not change what it gets (copy it first)."""
-    key = (ruleset, digest(data), arg)
+    return cached_by(kind, (ruleset, digest(data), arg), compute)
+
+
+def cached_by(kind: str, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+    """compute(), or what it gave before for the same kind and key (which must name
+    everything the value depends on)."""
     with _lock:
         entries = _entries.setdefault(kind, OrderedDict())
         if key in entries:

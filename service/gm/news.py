@@ -154,13 +154,24 @@ class Banner:
     announcement: LogLine | None  # the GM's last announcement, kept on top
 
 
+BANNER_READS = 20  # the GM's latest entries the banner looks through for an announcement
+
+
 def banner(session: Session, game: Game) -> Banner:
     zone = policy_of(game).zone
     rows = list(session.scalars(select(AuditLog).where(
-        AuditLog.game_id == game.id, AuditLog.action.in_(GM_NEWS)).order_by(AuditLog.id.desc()).limit(20)))
+        AuditLog.game_id == game.id, AuditLog.action.in_(GM_NEWS)).order_by(AuditLog.id.desc())
+        .limit(BANNER_READS)))
     entries = [{"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "detail": r.detail}
                for r in rows]
-    lines = log_lines(game, entries, zone)
+    return banner_of(game, log_lines(game, entries, zone))
+
+
+def banner_of(game: Game, lines: list[LogLine]) -> Banner:
+    """The banner from log lines in the game's zone, newest first (a page that shows the
+    whole schedule log has read them already: only the GM's are taken)."""
+    zone = policy_of(game).zone
+    lines = [line for line in lines if line.action in GM_NEWS][:BANNER_READS]
     latest = lines[0] if lines else None
     announcement = next((line for line in lines if line.action == "gm_announce"), None)
     paused = f"{local_time(game.paused_at, zone)} ({zone.key})" if game.paused_at else None

@@ -21,7 +21,7 @@ from service.errors import Invalid, NotFound, ServiceError
 from service.gm import actions
 from service.gm.auth import gm_game
 from service.gm.console import console_json
-from service.gm.news import LogLine, banner, local_time, log_lines
+from service.gm.news import Banner, LogLine, banner, banner_of, local_time, log_lines
 from service.models import Game
 from service.schedule.words import DAY_LABELS, NMR_LABELS, describe_policy
 from service.urls import player_url
@@ -222,11 +222,15 @@ def takeover(game_id: str, invite: str) -> Response | str:
 @bp.app_context_processor
 def schedule_helpers() -> dict[str, object]:
     """`schedule_log(game)`: the game's GM and schedule entries in words, newest first;
-    `game_banner(game)`: the pause and the GM's news on top of every page of the game."""
+    `game_banner(game, log=None)`: the pause and the GM's news on top of every page of the
+    game, from `log` (schedule_log's lines) where the page has read it, else read."""
     def log(game: Game) -> list[LogLine]:
         return list(reversed(log_lines(game, _read(lambda s: schedule_entries(s, game.id)))))
 
-    return {"schedule_log": log, "game_banner": lambda game: _read(lambda s: banner(s, game))}
+    def news(game: Game, log: list[LogLine] | None = None) -> Banner:
+        return banner_of(game, log) if log is not None else _read(lambda s: banner(s, game))
+
+    return {"schedule_log": log, "game_banner": news}
 
 
 @bp.app_template_filter("when")

@@ -16,12 +16,11 @@ from service.catalog import rules_help, rulesets_json
 from service.db import get_session
 from service.errors import Invalid, NotFound, ServiceError
 from service.models import Game
-from service.render.svg import board_svg
 from service.schedule.words import DAY_LABELS, NMR_LABELS
 from service.urls import join_url, record_url
 from service.views import public_games_json
 from service.web import bp
-from service.web.data import game_page, round_page
+from service.web.data import game_page, round_page, rounds_page
 from service.web.policy_form import PRESETS, policy_from_form
 from service.zones import time_zones
 
@@ -147,20 +146,29 @@ def created(game_id: str) -> tuple[str, int]:
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> str:
-    reader = access.reader(get_session(), game_id)
-    page = game_page(get_session(), game_id)
-    svg = board_svg(page.board, f"the grid of {page.game.title}") if page.board else None
-    return render_template("web/game.html", page=page, svg=svg, record_url=record_url(game_id), reader=reader)
+    session = get_session()
+    reader = access.reader(session, game_id)
+    with session.begin():  # the page's reads while it renders (banner, talk, log) share it
+        page = game_page(session, game_id)
+        return render_template("web/game.html", page=page, record_url=record_url(game_id), reader=reader)
+
+
+@bp.get("/games/<game_id>/rounds")
+def rounds(game_id: str) -> str:
+    session = get_session()
+    access.reader(session, game_id)  # a private game: 404 without its token
+    with session.begin():
+        game, keys = rounds_page(session, game_id)
+        return render_template("web/rounds.html", game=game, keys=keys, record_url=record_url(game_id))
 
 
 @bp.get("/games/<game_id>/rounds/<int:number>")
 def round_(game_id: str, number: int) -> str:
-    access.reader(get_session(), game_id)  # a private game: 404 without its token
-    page = round_page(get_session(), game_id, number)
-    svg = board_svg(page.board, f"the grid after round {number}") if page.board else None
-    before = board_svg(page.before, f"the grid before round {number}") if page.before else None
-    return render_template("web/round.html", page=page, svg=svg, svg_before=before,
-                           record_url=record_url(game_id))
+    session = get_session()
+    access.reader(session, game_id)  # a private game: 404 without its token
+    with session.begin():
+        page = round_page(session, game_id, number)
+        return render_template("web/round.html", page=page, record_url=record_url(game_id))
 
 
 @bp.get("/games/<game_id>/watch/<token>")

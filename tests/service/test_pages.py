@@ -15,6 +15,7 @@ from service import create_app
 from service.db import engine_of, session_scope
 from service.migrate import upgrade
 from service.models import Game, Seat, Step, Submission
+from service.web.data import RECENT
 from tests.conftest import base_config
 from tests.service.play import counts, create, start
 
@@ -218,6 +219,38 @@ def test_the_game_page_reads_only_the_latest_step_whole(app: Flask, client: Any)
     assert len(reading_states) == 1 and "LIMIT" in reading_states[0], reading_states
     page = _html(client.get(f"/games/{table.id}"))
     assert all(f'href="/games/{table.id}/rounds/{n}"' in page for n in range(1, 5))
+    # Drawn once per step: a second view of the same step runs fewer statements (the key
+    # checks are not read again) and shows the same page.
+    again = _statements_of(app, client, f"/games/{table.id}")
+    assert len(again) < len(after_four)
+    def unsigned(html: str) -> str:  # the CSRF tokens carry the time they were signed
+        return re.sub(r'name="csrf_token" value="[^"]*"', "", html)
+
+    assert unsigned(_html(client.get(f"/games/{table.id}"))) == unsigned(page)
+
+
+def test_the_game_page_lists_the_latest_keys_and_the_rounds_page_all(app: Flask, client: Any) -> None:
+    """Past RECENT steps the game page shows the latest keys and rounds with a summary of the
+    whole chain; every step's key check and every round's link is on the rounds page."""
+    table = start(client)
+    for _ in range(RECENT + 1):
+        _play_round(app, table)
+    with session_scope(app) as s, s.begin():
+        keys = {step.t: step.key for step in s.scalars(select(Step).where(Step.game_id == table.id))}
+    assert len(keys) == RECENT + 2
+    page = _html(client.get(f"/games/{table.id}"))
+    assert f"All {len(keys)} revealed keys hold." in page and "FAILS" not in page
+    shown = [t for t, key in keys.items() if key in page]
+    assert sorted(shown) == sorted(keys)[-RECENT:]
+    assert f'href="/games/{table.id}/rounds/1"' not in page
+    assert f'href="/games/{table.id}/rounds"' in page
+    assert all(f'href="/games/{table.id}/rounds/{n}"' in page for n in range(2, RECENT + 2))
+    every = _html(client.get(f"/games/{table.id}/rounds"))
+    assert all(key in every for key in keys.values()) and "FAILS" not in every
+    assert every.count(">holds<") == len(keys)
+    assert all(f'href="/games/{table.id}/rounds/{n}"' in every for n in range(1, RECENT + 2))
+    assert table.created["commitment"] in every and "/verify?record=" in every
+    assert client.get("/games/nope/rounds").status_code == 404
 
 
 def test_player_page_orders_form(app: Flask, client: Any) -> None:
