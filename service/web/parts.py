@@ -38,9 +38,9 @@ def board_part(game: Game, step: Step | None, caption: str, board_id: str, board
             return Markup("")
         if not marks:
             board = replace(board, marks=[])
-        return Markup(render_template("web/_board.html", board=board, svg=board_svg(board, caption),  # noqa: S704  (our template's output)
-                                      board_id=board_id, board_name=board_name,
-                                      legend_summary=legend_summary))
+        html = render_template("web/_board.html", game=game, board=board, svg=board_svg(board, caption),
+                               board_id=board_id, board_name=board_name, legend_summary=legend_summary)
+        return Markup(html)  # noqa: S704  (our template's output)
 
     return statecache.cached_by("page", _key(game, step, "board", caption, board_id, board_name,
                                              legend_summary, marks), draw)
@@ -49,4 +49,4 @@ def board_part(game: Game, step: Step | None, caption: str, board_id: str, board
 def step_part(game: Game, step: Step) -> Markup:
     """A step's events and roll log (web/_step.html)."""
     return statecache.cached_by("page", _key(game, step, "step"),
-                                lambda: Markup(render_template("web/_step.html", step=step)))  # noqa: S704
+                                lambda: Markup(render_template("web/_step.html", game=game, step=step)))  # noqa: S704
