@@ -55,8 +55,11 @@ def pages_of_a_game(served: tuple[str, Any], pages: Any) -> dict[str, str]:
     game = f"{base}/games/{created.game_id}"
     return {"home": base + "/", "rules": base + "/rules", "rules-universal": base + "/rules/universal",
             "rules-heroes": base + "/rules/heroes", "game": game, "round": f"{game}/rounds/1",
-            "player": red_url, "your-games": base + "/me", "join": created.invites["red"],
-            "verifier": f"{base}/verify", "gm": created.gm_url}
+            "rules-jep1": base + "/rules/jep1", "rules-fivedice": base + "/rules/fivedice",
+            "player": red_url, "player-settings": red_url + "/schedule", "your-games": base + "/me",
+            "sign-in": base + "/signin", "lobby": base + "/lobby", "mailbox": base + "/mailbox",
+            "join": created.invites["red"], "verifier": f"{base}/verify", "gm": created.gm_url,
+            "gm-confirm-draw": created.gm_url + "/confirm/end"}
 
 
 def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browser, axe, shot) -> None:
