@@ -169,6 +169,14 @@ def record_messages(session: Session, game_id: str, viewer: str | None = None) -
              "text": r.text} for r in rows]
 
 
+def private_parties(session: Session, game_id: str) -> frozenset[str]:
+    """The seats that sent or got a private message in the game: only their records
+    differ from the public one (one statement)."""
+    rows = session.execute(select(TableMessage.sender, TableMessage.recipient).where(
+        TableMessage.game_id == game_id, TableMessage.recipient != "all").distinct())
+    return frozenset(name for row in rows for name in row if name != "gm")
+
+
 def digest(session: Session, game: Game, seat: Seat, number: int) -> list[TableMessage]:
     """What the results mail of round `number` carries for `seat`, oldest first: the
     round's public talk (its own included) and the private messages to it. Never anyone

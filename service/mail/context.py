@@ -28,7 +28,8 @@ from service.gm.news import mail_context as news_context
 from service.mail.headers import plus_address
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
-from service.messages import digest
+from service.memo import memo
+from service.messages import digest, private_parties
 from service.models import Game, Outbox, Seat, Step, TableMessage
 from service.render.ascii_grid import ascii_board
 from service.render.grid_legend import natural_key
@@ -203,7 +204,7 @@ def results_context(session: Session, game: Game, seat: Seat | None,
         # The record as it stood after this step, attached (service.mail.compose): the
         # player keeps a copy the host cannot rewrite, and `dicepost verify` checks it.
         "record_file": record_file_name(game.id, t),
-        "record_bytes": record_so_far(session, game, t),
+        "record_bytes": record_so_far(session, game, t, record_reader(session, game, seat)),
     }
     player = seat.name if seat else ""
     ctx["units"] = unit_lines(board, player)
@@ -239,20 +240,30 @@ def talk_lines(game: Game, seat: Seat, rows: Sequence[TableMessage],
 
 
 # The record as it stood after step t never changes (game_record(upto=t) leaves out all
-# that came later), so each player's results mail of one step attaches the same bytes:
-# built once per process (about 60 ms after 16 rounds of a 2x16 jep1 game).
+# that came later), so the results mails of one step attach the same bytes to every
+# reader of one variant: built once per process (about 60 ms after 16 rounds of a 2x16
+# jep1 game). A seat's variant adds the private messages it sent or got, so only a seat
+# with private messages in the game gets one of its own; everyone else shares the public.
 _RECORDS_KEPT = 64
-_records: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+_records: OrderedDict[tuple[str, int, str | None], bytes] = OrderedDict()
 _records_lock = threading.Lock()
 
 
-def record_so_far(session: Session, game: Game, t: int) -> bytes:
-    key = (game.id, t)
+def record_reader(session: Session, game: Game, seat: Seat | None) -> str | None:
+    """Whose record a mail to `seat` attaches: the seat's name, or None for the public one."""
+    if seat is None:
+        return None
+    parties = memo(session, ("private parties", game.id), lambda: private_parties(session, game.id))
+    return seat.name if seat.name in parties else None
+
+
+def record_so_far(session: Session, game: Game, t: int, viewer: str | None = None) -> bytes:
+    key = (game.id, t, viewer)
     with _records_lock:
         if key in _records:
             _records.move_to_end(key)
             return _records[key]
-    data = record_bytes(game_record(session, game, upto=t))
+    data = record_bytes(game_record(session, game, upto=t, viewer=viewer))
     with _records_lock:
         _records[key] = data
         while len(_records) > _RECORDS_KEPT:

@@ -152,3 +152,46 @@ def test_a_round_composed_together_gives_each_player_the_bytes_composed_alone(sq
         with shared(s):
             together = [compose(s, row, settings).raw for row in rows]
     assert len(rows) >= 6 and together == alone
+
+
+def test_each_players_attachment_holds_the_private_messages_that_player_may_read(
+        sqlite_app: Flask, smtp: SmtpServer) -> None:
+    """A results mail attaches its reader's record: the public talk and the private
+    messages the player sent or got, never another's. A player with no private message
+    in the game gets the public record, built once for all of them."""
+    from engine.verify import parse_record, verify
+    from service.views import game_record
+
+    sqlite_app.config["SMTP_URL"] = f"smtp://127.0.0.1:{smtp.port}"
+    table = start(sqlite_app.test_client(), seats=("alice", "bob", "carol", "dave"),
+                  options={"width": 8, "height": 8})
+    client = sqlite_app.test_client()
+    for seat, to, text in (("alice", "all", "Hello table."), ("alice", "bob", "alice to bob only"),
+                           ("bob", "gm", "bob to the GM only")):
+        r = client.post(f"/games/{table.id}/player/{table.tokens[seat]}/messages", data={"to": to, "text": text})
+        assert r.status_code == 303
+    context._records.clear()
+    for seat in ("alice", "bob", "carol", "dave"):
+        r = table.put(seat, table.bot(sqlite_app, seat))
+        assert r.status_code == 200, r.json
+
+    said: dict[str, list[str]] = {}
+    for seat in ("alice", "bob", "carol", "dave"):
+        mail = next(m for m in results_mails(smtp, f"{seat}@example.org") if "Round 1 results" in str(m["Subject"]))
+        data = attachment(mail)[1]
+        record = parse_record(data)
+        result = verify(record)
+        assert result.ok, (seat, result.differences)
+        assert [s["t"] for s in record["steps"]] == [1, 2]
+        said[seat] = [m["text"] for m in record["messages"]]
+        if seat in ("carol", "dave"):
+            with sqlite_app.app_context(), session_scope() as s, s.begin():
+                from service.models import Game
+                public = context.record_bytes(game_record(s, s.get(Game, table.id), upto=2))
+            assert data == public
+    assert said["alice"] == ["Hello table.", "alice to bob only"]
+    assert said["bob"] == ["Hello table.", "alice to bob only", "bob to the GM only"]
+    assert said["carol"] == said["dave"] == ["Hello table."]
+    # Built once per variant: the public one shared by carol and dave, one each for alice and bob.
+    assert sorted((k[1], k[2] or "") for k in context._records if k[0] == table.id and k[1] == 2) == [
+        (2, ""), (2, "alice"), (2, "bob")]
