@@ -21,6 +21,7 @@ from jinja2 import PackageLoader
 from service import config as config_module
 from service import db, logs
 from service.jsonlimits import DepthLimitedJSONProvider
+from service.render import design
 from service.tasks import celery_init_app
 
 csrf = CSRFProtect()
@@ -36,6 +37,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                 template_folder=None)
     # Pages and mails alike load from the installed `templates` package (package data).
     app.jinja_loader = PackageLoader("templates", ".")
+    # The stylesheet's tokens as values, for the HTML mails' inline styles (no <style> there).
+    app.jinja_env.globals["ds"] = design.tokens()
     app.json = DepthLimitedJSONProvider(app)  # deeply nested request JSON: 400, not RecursionError
     app.config.from_mapping(config_module.from_env(app.instance_path))
     if config:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from engine.contract import Board, Mark, Piece
 from engine.grid import column_name
 from engine.looks import UNIT_KIND
+from service.render.design import tokens
 
 CELL = 3  # characters a square takes in the ASCII grid; labels are at most this long
 EMPTY = "."
@@ -29,10 +30,14 @@ _KNOWN_SYMBOLS = {
 }
 _SPARE = "%&=+:;!?$@*/\\|<>o0xXzZ"
 
-# Seat colours that keep contrast on white in mail clients (text) and as light fills.
-SIDE_COLOURS = ("#b3261e", "#1f5fbf", "#1e7b34", "#8a3fb0", "#b06000", "#00796b", "#6d4c41", "#37474f")
-SIDE_FILLS = ("#fde3e1", "#e1ecfd", "#e0f3e4", "#f1e4f8", "#fdebd3", "#dcf1ee", "#efe6e2", "#e7eaec")
-TERRAIN_FILLS = {"#": "#9e9e9e", "~": "#b3d9f2", "^": "#b7dfb0", ":": "#e8dcc2", "/": "#e6d3a8"}
+# Seat inks and fills from the stylesheet's tokens (they keep AA contrast on white and on
+# their fill); the pictures take them from here.
+DS = tokens()
+SIDE_COLOURS = DS.sides
+SIDE_FILLS = DS.side_fills
+GAME_COLOURS = (DS.side_game, DS.surface_2)  # pieces the game runs: ink, fill
+TERRAIN_FILLS = {"#": DS.terrain_wall, "~": DS.terrain_water, "^": DS.terrain_forest, ":": DS.terrain_rough,
+                 "/": DS.terrain_hill}
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,14 @@ def side_index(board: Board, side: str | None) -> int | None:
     if side is None or side not in board.sides:
         return None
     return board.sides.index(side)
+
+
+def side_colours(board: Board, side: str | None) -> tuple[str, str]:
+    """A seat's ink and fill; the game's for a piece of no seat."""
+    idx = side_index(board, side)
+    if idx is None:
+        return GAME_COLOURS
+    return SIDE_COLOURS[idx % len(SIDE_COLOURS)], SIDE_FILLS[idx % len(SIDE_FILLS)]
 
 
 def pieces_at(board: Board) -> dict[str, list[Piece]]:

@@ -12,30 +12,23 @@ from markupsafe import Markup, escape
 
 from engine.contract import Board
 from service.render.grid_legend import (
+    DS,
     EMPTY,
-    SIDE_COLOURS,
-    SIDE_FILLS,
     TERRAIN_FILLS,
     columns,
     mark_text,
     piece_rows,
     pieces_at,
     short_label,
-    side_index,
+    side_colours,
     square_key,
     terrain_symbols,
 )
 
-_TABLE = "border-collapse:collapse;font-family:Menlo,Consolas,'Courier New',monospace;font-size:13px"
-_CELL = "border:1px solid #c8c8c8;width:26px;height:26px;text-align:center;padding:0"
-_EDGE = "color:#666;width:22px;height:22px;text-align:center;padding:0;font-size:11px"
-
-
-def _colour(board: Board, side: str | None) -> tuple[str, str]:
-    idx = side_index(board, side)
-    if idx is None:
-        return "#333333", "#f0f0f0"
-    return SIDE_COLOURS[idx % len(SIDE_COLOURS)], SIDE_FILLS[idx % len(SIDE_FILLS)]
+# Colours and font stacks are the stylesheet's tokens (service.render.design).
+_TABLE = f"border-collapse:collapse;font-family:{DS.mono};font-size:13px;color:{DS.text}"
+_CELL = f"border:1px solid {DS.line};width:26px;height:26px;text-align:center;padding:0"
+_EDGE = f"color:{DS.muted};width:22px;height:22px;text-align:center;padding:0;font-size:11px"
 
 
 def _edge_row(board: Board) -> str:
@@ -55,16 +48,16 @@ def html_table_grid(board: Board) -> Markup:
             key = square_key(col, row)
             kind = terrain.get(key)
             sym = symbols[kind] if kind else ""
-            fill = TERRAIN_FILLS.get(sym, "#eeeeee" if kind else "#ffffff")
+            fill = TERRAIN_FILLS.get(sym, DS.terrain_other if kind else DS.surface)
             title = f"{key}" + (f" {kind}" if kind else "")
             if key in stacks:
                 piece = stacks[key][0]
-                ink, piece_fill = _colour(board, piece.side)
+                ink, piece_fill = side_colours(board, piece.side)
                 fill = piece_fill if not kind else fill
                 title += " " + " ".join(f"{p.label} ({p.side or 'game'})" for p in stacks[key])
                 body = f'<b style="color:{ink}">{escape(short_label(piece))}</b>'
             else:
-                body = f'<span style="color:#999">{escape(sym or EMPTY)}</span>'
+                body = f'<span style="color:{DS.muted}">{escape(sym or EMPTY)}</span>'
             # width, height and bgcolor attributes too: Outlook's Word engine honours those.
             cells.append(f'<td width="26" height="26" bgcolor="{fill}" style="{_CELL};background:{fill}" '
                          f'title="{escape(title)}">{body}</td>')
@@ -83,7 +76,7 @@ def html_legend(board: Board) -> Markup:
     if rows:
         body = []
         for r in rows:
-            ink, _ = _colour(board, None if r.side == "game" else r.side)
+            ink, _ = side_colours(board, None if r.side == "game" else r.side)
             body.append(
                 f'<tr><td style="padding:2px 8px;color:{ink}"><b>{escape(r.label)}</b></td>'
                 f'<td style="padding:2px 8px">{escape(r.square)}</td>'

@@ -19,19 +19,17 @@ from engine.contract import Board, Mark, Piece
 from engine.grid import DIRECTIONS, SquareError, parse_square
 from engine.looks import TONES, MarkLook, Outline, PieceLook, Shape, Tone
 from service.render.grid_legend import (
-    SIDE_COLOURS,
-    SIDE_FILLS,
+    DS,
     TERRAIN_FILLS,
     columns,
     pieces_at,
     short_label,
-    side_index,
+    side_colours,
     terrain_symbols,
 )
 
 CELL = 44
 MARGIN = 22
-GAME_COLOUR = "#444444"
 TONE_COLOURS: dict[Tone, str] = {"ink": "#333333", "red": "#c62828", "purple": "#6a1b9a", "teal": "#00838f",
                                  "blue": "#1565c0", "green": "#2e7d32", "orange": "#e65100"}
 OUTLINES: dict[Outline, str] = {
@@ -49,13 +47,6 @@ def _centre(board: Board, square: str) -> tuple[float, float] | None:
     return float(x), float(y)
 
 
-def _colours(board: Board, side: str | None) -> tuple[str, str]:
-    idx = side_index(board, side)
-    if idx is None:
-        return GAME_COLOUR, "#eeeeee"
-    return SIDE_COLOURS[idx % len(SIDE_COLOURS)], SIDE_FILLS[idx % len(SIDE_FILLS)]
-
-
 def _terrain(board: Board) -> list[str]:
     symbols = terrain_symbols(board)
     out = []
@@ -63,7 +54,7 @@ def _terrain(board: Board) -> list[str]:
         c = _centre(board, square)
         if c is None:
             continue
-        fill = TERRAIN_FILLS.get(symbols.get(kind, ""), "#d7ccc8")
+        fill = TERRAIN_FILLS.get(symbols.get(kind, ""), DS.terrain_other)
         x, y = c[0] - CELL / 2, c[1] - CELL / 2
         out.append(f'<rect x="{x:g}" y="{y:g}" width="{CELL}" height="{CELL}" fill="{fill}">'
                    f"<title>{escape(square)}: {escape(kind)}</title></rect>"
@@ -95,7 +86,7 @@ def _piece(board: Board, piece: Piece, stacked: int) -> str:
     if c is None:
         return ""
     x, y = c[0] + stacked * 5, c[1] + stacked * 5
-    stroke, fill = _colours(board, piece.side)
+    stroke, fill = side_colours(board, piece.side)
     r = CELL * 0.4
     shape = _shape(piece.look, x, y, r, f'fill="{fill}" stroke="{stroke}" {OUTLINES[piece.look.outline]}')
     health = ""

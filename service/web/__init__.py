@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
-from importlib.resources import files
 
 from flask import Blueprint, render_template
 from markupsafe import Markup, escape
@@ -12,6 +11,7 @@ from markupsafe import Markup, escape
 from engine import find_ruleset
 from service.catalog import gloss, glossary_used
 from service.errors import ServiceError
+from service.render.design import stylesheet_text
 from service.render.grid_legend import mark_text, piece_rows
 from service.render.svg import board_caption
 from service.timekeeping.wording import deadline_text
@@ -21,10 +21,11 @@ bp = Blueprint("web", __name__)
 
 @cache
 def stylesheet() -> Markup:
-    """The one stylesheet (templates/web/dicepost.css), inlined in every page and HTML mail
-    so nothing is fetched from elsewhere."""
+    """The one stylesheet (templates/web/dicepost.css), inlined in every page so nothing is
+    fetched from elsewhere. The HTML mails cannot carry it (mail clients strip <style>):
+    they take its tokens as inline values, see service.render.design."""
     # Our own package file, never user input.
-    return Markup(files("templates").joinpath("web/dicepost.css").read_text(encoding="utf-8"))  # noqa: S704
+    return Markup(stylesheet_text())  # noqa: S704
 
 
 def glossed(text: str, ruleset_id: str) -> Markup:

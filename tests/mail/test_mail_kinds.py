@@ -204,3 +204,22 @@ def test_a_stored_confirmation_carries_its_receipt(sent):
     line = next(x for x in text.splitlines() if "--receipt" in x)
     seat, rnd, version, value = line.split("--receipt ", 1)[1].rstrip(").").split(":")
     assert value == receipt(game.id, int(rnd), seat, int(version), "").hex()  # it sent "pass"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_kind_wears_the_stylesheets_tokens(sent, kind):
+    """Inline styles only (mail clients strip <style>), and every colour and font stack in
+    them is one of the stylesheet's light-scheme tokens, none left empty."""
+    from service.render.design import parse_root
+    from tests.conftest import ROOT
+
+    light = set(parse_root((ROOT / "templates" / "web" / "dicepost.css").read_text(encoding="utf-8")).values())
+    for msg, _message_id, _seat_id in sent[kind]:
+        html = html_of(msg).replace("&#39;", "'")
+        assert 'style="' in html and "<style" not in html
+        colours = re.findall(r"(?:color|background|border(?:-top|-right|-bottom|-left)?)\s*:\s*(?:\d+px \w+ )?([^;\"]*)", html)
+        colours += re.findall(r'bgcolor="([^"]*)"', html)
+        fonts = re.findall(r"font-family:([^;\"]*)", html)
+        assert colours and fonts
+        stray = {c for c in colours + fonts if c not in light and c != "0"}
+        assert not stray, stray
