@@ -9,6 +9,12 @@ address. So the links inside the pages carry no token: nothing reaches a Referer
 or an access log. Without one a private game answers 404 with the same words as a game
 that does not exist, so neither its title nor that it exists leaks.
 
+A mail to a player of a private game links its game and round pages through
+`/games/<id>/open/<token>/...` (the seat's "open" mail token, service.mail.tokens), which
+keeps that token in the session as a player page does and redirects on, so a link from a
+mail works in a browser that never opened the player page. The token reads only (it is
+no player token), and rotating the seat's salt or removing the seat stops it.
+
 Spectator links (`Spectator` rows) are `<row id>.<mac>` under a key derived from
 SECRET_KEY for this purpose (service.tokens.row_token): the GM's page can show them again,
 and the row keeps only the SHA-256. Revoking one stops it at once, and stops the mail of
@@ -21,13 +27,14 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from flask import current_app, has_request_context, request
+from flask import current_app, has_app_context, has_request_context, request
 from flask import session as flask_session
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from service import clock, urls
 from service.errors import Invalid, NotFound
+from service.mail.tokens import TokenError, make_token, parse_token, verify_token
 from service.models import Follower, Game, Seat, Spectator
 from service.tokens import row_of, row_token, same_hash, token_hash
 
@@ -79,9 +86,39 @@ def live_spectator(session: Session, game_id: str, token: str) -> Spectator | No
     return spectator
 
 
+def open_token(secret_key: str | bytes, seat: Seat) -> str:
+    return make_token(secret_key, "open", seat.id, seat.reply_token_salt or "")
+
+
+def open_url(game: Game, seat: Seat | None, endpoint: str, **values: object) -> str:
+    """A link from a mail to `seat` into one of its game's pages (web.game, web.round_):
+    as it is for a public game (or no seat), through the seat's open link for a private one."""
+    if game.public or seat is None:
+        return urls.absolute(endpoint, game_id=game.id, **values)
+    where = "game" if endpoint == "web.game" else f"round/{values['number']}"
+    return urls.absolute("web.open_link", game_id=game.id,
+                         token=open_token(current_app.config["SECRET_KEY"], seat), where=where)
+
+
+def seat_by_open_token(session: Session, game_id: str, token: str) -> Seat | None:
+    """The seat of the game whose live open token this is (a removed seat has none)."""
+    try:
+        signed = parse_token(token)
+    except TokenError:
+        return None
+    seat = session.get(Seat, signed.seat_id)
+    if (seat is None or seat.game_id != game_id or seat.player_token_hash is None
+            or not has_app_context() or not verify_token(
+                current_app.config["SECRET_KEY"], "open", signed, seat.reply_token_salt or "")):
+        return None
+    return seat
+
+
 def reader_by_token(session: Session, game: Game, token: str) -> Reader | None:
     if same_hash(token, game.gm_token_hash):
         return Reader("gm")
+    if "." in token and (opened := seat_by_open_token(session, game.id, token)) is not None:
+        return Reader("player", opened.name)
     seat = session.scalars(select(Seat).where(Seat.game_id == game.id,
                                               Seat.player_token_hash == token_hash(token))).first()
     if seat is not None:

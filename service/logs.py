@@ -49,7 +49,7 @@ SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
 
 # The routes whose last (or next-to-last) segment is a secret, in pages and mailed links.
 _TOKEN_PATH = re.compile(
-    r"(/(?:games/[^/?#\s\"']+/(?:gm|player|join|takeover|watch)|mail/(?:preferences|unsubscribe)|signin)/)"
+    r"(/(?:games/[^/?#\s\"']+/(?:gm|player|join|takeover|watch|open)|mail/(?:preferences|unsubscribe)|signin)/)"
     r"[^/?#\s\"']+")
 # Query parameters named like secrets (a link's token, an API key, ...), wherever they appear.
 _SECRET_PARAM = re.compile(r"([?&;][^=&;#\s\"']*(?:token|invite|secret|key|password|sig)[^=&;#\s\"']*=)"

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from engine import Board, Order, find_ruleset
 from engine.dice import canonical, chain_link_ok, step_key
 from service import clock, statecache, urls
+from service.access import open_url
 from service.catalog import glossary_used, rules_help
 from service.fairdice import game_profile
 from service.follow import mail_context as follow_context
@@ -213,7 +214,7 @@ def results_context(session: Session, game: Game, seat: Seat | None,
                                       find_ruleset(game.ruleset).info.glossary)
     ctx["turn"] = seat_turn(session, game, seat, t) if seat is not None and t > 1 else None
     ctx["outcomes"] = order_outcomes(step.inputs, step.events) if t > 1 else {}
-    ctx["round_url"] = urls.absolute("web.round_", game_id=game.id, number=t - 1) if t > 1 else ""
+    ctx["round_url"] = open_url(game, seat, "web.round_", number=t - 1) if t > 1 else ""
     nxt = round_numbered(session, game.id, t)
     if nxt is not None:
         moves = player in nxt.expected
@@ -299,7 +300,7 @@ def game_context(session: Session, game: Game, seat: Seat | None, settings: Mail
         "game": {"id": game.id, "title": game.title, "ruleset": game.ruleset, "status": game.status,
                  "commitment": game.commitment, "chain_length": game.chain_length,
                  "players": [s.name for s in game.seats]},
-        "game_url": urls.game_url(game.id),
+        "game_url": open_url(game, seat, "web.game"),
         "record_url": record,
         "verify_url": verify_url(record, game, seat),
         "player": seat.name if seat else "",

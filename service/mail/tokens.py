@@ -2,7 +2,8 @@
 
 A token is `<seat id>.<mac>`, where mac is an HMAC-SHA-256 over the seat id and the
 seat's own salt, keyed by a key derived from the app's SECRET_KEY for one purpose only
-("reply" or "unsubscribe"), so a reply token never works as an unsubscribe token and
+("reply", "unsubscribe", "open": a mail's link into a private game's pages, ...), so a
+reply token never works as an unsubscribe token and
 rotating a seat's salt revokes every token it was given. The MAC is written in
 lower-case base32 (letters and 2-7), because mail systems may change the case of the
 local part of an address and some strip characters such as `=` and `/`.
@@ -20,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Purpose = Literal["reply", "unsubscribe", "bounce"]
+Purpose = Literal["reply", "unsubscribe", "bounce", "open"]
 
 # 80 bits, 16 base32 characters: a forger gets one guess a mail, and `play+<uuid>.<mac>`
 # stays within the 64 characters RFC 5321 allows a local part.

@@ -185,6 +185,24 @@ def watch(game_id: str, token: str) -> Response:
     return redirect(url_for("web.game", game_id=game_id), 303)
 
 
+@bp.get("/games/<game_id>/open/<token>/<path:where>")
+def open_link(game_id: str, token: str, where: str) -> Response:
+    """A link from a mail to a player of a private game: this browser keeps the seat's open
+    token (as its player page would) and goes on to the game or round page at once."""
+    kind, _, number = where.partition("/")
+    if not (where == "game" or (kind == "round" and number.isdigit() and len(number) <= 9)):
+        raise NotFound(f"no page {where!r} to open: a mail's link opens the game or a round")
+    session = get_session()
+    with session.begin():
+        if access.seat_by_open_token(session, game_id, token) is None:
+            raise NotFound("this link from a mail is not valid any more (the seat may have been "
+                           "removed): open your player link, or ask the game's GM")
+    access.remember(game_id, token)
+    if where == "game":
+        return redirect(url_for("web.game", game_id=game_id), 303)
+    return redirect(url_for("web.round_", game_id=game_id, number=int(number)), 303)
+
+
 @bp.get("/rules")
 def rules_index() -> str:
     return render_template("web/rules_index.html", rulesets=[rules_help(r["id"]) for r in rulesets_json()])

@@ -30,6 +30,7 @@ from tests.conftest import ROOT, LiveServer, WorkerProcess, base_config, free_po
 from tests.service.play import start
 
 SPECTATOR = "7.spectatorlinktokenmadeupforthelog"  # a spectator link's shape (service.access)
+OPENED = "3.abcdefghopenlink"  # a mail's open link into a private game (service.access)
 
 
 def _token_pages(table: Any) -> list[str]:
@@ -40,6 +41,7 @@ def _token_pages(table: Any) -> list[str]:
             f"/games/{table.id}/takeover/{table.created['seats'][0]['invite_token']}",
             "/signin/1.abcdefghijklmnopqrstuvwxyz234567",
             f"/games/{table.id}/watch/{SPECTATOR}",
+            f"/games/{table.id}/open/{OPENED}/round/1",
             f"/games/{table.id}?token={table.tokens['bob']}"]
 
 
@@ -54,7 +56,7 @@ def test_the_dev_servers_request_lines_carry_no_token(sqlite_app: Flask, capsys:
     err = capsys.readouterr().err
     assert f"GET /games/{table.id}/player/*** HTTP/1.1" in err  # the lines are there, masked
     for secret in (table.tokens["alice"], table.tokens["bob"], table.created["gm_token"],
-                   table.created["seats"][0]["invite_token"], "abcdefghijklmnopqrstuvwxyz234567", SPECTATOR):
+                   table.created["seats"][0]["invite_token"], "abcdefghijklmnopqrstuvwxyz234567", SPECTATOR, OPENED):
         assert secret not in err
 
 
