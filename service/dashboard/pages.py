@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from functools import partial, wraps
 from typing import Any
 
@@ -58,19 +59,35 @@ def _email() -> str:
     return str(session[SESSION_KEY])
 
 
+ASKED = "signin_asked"  # the session key of the address the form was just sent for
+MAX_SHOWN = 320  # the longest address the notice repeats (the session cookie stays small)
+
+
 @bp.route("/signin", methods=["GET", "POST"])
 def signin() -> Response:
     """The answer is the same for every address and is sent before any work on it: whether
     the address plays here is looked up afterwards (service.signin.hand_off), so neither the page
-    nor its timing says (issuing and mailing a link takes several times a lookup's time)."""
-    email = request.form.get("email", "")
-    posted = request.method == "POST"
-    issued = signin_links.Issued(True, clock.now() + signin_links.LIFETIME) if posted else None
-    response = make_response(render_template("dashboard/signin.html", issued=issued, email=email,
-                                             minutes=int(signin_links.LIFETIME.total_seconds() // 60)))
-    if issued is not None:
+    nor its timing says (issuing and mailing a link takes several times a lookup's time).
+    A POST answers with a redirect (Post/Redirect/Get) and the page after it says, once, that
+    a link is on its way if the address plays here: a reload asks for nothing again."""
+    minutes = int(signin_links.LIFETIME.total_seconds() // 60)
+    if request.method == "POST":
+        email = request.form.get("email", "")
+        expires = clock.now() + signin_links.LIFETIME
+        session[ASKED] = {"email": email[:MAX_SHOWN], "expires": expires.isoformat()}
+        response = redirect(url_for("dashboard.signin"), 303)
         response.call_on_close(copy_current_request_context(partial(signin_links.hand_off, email)))
-    return response
+        return response
+    asked = session.pop(ASKED, None)
+    issued, email = None, ""
+    if isinstance(asked, dict) and isinstance(asked.get("email"), str):
+        try:
+            issued = signin_links.Issued(True, datetime.fromisoformat(str(asked.get("expires"))))
+            email = asked["email"]
+        except ValueError:
+            issued = None
+    return make_response(render_template("dashboard/signin.html", issued=issued, email=email,
+                                         minutes=minutes))
 
 
 @bp.route("/signin/<token>", methods=["GET", "POST"])

@@ -39,11 +39,13 @@ def mailed_links(app: Flask, to: str) -> list[str]:
 
 
 def ask_for_link(client: Any, email: str) -> Any:
-    """POST the sign-in form. The work on the address runs once the answer has been sent
-    (when the server closes it), as a real server does after writing it."""
-    page = client.post("/signin", data={"email": email})
-    page.close()
-    return page
+    """POST the sign-in form and follow its redirect: the page it lands on. The work on the
+    address runs once the answer has been sent (when the server closes it), as a real
+    server does after writing it."""
+    asked = client.post("/signin", data={"email": email})
+    asked.close()
+    assert asked.status_code == 303 and asked.headers["Location"] == "/signin"
+    return client.get(asked.headers["Location"])
 
 
 def sign_in(app: Flask, client: Any, email: str) -> str:
@@ -175,13 +177,17 @@ def test_the_answer_does_the_same_work_for_players_and_strangers(app: Flask) -> 
     client = app.test_client()
     new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue"}])
     before_answer, after_answer = {}, {}
+    answers: dict[str, tuple[int, str, bytes]] = {}
     for who, email in (("player", "red@example.org"), ("stranger", "nobody@example.org")):
         with Work(app) as work:
-            page = client.post("/signin", data={"email": email})
+            asked = client.post("/signin", data={"email": email})
             before_answer[who] = (list(work.statements), list(work.tasks))
-            page.close()  # the server has sent the answer
+            asked.close()  # the server has sent the answer
         after_answer[who] = work.tasks[len(before_answer[who][1]):]
-        assert b"a sign-in link is on its way" in page.data
+        answers[who] = (asked.status_code, asked.headers["Location"], asked.data)
+        page = client.get("/signin")
+        assert b"a sign-in link is on its way" in page.data and email.encode() in page.data
+    assert answers["player"] == answers["stranger"] == (303, "/signin", answers["player"][2])
     assert before_answer["player"] == before_answer["stranger"] == ([], [])
     assert after_answer["player"][0] == after_answer["stranger"][0] == "ran worker.tasks.issue_signin_link"
     assert len(mailed_links(app, "red@example.org")) == 1 and mailed_links(app, "nobody@example.org") == []
@@ -211,3 +217,20 @@ def test_in_full_mode_both_answers_queue_one_identical_task(pg_url: str, redis_e
         assert wait_for(login_rows, "the worker to queue the sign-in mail", 30) == ["red@example.org"]
     finally:
         engine_of(app).dispose()
+
+
+def test_the_form_redirects_and_a_reload_mails_nothing_again(app: Flask) -> None:
+    """Post/Redirect/Get: the POST answers 303 to /signin, whose page says once that a link
+    is on its way if the address plays here; reloading it (a GET) asks for nothing again."""
+    client = app.test_client()
+    new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue"}])
+    page = ask_for_link(client, "red@example.org")
+    assert b"If <strong>red@example.org</strong> plays a game here, a sign-in link is on its way" in page.data
+    assert len(mailed_links(app, "red@example.org")) == 1
+    for _ in range(2):  # the browser's reload of the page it landed on
+        again = client.get("/signin")
+        again.close()
+        assert again.status_code == 200 and b"on its way" not in again.data
+    assert len(mailed_links(app, "red@example.org")) == 1
+    with app.app_context(), session_scope() as db, db.begin():
+        assert len(db.scalars(select(LoginLink)).all()) == 1

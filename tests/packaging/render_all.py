@@ -256,7 +256,8 @@ def play(app: Flask, web: Player) -> None:
 
     # Sign-in by mail, then the player's own pages.
     web.get("/signin")
-    web.post("/signin", data={"email": "alice@example.org"})
+    asked = web.post("/signin", 303, data={"email": "alice@example.org"})
+    web.get(asked.headers["Location"])  # the notice, after the redirect
     login = [m for _i, kind, m in stored(app) if kind == "login"]
     check(login, "no sign-in mail was sent")
     link = re.search(r"http://dicepost\.test(/signin/[\w.-]+)", text_of(login[-1]))
