@@ -320,8 +320,9 @@ TASK_FAILED = re.compile(r"Task worker\.tasks\.resolve_round\[[^\]]+\] (raised|r
 
 
 def worker_log_counts(text: str) -> dict[str, Any]:
-    """From the workers' INFO log: tasks that resolved (True), found nothing to do (False),
-    failed, ERROR lines, and the median seconds a task took in the worker."""
+    """From the workers' INFO log: tasks that resolved their own round (True; each may
+    take further ready rounds along), found it resolved already (False), failed, ERROR
+    lines, and the median seconds a task took in the worker."""
     times, results = [], {"True": 0, "False": 0}
     for m in SUCCEEDED.finditer(text):
         times.append(float(m.group(1)))
@@ -352,6 +353,10 @@ def resolution_phase(stack: Stack, db: Db, api: Api, games: list[Game], sizes: F
     complete_rounds(api, spec, games, "capacity: rounds made ready")
     ready = db.rounds_by_status().get("ready", 0)
     main = queue.set_aside("main", len(games))
+    # hidden from the warm-up, whose tasks would otherwise take them along (SKIP LOCKED)
+    main_ids = [g.id for g in games]
+    db.conn.execute("UPDATE rounds SET status = 'held' WHERE status = 'ready' AND game_id = ANY(%s)",
+                    (main_ids,))
     warm_count = spec.warm_rounds_per_worker * sizes.workers * sizes.concurrency
     warm = prepare_games(api, spec, warm_count, 1_000_000, "capacity: warm-up games")
     complete_rounds(api, spec, warm, "capacity: warm-up rounds ready")
@@ -368,6 +373,11 @@ def resolution_phase(stack: Stack, db: Db, api: Api, games: list[Game], sizes: F
         raise RuntimeError(f"the workers resolved {done} of {warm_count} warm-up rounds in 60 s:\n"
                            + "\n".join(w.tail() for w in workers))
 
+    settled = time.monotonic() + 60
+    while queue.length() and time.monotonic() < settled:  # warm doorbells whose round went along
+        time.sleep(0.05)
+    db.conn.execute("UPDATE rounds SET status = 'ready' WHERE status = 'held' AND game_id = ANY(%s)",
+                    (main_ids,))
     offsets = [w.log.stat().st_size for w in workers]
     split_before = worker_split(workers)
     bar = Progress(f"capacity: resolution, {sizes.workers} workers", len(games))
@@ -385,7 +395,8 @@ def resolution_phase(stack: Stack, db: Db, api: Api, games: list[Game], sizes: F
     first_to_last = (span[1] - span[0]).total_seconds() if span and span[0] and span[1] else 0.0
     logs = worker_log_counts("".join(_read_from(w, off) for w, off in zip(workers, offsets, strict=True)))
     seconds = seen_at - t0
-    errors = (len(games) - resolved) + logs["nothing_to_do"] + logs["failed"] + logs["error_lines"]
+    # a task that finds its round resolved is no error: another task took it along
+    errors = (len(games) - resolved) + logs["failed"] + logs["error_lines"]
     return {
         "workers": sizes.workers, "concurrency": sizes.concurrency, "rounds": len(games),
         "ready_before": ready, "resolved": resolved, "seconds": seconds,

@@ -11,9 +11,11 @@ from service.mail import outbox
 
 @shared_task(name="worker.tasks.resolve_round", ignore_result=True)
 def resolve_round(game_id: str, number: int) -> bool:
-    """Resolve round `number` of a game if it is ready and not yet resolved."""
+    """Resolve round `number` of a game if it is ready and not yet resolved, then other
+    ready rounds no one holds, up to a bound; True when it resolved its own round."""
     with session_scope() as session:
-        return resolution.resolve_round(session, game_id, number)
+        own, _count = resolution.resolve_ready(session, game_id, number)
+        return own
 
 
 @shared_task(name="worker.tasks.deliver_mail", ignore_result=True)

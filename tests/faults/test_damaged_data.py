@@ -16,7 +16,7 @@ from flask import Flask
 from sqlalchemy import delete, select, update
 
 from service import clock, resolution
-from service.db import session_scope
+from service.db import engine_of, session_scope
 from service.models import Round, Step
 from service.sweeper import sweep_and_ring
 from tests.faults.conftest import ready_without_doorbell
@@ -95,6 +95,29 @@ def test_a_ready_round_with_a_damaged_state(app: Flask, client: Any) -> None:
     with app.app_context():
         assert sweep_and_ring()["rounds"] == 1
     assert _round_status(app, broken.id, 1) == "resolved" and broken.status()["round"] == 2
+
+
+def test_a_damaged_round_is_passed_over_by_a_task_taking_rounds_along(app: Flask, client: Any) -> None:
+    """A task taking ready rounds along (PostgreSQL) marks a damaged one once, leaves it
+    ready and goes on to the next; that process does not take it along again."""
+    broken, healthy = start(client), start(client)
+    ready_without_doorbell(broken)
+    ready_without_doorbell(healthy)
+    good = _break_state(app, broken.id, 1)
+    postgres = engine_of(app).dialect.name == "postgresql"
+    try:
+        with app.app_context(), session_scope(app) as s:
+            # its own round (7) does not exist: the broken round is older, so it is tried first
+            assert resolution.resolve_ready(s, healthy.id, 7, seconds=60) == (False, int(postgres))
+            assert resolution.resolve_ready(s, healthy.id, 7, seconds=60) == (False, 0)
+        assert _round_status(app, healthy.id, 1) == ("resolved" if postgres else "ready")
+        assert _round_status(app, broken.id, 1) == "ready"
+        assert len(_gm(broken)["damaged"]) == int(postgres)
+        _repair_state(app, broken.id, 1, good)
+        with app.app_context(), session_scope(app) as s:
+            assert resolution.resolve_round(s, broken.id, 1) is True
+    finally:
+        resolution._damaged_extras.clear()
 
 
 def test_a_missing_step(app: Flask, client: Any) -> None:

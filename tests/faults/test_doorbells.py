@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import threading
@@ -83,6 +84,38 @@ def test_web_process_dies_between_commit_and_send(fault_world: FaultWorld) -> No
     with fault_world.app.app_context():
         sweep_and_ring()
     _all_mail_delivered_once(fault_world, [table.id])
+
+
+def test_one_task_resolves_several_ready_rounds(fault_world: FaultWorld) -> None:
+    """A resolve task takes other ready rounds after its own (SKIP LOCKED), so fewer tasks
+    than rounds resolve them; the rounds' own tasks, rung afterwards, find them resolved."""
+    from worker.tasks import resolve_round
+
+    tables = [start(fault_world.app.test_client()) for _ in range(6)]
+    for table in tables:
+        ready_without_doorbell(table)
+    worker = fault_world.start_worker(concurrency=1)
+    queue = fault_world.app.config["QUEUES"]["resolve"]
+    succeeded = re.compile(r"resolve_round\[[0-9a-f-]+\] succeeded in [0-9.e-]+s: (True|False)")
+
+    def results() -> list[str]:
+        return succeeded.findall(worker.log.read_text())
+
+    with fault_world.app.app_context():
+        resolve_round.apply_async((tables[0].id, 1), queue=queue)
+    wait_for(lambda: len(results()) == 1, "the first task to finish", 60)
+    assert results() == ["True"]
+    first = [t for t in tables if fault_world.steps(t.id) == [1, 2]]
+    # its own round is first; the time bound starts after it, so one more is always tried
+    assert tables[0] in first and len(first) >= 2, len(first)
+    with fault_world.app.app_context():
+        for table in tables:
+            resolve_round.apply_async((table.id, 1), queue=queue)
+    wait_for(lambda: len(results()) == 7, "every round's own task to finish", 90)
+    own = results()
+    assert own.count("True") <= 1 + len(tables) - len(first) < len(tables), own
+    for table in tables:
+        assert_resolved_once(fault_world, table)
 
 
 def test_two_sweepers_and_many_tasks_at_once(fault_world: FaultWorld) -> None:

@@ -11,9 +11,9 @@ from sqlalchemy import select, update
 
 from engine import replay
 from service import resolution, submit
-from service.db import session_scope
+from service.db import engine_of, session_scope
 from service.errors import Conflict
-from service.models import Round, Step, Submission
+from service.models import AuditLog, Round, Step, Submission
 from service.sweeper import sweep_and_ring
 from tests.service.play import start, submit_without_doorbell
 
@@ -158,3 +158,48 @@ def test_sweeper_leaves_finished_work_alone(app: Flask, client: Any) -> None:
         assert sweep_and_ring()["rounds"] == 0
     record = client.get(f"/api/games/{table.id}/record").json
     assert replay(record).ok
+
+
+def _resolved_audits(app: Flask, game_id: str) -> int:
+    with session_scope(app) as s, s.begin():
+        return len(list(s.scalars(select(AuditLog.id).where(AuditLog.game_id == game_id,
+                                                          AuditLog.action == "resolved"))))
+
+
+def test_one_task_resolves_other_ready_rounds_each_once(app: Flask, client: Any) -> None:
+    """On PostgreSQL the task for one round also takes the other ready rounds (SKIP
+    LOCKED), up to its bound; their own tasks later find them resolved. SQLite: one each."""
+    tables = [start(client) for _ in range(5)]
+    for table in tables:
+        _make_ready_without_doorbell(app, table)
+    postgres = engine_of(app).dialect.name == "postgresql"
+    with app.app_context(), session_scope(app) as s:
+        assert resolution.resolve_ready(s, tables[0].id, 1, rounds=4, seconds=60) == (True, 4 if postgres else 1)
+    resolved = [t for t in tables if _steps(app, t.id) == [1, 2]]
+    assert len(resolved) == (4 if postgres else 1) and tables[0] in resolved
+    with app.app_context(), session_scope(app) as s:
+        # the doorbells of the rounds taken along: nothing left for their own round
+        for table in resolved:
+            assert resolution.resolve_round(s, table.id, 1) is False
+        assert resolution.resolve_ready(s, tables[0].id, 1, seconds=60) == (False, 5 - len(resolved) if postgres else 0)
+        for table in tables:
+            assert resolution.resolve_round(s, table.id, 1) is (not postgres and table not in resolved)
+    for table in tables:
+        assert _steps(app, table.id) == [1, 2] and _resolved_audits(app, table.id) == 1
+        assert table.status()["round"] == 2
+
+
+def test_a_round_held_by_another_resolver_is_passed_over(pg_app: Flask) -> None:
+    client = pg_app.test_client()
+    held, free = start(client), start(client)
+    for table in (held, free):
+        _make_ready_without_doorbell(pg_app, table)
+    with pg_app.app_context(), session_scope(pg_app) as holder, holder.begin():
+        holder.execute(select(Round.id).where(Round.game_id == held.id, Round.number == 1).with_for_update())
+        with session_scope(pg_app) as s:
+            # its own round (open) is not ready: only the free one is taken, without waiting
+            assert resolution.resolve_ready(s, free.id, 2, seconds=60) == (False, 1)
+    assert _steps(pg_app, free.id) == [1, 2] and _steps(pg_app, held.id) == [1]
+    with pg_app.app_context(), session_scope(pg_app) as s:
+        assert resolution.resolve_ready(s, held.id, 1, seconds=60) == (True, 1)
+    assert _steps(pg_app, held.id) == [1, 2] and _resolved_audits(pg_app, held.id) == 1
