@@ -68,6 +68,8 @@ class DemoResult:
     final_state: dict[str, Any]
     pages: int = 0
     log: list[str] = field(default_factory=list)
+    gm_token: str = ""  # a private game is seen through its GM's page
+    public: bool = False
 
 
 def progress_bar(done: int, total: int, note: str) -> None:
@@ -95,13 +97,14 @@ def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: in
         "ruleset": ruleset_id, "title": f"Demo: {ruleset.info.title}, seed {seed}",
         "seats": [{"name": n} for n in names], "options": options, "public": public})
     game_id = created["id"]
+    gm = created["gm_token"]  # a private game's pages and record answer only to its own tokens
     tokens: dict[str, str] = {}
     for seat in created["seats"]:
         entropy = H(PROFILE, "demo-entropy", seed, seat["name"]).hex()
         _, joined = client.call("POST", f"/api/games/{game_id}/join",
                                 {"invite_token": seat["invite_token"], "entropy": entropy})
         tokens[seat["name"]] = joined["player_token"]
-    _, record = client.call("GET", f"/api/games/{game_id}/record")
+    _, record = client.call("GET", f"/api/games/{game_id}/record", token=gm)
     if record["commitment"] != created["commitment"]:
         raise DemoError("the record's commitment differs from the one published at creation")
     salt = bytes.fromhex(record["salt"])
@@ -116,8 +119,8 @@ def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: in
     pages = 0
     number = 0
     while True:
-        _, game = client.call("GET", f"/api/games/{game_id}")
-        client.call("GET", f"/games/{game_id}")
+        _, game = client.call("GET", f"/api/games/{game_id}", token=gm)
+        client.call("GET", f"/games/{game_id}", token=gm)
         pages += 1
         if game["status"] == "finished":
             break
@@ -129,7 +132,7 @@ def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: in
             text = bot_orders(ruleset, loaded, name, seed)
             client.call("PUT", f"/api/games/{game_id}/orders", {"round": number, "orders": text},
                         token=tokens[name])
-        step = _wait_for_round(client, game_id, number, wait_seconds)
+        step = _wait_for_round(client, game_id, number, wait_seconds, gm)
         t = step["step"]
         key = bytes.fromhex(step["key"])
         _check_link(key, previous_key, t, profile)
@@ -138,14 +141,14 @@ def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: in
                            Dice(step_key(key, salt, t, step["inputs"], profile), t, profile))
         _check_step(result.state_hash, result.rolls, step, t)
         state = result.state
-    _, record = client.call("GET", f"/api/games/{game_id}/record")
+    _, record = client.call("GET", f"/api/games/{game_id}/record", token=gm)
     if progress:
         progress(max_rounds, max_rounds, "finished")
         sys.stderr.write("\n")
-    return DemoResult(game_id, number, game["outcome"], record, state, pages)
+    return DemoResult(game_id, number, game["outcome"], record, state, pages, gm_token=gm, public=public)
 
 
-def _wait_for_round(client: Client, game_id: str, number: int, wait_seconds: float) -> Any:
+def _wait_for_round(client: Client, game_id: str, number: int, wait_seconds: float, gm: str) -> Any:
     """Poll the game (always 200) until the round is past, then read the round once.
 
     Polling the round itself would answer 404 until it is resolved, and 404s count
@@ -154,9 +157,9 @@ def _wait_for_round(client: Client, game_id: str, number: int, wait_seconds: flo
     deadline = time.monotonic() + wait_seconds
     delay = 0.02
     while True:
-        _, game = client.call("GET", f"/api/games/{game_id}")
+        _, game = client.call("GET", f"/api/games/{game_id}", token=gm)
         if game["status"] == "finished" or (game["round"] or 0) > number:
-            return client.call("GET", f"/api/games/{game_id}/rounds/{number}")[1]
+            return client.call("GET", f"/api/games/{game_id}/rounds/{number}", token=gm)[1]
         if time.monotonic() > deadline:
             raise DemoError(f"round {number} was not resolved within {wait_seconds:g} s: "
                             "is a `dicepost worker` running?")

@@ -19,7 +19,7 @@ import click
 
 from engine import UnknownRuleset, find_ruleset, replay
 from service.commands import make_app, migrate_app
-from service.demo import NAMES, DemoError, play
+from service.demo import NAMES, DemoError, DemoResult, play
 
 
 def start_server(base_config: dict[str, object] | None = None) -> str:
@@ -36,14 +36,17 @@ def start_server(base_config: dict[str, object] | None = None) -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def game_link(url: str, game_id: str) -> str:
-    """Where the finished game can be seen after the demo's own server has stopped."""
+def game_link(url: str, result: DemoResult) -> str:
+    """Where the finished game can be seen after the demo's own server has stopped: a
+    private game only through its GM's page (opening it lets that browser read the game)."""
+    path = f"/games/{result.game_id}" if result.public else f"/games/{result.game_id}/gm/{result.gm_token}"
+    note = "" if result.public else ", the game master's page: the game is private (--public lists it)"
     if url:
-        return f"{url}/games/{game_id}"
-    from service.urls import game_url
+        return f"{url}{path}" + (f" ({note[2:]})" if note else "")
+    from service.urls import base_url
 
     with make_app().app_context():
-        return f"{game_url(game_id)} (served by `dicepost serve`)"
+        return f"{base_url()}{path} (served by `dicepost serve`{note})"
 
 
 def check_ruleset(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
@@ -94,7 +97,7 @@ def command(ruleset: str, seed: str, players: int, record: str, max_rounds: int,
     verdict = f"winner: {', '.join(winners)}" if winners else "no winner: a draw"
     click.echo(f"game {result.game_id} finished after round {result.rounds}; {verdict} "
                f"({outcome.get('reason', '')})")
-    click.echo(f"see it at {game_link(url, result.game_id)}")
+    click.echo(f"see it at {game_link(url, result)}")
     report = replay(result.record)
     click.echo("record replayed: "
                + ("every roll, event and state hash checks" if report.ok else str(report.difference)))

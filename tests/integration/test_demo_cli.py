@@ -33,14 +33,18 @@ def _check(done: subprocess.CompletedProcess[str], record: Path, database_url: s
     assert all(p.startswith("[") for p in pieces), [p for p in pieces if not p.startswith("[")][:5]
     data = json.loads(record.read_text())
     assert data["format"] == "dicepost-record/1" and replay(data).ok
-    # The printed link is where `dicepost serve` shows the game, on the same database.
-    link = re.search(r"see it at http://127\.0\.0\.1:5000(/games/(\w+)) \(served by `dicepost serve`\)",
-                     done.stdout)
+    # The printed link is where `dicepost serve` shows the game, on the same database: the
+    # game is private, so the link is its GM's page, and that browser may then read the game.
+    link = re.search(r"see it at http://127\.0\.0\.1:5000(/games/(\w+)/gm/\S+) \(served by `dicepost serve`, "
+                     r"the game master's page: the game is private \(--public lists it\)\)", done.stdout)
     assert link and link.group(2) == data["game_id"], done.stdout
     from service import create_app
 
     app = create_app({"DATABASE_URL": database_url, "REDIS_URL": None, "SECRET_KEY": "t"})
-    assert app.test_client().get(link.group(1)).status_code == 200
+    assert app.test_client().get(f"/games/{data['game_id']}").status_code == 404  # private
+    browser = app.test_client()
+    assert browser.get(link.group(1)).status_code == 200
+    assert browser.get(f"/games/{data['game_id']}").status_code == 200
 
 
 def test_demo_embedded(tmp_path: Path) -> None:

@@ -235,6 +235,7 @@ def play(app: Flask, web: Player) -> None:
     bob_start = next(m for _i, kind, m in stored(app) if kind == "results" and m["To"].addresses[0].username == "bob")
     receive(raw_mail(str(bob_start["Reply-To"].addresses[0].addr_spec), "pass", "<r6@render>", "bob@example.org"))
     web.get(f"/games/{gid}/rounds/1")
+    web.get(f"/games/{gid}/rounds")  # every round and key check
     web.post(follow_link[1], 303, data={"action": "stop"})  # type: ignore[index]
     api.get(f"/api/games/{gid}/rounds/1")
     web.get(f"/games/{gid}")
@@ -248,6 +249,17 @@ def play(app: Flask, web: Player) -> None:
                     headers={"Authorization": f"Bearer {second['gm_token']}"}).get_json()
     invite = str(done["invite_url"]).rsplit("/", 1)[1]
     web.get(f"/games/{second['id']}/takeover/{invite}")
+    # A private game's link from a mail to a player, opened in a fresh browser.
+    from service import access
+    from service.models import Game
+    hidden = api.post("/api/games", 201, json={"ruleset": "universal", "public": False,
+                                                "seats": [{"name": "gil"}, {"name": "hal"}]}).get_json()
+    api.post(f"/api/games/{hidden['id']}/join", json={"invite_token": hidden["seats"][0]["invite_token"]})
+    with app.test_request_context(), session_scope(app) as s:
+        gil = s.scalars(select(Seat).where(Seat.game_id == hidden["id"], Seat.name == "gil")).one()
+        opened = access.open_url(s.get(Game, hidden["id"]), gil, "web.game")
+    check("/open/" in opened, f"a private game's mail link is not an open link: {opened}")
+    Player(app.test_client(), web.pages).get(opened.removeprefix("http://dicepost.test"), 303)
     # The same open seat in the lobby and on the game page, taken by a visitor.
     web.get("/lobby?show=open")
     web.get(f"/games/{second['id']}")
