@@ -74,20 +74,23 @@ def html_legend(board: Board) -> Markup:
     parts: list[str] = []
     rows = piece_rows(board)
     if rows:
+        # No Kind column where the ruleset tells no pieces apart: it would be empty, and a
+        # phone's width is short.
+        kinds = any(r.kind_shown for r in rows)
         body = []
         for r in rows:
             ink, _ = side_colours(board, None if r.side == "game" else r.side)
+            kind = f'<td style="padding:2px 8px">{escape(r.kind_shown)}</td>' if kinds else ""
             body.append(
                 f'<tr><td style="padding:2px 8px;color:{ink}"><b>{escape(r.label)}</b></td>'
                 f'<td style="padding:2px 8px">{escape(r.square)}</td>'
-                f'<td style="padding:2px 8px">{escape(r.side)}</td>'
-                f'<td style="padding:2px 8px">{escape(r.kind_shown)}</td>'
+                f'<td style="padding:2px 8px">{escape(r.side)}</td>{kind}'
                 f'<td style="padding:2px 8px">{escape(r.health)}</td>'
                 f'<td style="padding:2px 8px">{escape(r.note)}</td></tr>'
             )
         head = "".join(
             f'<th style="padding:2px 8px;text-align:left">{h}</th>'
-            for h in ("Piece", "Square", "Side", "Kind", "Health", "Notes")
+            for h in ("Piece", "Square", "Side", *(("Kind",) if kinds else ()), "Health", "Notes")
         )
         table = f'<table style="border-collapse:collapse;font-size:13px"><tr>{head}</tr>'
         parts.append(table + "".join(body) + "</table>")

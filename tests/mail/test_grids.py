@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 
 from engine.contract import Board, Mark, Piece
 from service.render.ascii_grid import ascii_board, ascii_grid
-from service.render.html_table_grid import html_board, html_table_grid
+from service.render.html_table_grid import html_board, html_legend, html_table_grid
 
 BOARD = Board(
     width=5,
@@ -127,3 +127,13 @@ def test_figures_the_game_runs_are_told_apart_with_their_facing():
     legend = {r[0]: r for r in parser.rows if r and r[0] in ("Z1", "H1", "C1", "N1")}
     assert legend["H1"][3:] == ["henchman", "1/1", "facing ne; Thug"]
     assert legend["N1"][3] == "nemesis" and legend["C1"][3] == "civvie"
+
+
+def test_the_html_legend_has_a_kind_column_only_where_pieces_differ_in_kind():
+    units = Board(3, 2, {}, [Piece("A1", "a1", "a", "unit", "A1")], sides=["a"])
+    assert ">Kind</th>" not in html_legend(units) and ">Health</th>" in html_legend(units)
+    mixed = Board(3, 2, {}, [Piece("A1", "a1", "a", "unit", "A1"), Piece("C1", "b2", None, "civvy", "C1")],
+                  sides=["a"])
+    legend = html_legend(mixed)
+    assert ">Kind</th>" in legend and '<td style="padding:2px 8px">civvy</td>' in legend
+    assert legend.count("<td") == 2 * 6 and legend.count("<th") == 6
