@@ -90,12 +90,16 @@ def open_token(secret_key: str | bytes, seat: Seat) -> str:
     return make_token(secret_key, "open", seat.id, seat.reply_token_salt or "")
 
 
+OPENED = {"web.game": "game", "verify_page.verifier": "verify"}  # and web.round_: round/<n>
+
+
 def open_url(game: Game, seat: Seat | None, endpoint: str, **values: object) -> str:
-    """A link from a mail to `seat` into one of its game's pages (web.game, web.round_):
-    as it is for a public game (or no seat), through the seat's open link for a private one."""
+    """A link from a mail to `seat` into one of its game's pages (web.game, web.round_, and
+    for a private game the verifier): as it is for a public game (or no seat), through the
+    seat's open link for a private one."""
     if game.public or seat is None:
         return urls.absolute(endpoint, game_id=game.id, **values)
-    where = "game" if endpoint == "web.game" else f"round/{values['number']}"
+    where = OPENED.get(endpoint) or f"round/{values['number']}"
     return urls.absolute("web.open_link", game_id=game.id,
                          token=open_token(current_app.config["SECRET_KEY"], seat), where=where)
 

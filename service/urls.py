@@ -54,9 +54,13 @@ def verify_link(record_url: str, page: str = "/verify",
     the player holds (commitment, seat, entropy) in the fragment, which browsers never send
     to a server: the page compares the record with the values as they were when the link
     was made."""
-    link = f"{page}?record={quote(record_url, safe='/:')}"
+    return f"{page}?record={quote(record_url, safe='/:')}" + held_fragment(held)
+
+
+def held_fragment(held: Mapping[str, str | None] | None) -> str:
+    """`#commitment=...&seat=...&entropy=...` (what is given), or nothing."""
     pairs = [(k, v) for k in ("commitment", "seat", "entropy") if (v := (held or {}).get(k))]
-    return f"{link}#{urlencode(pairs)}" if pairs else link
+    return f"#{urlencode(pairs)}" if pairs else ""
 
 
 

@@ -71,9 +71,13 @@ def verify_url(record_url: str, game: Game, seat: Seat | None) -> str:
     """The "check these dice" link: the verifier page, absolute, loading the record, with
     the commitment and the seat's entropy as they are now in its fragment (the page turns
     red if the record later differs from what this mail carried)."""
-    return urls.verify_link(record_url, page=f"{urls.base_url()}/verify", held={
-        "commitment": game.commitment, "seat": seat.name if seat else None,
-        "entropy": seat.entropy if seat else None})
+    held = {"commitment": game.commitment, "seat": seat.name if seat else None,
+            "entropy": seat.entropy if seat else None}
+    if not game.public and seat is not None:
+        # A private game's record answers only to its tokens: the link opens through the
+        # seat's open link first, and the browser keeps the fragment across the redirect.
+        return open_url(game, seat, "verify_page.verifier") + urls.held_fragment(held)
+    return urls.verify_link(record_url, page=f"{urls.base_url()}/verify", held=held)
 
 
 def seat_links(settings: MailSettings, seat: Seat) -> dict[str, str]:

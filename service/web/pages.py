@@ -17,7 +17,7 @@ from service.db import get_session
 from service.errors import Invalid, NotFound, ServiceError
 from service.models import Game
 from service.schedule.words import DAY_LABELS, NMR_LABELS
-from service.urls import join_url, record_url
+from service.urls import join_url, record_url, verify_link
 from service.views import public_games_json
 from service.web import bp
 from service.web.data import game_page, round_page, rounds_page
@@ -190,8 +190,8 @@ def open_link(game_id: str, token: str, where: str) -> Response:
     """A link from a mail to a player of a private game: this browser keeps the seat's open
     token (as its player page would) and goes on to the game or round page at once."""
     kind, _, number = where.partition("/")
-    if not (where == "game" or (kind == "round" and number.isdigit() and len(number) <= 9)):
-        raise NotFound(f"no page {where!r} to open: a mail's link opens the game or a round")
+    if not (where in ("game", "verify") or (kind == "round" and number.isdigit() and len(number) <= 9)):
+        raise NotFound(f"no page {where!r} to open: a mail's link opens the game, a round or the verifier")
     session = get_session()
     with session.begin():
         if access.seat_by_open_token(session, game_id, token) is None:
@@ -200,6 +200,8 @@ def open_link(game_id: str, token: str, where: str) -> Response:
     access.remember(game_id, token)
     if where == "game":
         return redirect(url_for("web.game", game_id=game_id), 303)
+    if where == "verify":  # the fragment (what the player holds) stays in the browser
+        return redirect(verify_link(record_url(game_id)), 303)
     return redirect(url_for("web.round_", game_id=game_id, number=int(number)), 303)
 
 

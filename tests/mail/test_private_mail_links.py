@@ -45,9 +45,22 @@ def test_a_private_games_mail_links_open_in_a_fresh_browser(tmp_path: Any) -> No
     g = world.game_id
     links = _links(_results_text(world, "red", 2), g)
     opened = [p for p in links if f"/games/{g}/open/" in p]
-    assert {p.rsplit("/open/", 1)[1].split("/", 1)[1] for p in opened} == {"game", "round/1"}, links
+    wheres = {p.rsplit("/open/", 1)[1].split("/", 1)[1].split("#")[0] for p in opened}
+    assert wheres == {"game", "round/1", "verify"}, links
     assert f"/games/{g}" not in links and f"/games/{g}/rounds/1" not in links  # no bare link that 404s
-    for path in opened:
+    # "Check these dice": what red holds rides in the fragment, which the browser keeps across
+    # the redirect to the verifier; the verifier's own fetch of the record then answers.
+    check = next(p for p in opened if "/verify#" in p)
+    path, fragment = check.split("#", 1)
+    assert "commitment=" in fragment and "seat=red" in fragment
+    browser = world.app.test_client()
+    assert browser.get(f"/api/games/{g}/record").status_code == 404
+    r = browser.get(path)
+    assert r.status_code == 303 and r.headers["Location"].startswith("/verify?record=")
+    assert path.split("/")[4] not in r.headers["Location"]
+    assert browser.get(r.headers["Location"]).status_code == 200
+    assert browser.get(f"/api/games/{g}/record").status_code == 200
+    for path in (p for p in opened if "/verify#" not in p):
         browser = world.app.test_client()
         assert browser.get(path.replace("/open/", "/x/")).status_code == 404  # sanity: no such route
         r = browser.get(path)
