@@ -170,7 +170,7 @@ def test_the_form_lists_its_orders_the_mail_draws_it_and_verify_replays_it(
     table = start(client, "skirmish", options={"width": 6, "height": 6, "max_rounds": 30})
     # 6 columns: alice's pawns stand on b1, c1, d1; bob's far away, so only steps.
     page = client.get(f"/games/{table.id}/player/{table.tokens['alice']}").get_data(as_text=True)
-    offered = set(re.findall(r'<option value="([A-Z][^"]+)"', page))
+    offered = set(re.findall(r'<option value="([A-Z][0-9]+ [^"]+)"', page))
     assert offered == {"A1 move a1", "A1 move a2", "A1 move b2", "A1 move c2",
                        "A2 move b2", "A2 move c2", "A2 move d2",
                        "A3 move c2", "A3 move d2", "A3 move e2", "A3 move e1"}, sorted(offered)

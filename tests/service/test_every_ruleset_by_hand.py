@@ -337,7 +337,9 @@ class Game:
             assert r.status_code == 400 and "CSRF" in r.get_data(as_text=True)
             assert self.submissions() == before
         data, numbered = self.form_data(seat, lines, [])
-        r = self.table.client.post(path, data=data)
+        r = self.table.client.post(path, data=data)  # stored: Post/Redirect/Get
+        assert r.status_code == 303, (error_box(r.get_data(as_text=True)), lines)
+        r = self.table.client.get(r.headers["Location"])
         page = r.get_data(as_text=True)
         assert r.status_code == 200, (error_box(page), lines)
         # (said of the round it was for when these orders closed it)
@@ -598,7 +600,7 @@ def test_sending_the_form_again_as_it_comes_keeps_every_line(csrf_app: Flask, ru
     assert sorted(v for chosen in form.selected.values() for v in chosen) == sorted([move, other])
     assert form.typed["free"].strip() == ""
     r = game.table.client.post(game.player_path("alice"), data=form.as_a_browser_sends_it())
-    assert r.status_code == 200, error_box(r.get_data(as_text=True))
+    assert r.status_code == 303, error_box(r.get_data(as_text=True))  # stored: Post/Redirect/Get
     with session_scope(csrf_app) as s:
         latest = s.scalars(select(Submission).order_by(Submission.version.desc())).first()
         assert latest is not None and latest.version == 2 and latest.source == "web"
@@ -617,7 +619,7 @@ def test_sending_the_form_again_keeps_the_order_the_lines_were_written(csrf_app:
     assert game.table.put("alice", "\n".join(written)).status_code == 200
     form = read_form(game.table.client, game.player_path("alice"))
     r = game.table.client.post(game.player_path("alice"), data=form.as_a_browser_sends_it())
-    assert r.status_code == 200, error_box(r.get_data(as_text=True))
+    assert r.status_code == 303, error_box(r.get_data(as_text=True))  # stored: Post/Redirect/Get
     with session_scope(csrf_app) as s:
         versions = s.scalars(select(Submission).order_by(Submission.version)).all()
         assert [v.version for v in versions] == [1, 2] and versions[1].source == "web"
