@@ -77,7 +77,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                         "legal-orders cache's 2,048 entries; 6000: every game, minutes; 0: none)")
     p.add_argument("--history-rounds", type=numbers, default=(10, 50, 100),
                    help="history: resolved rounds at which the pages and the record are measured")
-    p.add_argument("--history-units", type=numbers, default=(4, 16, 40, 64),
+    p.add_argument("--history-units", type=numbers, default=(4, 16, 64),
                    help="history: units per side of each universal game (a size it cannot field is reported)")
     p.add_argument("--history-repeat", type=int, default=5,
                    help="history: calls of each page at each mark, the least CPU counts")

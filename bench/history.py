@@ -34,7 +34,7 @@ OTHER_RULESETS = ("jep1", "fivedice")
 @dataclass(frozen=True)
 class HistorySpec:
     marks: tuple[int, ...] = (10, 50, 100)  # resolved rounds at which the pages are measured
-    units: tuple[int, ...] = (4, 16, 40, 64)  # per side; a size the ruleset cannot field is reported
+    units: tuple[int, ...] = (4, 16, 64)  # per side; a size the ruleset cannot field is reported
     repeat: int = 5  # calls of each page at each mark; the least CPU counts
 
 

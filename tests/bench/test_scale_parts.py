@@ -77,9 +77,9 @@ def test_a_clone_gets_its_own_id_in_text_and_a_fresh_message_id_key() -> None:
 
 
 def test_the_history_part_runs_at_tiny_sizes_and_reports_a_size_no_ruleset_fields() -> None:
-    rows = history.run(history.HistorySpec(marks=(1, 3), units=(4, 64), repeat=1))
+    rows = history.run(history.HistorySpec(marks=(1, 3), units=(4, 65), repeat=1))
     small, big = rows
-    assert big["refused"] == "at most 40 units, not 64" and set(big["others_refuse"]) == {"jep1", "fivedice"}
+    assert big["refused"] == "at most 64 units, not 65" and set(big["others_refuse"]) == {"jep1", "fivedice"}
     assert small["rounds_played"] == 3 and [m["rounds"] for m in small["marks"]] == [1, 3]
     for page in ("game page", "round page", "record"):
         # The statements of a page do not grow with the rounds; the record's bytes do.
@@ -150,7 +150,7 @@ def _history(marks: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def test_pages_and_the_record_are_judged_at_100_rounds() -> None:
-    refused = {"ruleset": "universal", "size": "2×64 units", "units": 64, "refused": "at most 40 units, not 64",
+    refused = {"ruleset": "universal", "size": "2×65 units", "units": 65, "refused": "at most 64 units, not 65",
                "others_refuse": {"jep1": "at most 16 units"}}
     good = _history([_mark(10, 6.0, 5.0), _mark(50, 7.0, 25.0), _mark(100, 8.0, 50.0)])
     judged = _judged({"history": [good, refused]})
@@ -159,8 +159,8 @@ def test_pages_and_the_record_are_judged_at_100_rounds() -> None:
     assert judged["round page ≤ 10 ms at 100 rounds of history, 2×4 units"][1]
     measured, ok = judged["the record linear in rounds, 2×4 units"]
     assert ok and "0.50 ms (10→50), 0.50 ms (50→100)" in measured
-    assert judged["pages and the record at 2×64 units"] == \
-        ("cannot field it: universal at most 40 units, not 64; jep1: at most 16 units", False)
+    assert judged["pages and the record at 2×65 units"] == \
+        ("cannot field it: universal at most 64 units, not 65; jep1: at most 16 units", False)
     slow = _history([_mark(10, 6.0, 5.0), _mark(50, 12.0, 25.0), _mark(100, 30.0, 150.0)])
     judged = _judged({"history": [slow]})
     assert not judged["game page ≤ 10 ms at 100 rounds of history, 2×4 units"][1]
@@ -170,7 +170,7 @@ def test_pages_and_the_record_are_judged_at_100_rounds() -> None:
     short = _history([_mark(10, 6.0, 5.0), _mark(50, 7.0, 25.0)])  # 100 rounds not reached
     assert not _judged({"history": [short]})["game page ≤ 10 ms at 100 rounds of history, 2×4 units"][1]
     text = render({"machine": MACHINE, "history": [good, refused]})
-    assert "History: pages and the record" in text and "cannot field: universal at most 40 units" in text
+    assert "History: pages and the record" in text and "cannot field: universal at most 64 units" in text
 
 
 def _phase(p99: float, sent: int) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from .house import RANGE_EFFECTS, UnitType
 
 UNIT_TYPES = ("mortar", "runner", "support", "defender")
 BASE_EP, BASE_PW, BASE_D = 1, 1, 5
-MAX_UNITS = 40
+MAX_UNITS = 64
 # Upper bounds keep a round's dice and a state's size small whatever the budget.
 MAX_EP, MAX_PW, MAX_D = 30, 30, 60
 
