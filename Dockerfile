@@ -32,11 +32,10 @@ RUN pip install --no-deps /wheels/dicepost-*.whl && pip check \
 WORKDIR /app
 USER dicepost
 EXPOSE 8000
-# Full mode only: without DATABASE_URL and REDIS_URL, service.gunicorn_conf refuses 0.0.0.0;
+# Full mode only: without DATABASE_URL and REDIS_URL, `dicepost web` refuses 0.0.0.0;
 # with DATABASE_URL it needs DICEPOST_SEAL_KEY too (passed at run time, never built in).
 HEALTHCHECK --interval=30s --timeout=10s --start-period=20s --retries=3 \
     CMD ["python", "-m", "service.health", "web", "http://127.0.0.1:8000/healthz"]
-# gunicorn's access log through service.logs: tokens in paths masked, the request id added.
-CMD ["gunicorn", "--config", "python:service.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "2", \
-     "--threads", "4", "--access-logfile", "-", "--logger-class", "service.logs.GunicornLogger", \
-     "service:create_app()"]
+# granian (service.webserver), 2 processes of 4 threads; the access log masks tokens in
+# paths and carries the request id (service.logs.AccessLog).
+CMD ["dicepost", "web", "--bind", "0.0.0.0:8000", "--workers", "2", "--threads", "4"]

@@ -173,7 +173,8 @@ def hammered(stack: Stack, requests: list[hammer.Request], spec: CapacitySpec, t
 
 # -- the web floor --------------------------------------------------------------------------
 def floor_stack(exits: ExitStack, sizes: FullSizes, extra_env: dict[str, str] | None = None) -> Stack:
-    """bench/floorapp.py under gunicorn as the stack runs it, on a private database, until exits close."""
+    """bench/floorapp.py under the web server as the stack runs it, on a private database,
+    until exits close."""
     from bench.floorapp import prepare
 
     url = exits.enter_context(private_database("webfloor"))
@@ -185,7 +186,7 @@ def floor_stack(exits: ExitStack, sizes: FullSizes, extra_env: dict[str, str] | 
     env.update(extra_env or {})
     stack = Stack("webfloor", port, env, workdir, url, database=url.rsplit("/", 1)[1])
     exits.callback(stack.stop)
-    stack.start("web", stacks.gunicorn("bench.floorapp:create_app()", port, sizes))
+    stack.start("web", stacks.web_server("bench.floorapp:create_app()", port, sizes))
     stacks.wait_http(stack, path="/ping")
     return stack
 
@@ -200,8 +201,8 @@ def web_floor(sizes: FullSizes, spec: CapacitySpec) -> dict[str, Any]:
     tool = hammer.choose_tool(spec.tool)
     with ExitStack() as exits:
         stack = floor_stack(exits, sizes)
-        out: dict[str, Any] = {"tool": tool, "load_before": loadavg(),
-                               "gunicorn": f"-w {sizes.web_workers} -k gthread --threads {sizes.web_threads}"}
+        server = stacks.server_text(sizes.server, sizes.web_workers, sizes.web_threads)
+        out: dict[str, Any] = {"tool": tool, "load_before": loadavg(), "server": server}
         out["ping"] = hammered(stack, [hammer.Request("GET", "/ping")], spec, tool, spec.floor_seconds,
                                "web floor GET /ping")
         out["update"] = floor_update(stack, spec, tool)

@@ -32,11 +32,12 @@ def _row(what: str, figures: dict[str, Any]) -> list[str]:
             f"{cpu.get('web', 0):.2f}", f"{cpu.get('postgres', 0):.2f}", str(figures["errors"])]
 
 
-def floor(sizes: FullSizes, spec: CapacitySpec, tool: str, repeat: int) -> list[list[str]]:
+def floor(sizes: FullSizes, spec: CapacitySpec, tool: str, repeat: int,
+          codecs: tuple[str, ...] = CODECS) -> list[list[str]]:
     rows = []
     for k in range(repeat):
         for server in SERVERS:
-            for codec in CODECS:
+            for codec in codecs:
                 with ExitStack() as exits:
                     stack = capacity.floor_stack(exits, replace(sizes, server=server),
                                                  {"BENCH_FLOOR_JSON": codec})
@@ -49,14 +50,19 @@ def floor(sizes: FullSizes, spec: CapacitySpec, tool: str, repeat: int) -> list[
 
 
 def service(sizes: FullSizes, spec: CapacitySpec, tool: str, repeat: int) -> list[list[str]]:
+    """Both servers up at once, each on its own database and games; their runs alternate."""
     rows = []
-    for server in SERVERS:
-        with ExitStack() as exits:
-            stack = stacks.full_stack(exits, replace(sizes, server=server), workers=False, tag="srv")
+    with ExitStack() as exits:
+        up: list[tuple[str, stacks.Stack, capacity.Db, Any]] = []
+        for server in SERVERS:
+            stack = stacks.full_stack(exits, replace(sizes, server=server), workers=False,
+                                      tag=f"srv{len(up)}")
             db = capacity.Db(stack.db_url)
             exits.callback(db.close)
-            games = capacity.prepare_games(Api(stack.port), spec, spec.rounds, 0, f"{server}: games")
-            for k in range(repeat):
+            up.append((server, stack, db, capacity.prepare_games(Api(stack.port), spec, spec.rounds, 0,
+                                                                  f"{server}: games")))
+        for k in range(repeat):
+            for server, stack, db, games in up:
                 figures = capacity.submission_phase(stack, db, games, spec, tool)
                 rows.append(_row(f"service PUT orders, {server}, run {k + 1}", figures))
     return rows
@@ -69,13 +75,14 @@ def main() -> None:
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--only", choices=("floor", "service"))
+    p.add_argument("--codecs", default=",".join(CODECS), help="floor: the JSON codecs, comma-separated")
     args = p.parse_args()
     spec = CapacitySpec(rounds=args.games, seconds=args.seconds, clients=args.clients,
                         floor_seconds=args.seconds)
     tool = hammer.choose_tool("auto")
     rows = []
     if args.only in (None, "floor"):
-        rows += floor(FullSizes(), spec, tool, args.repeat)
+        rows += floor(FullSizes(), spec, tool, args.repeat, tuple(args.codecs.split(",")))
     if args.only in (None, "service"):
         rows += service(FullSizes(), spec, tool, args.repeat)
     print(table(["run", "requests/s", "answer ms p50 / p99", "web CPU ms", "PostgreSQL CPU ms", "errors"],

@@ -1,8 +1,9 @@
 """The service on loopback, started and stopped by the bench.
 
-Full: `dicepost db upgrade` on a private PostgreSQL database, gunicorn (gthread) serving
-`service:create_app()`, N `dicepost worker` processes, Redis with a private key prefix and
-queue names. Embedded: `dicepost serve` (Werkzeug threads, SQLite, tasks in-process).
+Full: `dicepost db upgrade` on a private PostgreSQL database, `dicepost web` (granian, as the
+image runs it; FullSizes.server picks bare granian or gunicorn instead) serving the app,
+N `dicepost worker` processes, Redis with a private key prefix and queue names.
+Embedded: `dicepost serve` (Werkzeug threads, SQLite, tasks in-process).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ class FullSizes:
     concurrency: int = 1
     redis_db: int = 11
     mail_workers: int = 0  # >0: resolution workers take only the resolve queue, these the mail queue
-    server: str = "gunicorn"  # the WSGI server: "gunicorn" (gthread) or "granian"
+    # The web server: "dicepost" (`dicepost web`, granian with the startup checks and the
+    # access log: what ships), "granian" (bare) or "gunicorn" (gthread).
+    server: str = "dicepost"
 
 
 def free_port() -> int:
@@ -232,12 +235,24 @@ def migrate(stack: Stack) -> None:
     subprocess.run([*dicepost(), "db", "upgrade"], env=stack.env, cwd=ROOT, check=True, capture_output=True)
 
 
-def gunicorn(app: str, port: int, sizes: FullSizes) -> list[str]:
+def server_text(server: str, workers: int, threads: int) -> str:
+    """The web server as the reports name it."""
+    if server == "gunicorn":
+        return f"gunicorn -w {workers} -k gthread --threads {threads}"
+    what = "`dicepost web` (granian)" if server == "dicepost" else "granian"
+    return f"{what} --workers {workers} --threads {threads}"
+
+
+def web_server(app: str, port: int, sizes: FullSizes) -> list[str]:
     """The web server's command line: the stack's and the web floor's are the same but for `app`.
 
-    app: "module:factory()". sizes.server "granian": granian's WSGI interface with as many
-    workers, and blocking threads for the threads."""
-    if sizes.server == "granian":
+    app: "module:factory()". sizes.server "dicepost": the service's `dicepost web` (another
+    app than the service's: bare granian, the same settings); "granian": granian's WSGI
+    interface with as many workers, and blocking threads for the threads; "gunicorn": gthread."""
+    if sizes.server == "dicepost" and app == "service:create_app()":
+        return [*dicepost(), "web", "--bind", f"127.0.0.1:{port}", "--workers", str(sizes.web_workers),
+                "--threads", str(sizes.web_threads)]
+    if sizes.server in ("dicepost", "granian"):
         return [shutil.which("granian", path=str(BIN)) or "granian", "--interface", "wsgi", "--factory",
                 "--workers", str(sizes.web_workers), "--blocking-threads", str(sizes.web_threads),
                 "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-ws",
@@ -248,7 +263,7 @@ def gunicorn(app: str, port: int, sizes: FullSizes) -> list[str]:
 
 
 def full_stack(exits: ExitStack, sizes: FullSizes, workers: bool = True, tag: str = "svc") -> Stack:
-    """gunicorn + workers on a private database and Redis prefix; stopped when `exits` closes.
+    """The web server + workers on a private database and Redis prefix; stopped when `exits` closes.
 
     workers=False: the web server only; launch_workers() brings workers up later.
     """
@@ -263,7 +278,7 @@ def full_stack(exits: ExitStack, sizes: FullSizes, workers: bool = True, tag: st
     exits.callback(clear_redis, env["REDIS_URL"], env["DICEPOST_REDIS_PREFIX"])
     exits.callback(stack.stop)
     migrate(stack)
-    stack.start("web", gunicorn("service:create_app()", port, sizes))
+    stack.start("web", web_server("service:create_app()", port, sizes))
     started = launch_workers(stack, sizes) if workers else []
     wait_http(stack)
     for w in started:

@@ -25,6 +25,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
 COMMANDS = [
     "service.commands.serve",
+    "service.commands.web",
     "service.commands.run",
     "service.commands.worker",
     "service.commands.beat",

@@ -13,7 +13,9 @@
   `redact()` masks them (and secret-looking query parameters) in every line the root
   handler writes, and `GunicornLogger` does the same for gunicorn's access log
   (`gunicorn --logger-class service.logs.GunicornLogger`, which also writes JSON lines
-  when DICEPOST_LOG_FORMAT=json). Pages whose URL holds a token
+  when DICEPOST_LOG_FORMAT=json). The image's server, granian (`dicepost web`), has its
+  own access log off: `AccessLog` writes one line a request through the root handler, so
+  masked, in its format, with the request id. Pages whose URL holds a token
   answer `Referrer-Policy: no-referrer`, so the token is not sent on to other sites.
 """
 
@@ -24,8 +26,9 @@ import logging
 import os
 import re
 import sys
+import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -250,3 +253,46 @@ class GunicornLogger(GunicornBaseLogger):  # type: ignore[misc]  # gunicorn ship
     def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
         atoms = super().atoms(resp, req, environ, request_time)
         return {key: redact(value) if isinstance(value, str) else value for key, value in atoms.items()}
+
+
+ACCESS_LOGGER = "dicepost.access"
+_Environ = dict[str, Any]
+_StartResponse = Callable[..., Any]
+
+
+class AccessLog:
+    """WSGI middleware: an access-log line for each request, as gunicorn's default line
+    (address, "request line", status, body bytes, "referrer", "user agent") with the
+    time taken and `rid=` the request id after it, every token masked.
+
+    Written when the app has answered and before the body is sent, so the app's answer
+    iterable goes to the server untouched (its close() runs the embedded default's tasks)."""
+
+    def __init__(self, app: Callable[[_Environ, _StartResponse], Iterable[bytes]]) -> None:
+        self.app = app
+        self.log = logging.getLogger(ACCESS_LOGGER)
+
+    def __call__(self, environ: _Environ, start_response: _StartResponse) -> Iterable[bytes]:
+        if not self.log.isEnabledFor(logging.INFO):
+            return self.app(environ, start_response)
+        began = time.perf_counter()
+        answer: list[Any] = []
+
+        def record(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            answer[:] = [status, headers]
+            return start_response(status, headers, exc_info)
+
+        body = self.app(environ, record)
+        status, headers = answer or ("500", [])
+        fields = {name.lower(): value for name, value in headers
+                  if name.lower() in ("content-length", "x-request-id")}
+        rid = fields.get("x-request-id", "-")
+        query = environ.get("QUERY_STRING")
+        target = environ.get("PATH_INFO", "") + (f"?{query}" if query else "")
+        took = (time.perf_counter() - began) * 1000
+        line = (f'{environ.get("REMOTE_ADDR", "-")} "{environ.get("REQUEST_METHOD", "-")} {target} '
+                f'{environ.get("SERVER_PROTOCOL", "-")}" {status.split(" ", 1)[0]} '
+                f'{fields.get("content-length", "-")} "{environ.get("HTTP_REFERER", "-")}" '
+                f'"{environ.get("HTTP_USER_AGENT", "-")}" {took:.1f}ms rid={rid}')
+        self.log.info(redact(line), extra={"request_id": rid})
+        return body

@@ -1,4 +1,4 @@
-"""`dicepost serve`: the web app on Werkzeug's threaded server (gunicorn in production).
+"""`dicepost serve`: the web app on Werkzeug's threaded server (`dicepost web` in production).
 
 In embedded mode it also starts the sweeper thread (every DICEPOST_SWEEP_SECONDS) and
 runs the tasks a request committed after its answer is sent (service.tasks). It

@@ -2,8 +2,9 @@
 
 The links mailed to players carry their secrets in the path (the player page, the GM
 page, invitations, sign-in and mail-settings links), so a log that keeps paths could
-hand a seat to whoever reads it: the dev server's request lines, gunicorn's access log
-and the app's own lines all go through service.logs.redact.
+hand a seat to whoever reads it: the dev server's request lines, the access log of
+`dicepost web` (granian) and of gunicorn, and the app's own lines all go through
+service.logs.redact.
 """
 
 from __future__ import annotations
@@ -26,7 +27,16 @@ from service import create_app, logs
 from service.config import from_env
 from service.db import engine_of
 from service.migrate import upgrade
-from tests.conftest import ROOT, LiveServer, WorkerProcess, base_config, free_port, full_config, wait_for
+from tests.conftest import (
+    ROOT,
+    LiveServer,
+    WorkerProcess,
+    base_config,
+    dicepost_command,
+    free_port,
+    full_config,
+    wait_for,
+)
 from tests.service.play import start
 
 SPECTATOR = "7.spectatorlinktokenmadeupforthelog"  # a spectator link's shape (service.access)
@@ -128,8 +138,18 @@ def _fetch(url: str, headers: dict[str, str] | None = None, data: bytes | None =
         return refused.code, refused.read()
 
 
-def test_gunicorns_access_log_carries_no_token(tmp_path: Path) -> None:
-    """A real gunicorn with the logger class, JSON lines asked for: no token in any line."""
+def _server_argv(server: str, port: int) -> list[str]:
+    if server == "dicepost web":  # the image's: granian with service.logs.AccessLog
+        return [*dicepost_command(), "web", "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+    return [str(Path(sys.executable).parent / "gunicorn"), "--bind", f"127.0.0.1:{port}",
+            "--workers", "1", "--logger-class", "service.logs.GunicornLogger",
+            "--access-logfile", "-", "--error-logfile", "-", "service:create_app()"]
+
+
+@pytest.mark.parametrize("server", ["dicepost web", "gunicorn"])
+def test_the_servers_access_log_carries_no_token(tmp_path: Path, server: str) -> None:
+    """A real server with our access log, JSON lines asked for: no token in any line, the
+    request id on the request's line."""
     url = f"sqlite:///{tmp_path}/d.sqlite3"
     migrated = create_app(base_config(url))
     upgrade(engine_of(migrated))
@@ -138,15 +158,12 @@ def test_gunicorns_access_log_carries_no_token(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DICEPOST_")}
     env.update(DATABASE_URL=url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1", DICEPOST_LOG_FORMAT="json",
                DICEPOST_SEAL_KEY=os.environ["DICEPOST_SEAL_KEY"])
-    out = tmp_path / "gunicorn.log"
+    out = tmp_path / "server.log"
     with out.open("wb") as handle:
-        proc = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "--bind", f"127.0.0.1:{port}",
-                                 "--workers", "1", "--logger-class", "service.logs.GunicornLogger",
-                                 "--access-logfile", "-", "--error-logfile", "-", "service:create_app()"],
-                                env=env, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(_server_argv(server, port), env=env, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT)
         try:
             base = f"http://127.0.0.1:{port}"
-            wait_for(lambda: _fetch_or_none(base + "/api/rulesets"), "gunicorn to answer", 30)
+            wait_for(lambda: _fetch_or_none(base + "/api/rulesets"), f"{server} to answer", 30)
             status, body = _fetch(base + "/api/games", data=json.dumps(
                 {"ruleset": "universal", "title": "T", "seats": [{"name": "a"}, {"name": "b"}]}).encode())
             assert status == 201

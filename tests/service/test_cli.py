@@ -37,7 +37,7 @@ def one_line_error(result: Result, code: int = 2) -> str:
 
 
 def test_every_command_registers() -> None:
-    for name in ("serve", "run", "worker", "beat", "db", "rulesets", "new-game", "demo", "sweep",
+    for name in ("serve", "web", "run", "worker", "beat", "db", "rulesets", "new-game", "demo", "sweep",
                  "verify", "mail-ingest", "mail-poll"):
         assert name in cli.cli.commands
     db = cli.cli.commands["db"]

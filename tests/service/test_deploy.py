@@ -1,11 +1,13 @@
 """docker-compose.yml read against what the code does (Docker cannot run here), and its
-commands run for real: gunicorn serving `service:create_app()`, the dicepost sub-commands,
-the health checks. The Dockerfile's build and commands run in tests/packaging."""
+commands run for real: `dicepost web` (granian) serving the app and refusing what it must
+before it binds, the dicepost sub-commands, the health checks. The Dockerfile's build and
+commands run in tests/packaging."""
 
 from __future__ import annotations
 
 import os
 import shlex
+import socket
 import subprocess
 import sys
 import time
@@ -17,8 +19,8 @@ import click
 import pytest
 import yaml
 
-from service import cli, gunicorn_conf
-from tests.conftest import ROOT, clean_env, free_port, full_env
+from service import cli, gunicorn_conf, webserver
+from tests.conftest import ROOT, clean_env, dicepost_command, free_port, full_env
 from tests.packaging import dockerfile
 
 COMPOSE = ROOT / "docker-compose.yml"
@@ -37,7 +39,7 @@ def test_services_and_durability() -> None:
         env = services[name]["environment"]
         assert env["DATABASE_URL"].startswith("postgresql://") and env["REDIS_URL"].startswith("redis://")
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
-    assert services["web"]["command"][0] == "gunicorn" and services["web"]["command"][-1] == "service:create_app()"
+    assert services["web"]["command"][:2] == ["dicepost", "web"]
 
 
 def _parsed_command(args: list[str]) -> click.Command:
@@ -66,38 +68,74 @@ def test_every_dicepost_service_gets_the_seal_key_and_the_image_bakes_none_in() 
 
 
 def test_dicepost_commands_of_compose_parse() -> None:
-    for name in ("migrate", "worker", "beat"):
+    for name in ("migrate", "web", "worker", "beat"):
         command = _compose()["services"][name]["command"]
         assert command[0] == "dicepost"
         assert callable(_parsed_command(command[1:]).callback)
     with pytest.raises(click.BadParameter):
         _parsed_command(["worker", "--concurrency", "none"])
+    with pytest.raises(click.BadParameter, match="is not HOST:PORT"):
+        _parsed_command(["web", "--bind", "8000"])
 
 
-def test_gunicorn_serves_the_app_factory(tmp_path: Path) -> None:
-    """The web service's command, on the embedded database."""
+def _served_answer(port: int) -> str:
+    for _ in range(150):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/openapi.json", timeout=2) as r:
+                return str(r.read().decode())
+        except OSError:
+            time.sleep(0.2)
+    return ""
+
+
+def test_the_web_command_serves_the_app(tmp_path: Path) -> None:
+    """The web service's command, on the embedded database (loopback: it may serve that)."""
     command = _compose()["services"]["web"]["command"]
     port = free_port()
-    argv = [a.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for a in command]
-    argv[0] = str(Path(sys.executable).parent / "gunicorn")
+    argv = [*dicepost_command(), *[a.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for a in command[1:]]]
     env = clean_env(DATABASE_URL=f"sqlite:///{tmp_path}/g.sqlite3", SECRET_KEY="deploy-test")
     subprocess.run([*shlex.split(f"{sys.executable} -m service.cli"), "db", "upgrade"], env=env, cwd=ROOT,
                    check=True, capture_output=True)
-    proc = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    proc = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        body = ""
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/openapi.json", timeout=2) as r:
-                    body = r.read().decode()
-                break
-            except OSError:
-                time.sleep(0.2)
-        assert '"openapi"' in body
+        assert '"openapi"' in _served_answer(port)
+        # A second server on the same port is refused, not let in beside the first.
+        second = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1
+        assert second.stderr == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(20)
+    assert proc.returncode == 0  # stopped cleanly by SIGTERM
+
+
+def _web(env: dict[str, str], bind: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*dicepost_command(), "web", "--bind", bind, "--workers", "1"], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_web_command_refuses_before_it_binds(tmp_path: Path) -> None:
+    """The embedded default on a public address, a database without its seal key, a seal key
+    that does not open the tips: one line each, status 1, and nothing listening."""
+    port = free_port()
+    embedded = clean_env(DATABASE_URL=f"sqlite:///{tmp_path}/e.sqlite3", SECRET_KEY="deploy-test")
+    done = _web(embedded, f"0.0.0.0:{port}")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"dicepost: refusing to serve the embedded default on 0.0.0.0:{port}: ")
+    keyless = {k: v for k, v in embedded.items() if k != "DICEPOST_SEAL_KEY"}
+    done = _web(keyless, f"127.0.0.1:{port}")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "DICEPOST_SEAL_KEY is required when DATABASE_URL is set" in done.stderr
+    subprocess.run([*dicepost_command(), "db", "upgrade"], env=embedded, cwd=ROOT, check=True, capture_output=True,
+                   timeout=120)
+    subprocess.run([*dicepost_command(), "new-game", "--ruleset", "universal", "--seat", "a", "--seat", "b"],
+                   env=embedded, cwd=ROOT, check=True, capture_output=True, timeout=120)
+    done = _web({**embedded, "DICEPOST_SEAL_KEY": "ab" * 32}, f"127.0.0.1:{port}")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "does not open the chain tips in this database" in done.stderr
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", port))  # free: none of them bound it
 
 
 def test_web_and_worker_have_health_checks_and_web_runs_the_image_command() -> None:
@@ -134,16 +172,31 @@ def test_the_worker_health_check_pings_this_hosts_worker(pg_url: str, redis_env:
     ("127.0.0.1:8000", True), ("127.0.0.2:8000", True), ("localhost:8000", True), ("[::1]:8000", True),
     ("unix:/run/dicepost.sock", True), ("0.0.0.0:8000", False), ("[::]:8000", False), (":8000", False),
     ("192.0.2.7:8000", False), ("example.org:8000", False), ("fd://3", False)])
-def test_which_gunicorn_binds_stay_on_this_machine(bind: str, local: bool) -> None:
-    assert gunicorn_conf.is_local(bind) is local
+def test_which_binds_stay_on_this_machine(bind: str, local: bool) -> None:
+    assert webserver.is_local(bind) is local
 
 
-def test_gunicorn_refuses_the_embedded_default_on_a_public_bind_unless_asked() -> None:
+@pytest.mark.parametrize(("bind", "parsed"), [
+    ("127.0.0.1:8000", ("127.0.0.1", 8000)), ("[::1]:8001", ("::1", 8001)), ("192.0.2.7:80", ("192.0.2.7", 80)),
+    ("unix:/run/d.sock", Path("/run/d.sock"))])
+def test_binds_are_read_as_granian_takes_them(bind: str, parsed: object) -> None:
+    assert webserver.parse_bind(bind) == parsed
+    assert webserver.bind_text(webserver.parse_bind(bind)) == bind
+
+
+@pytest.mark.parametrize("bind", ["8000", "host:", ":8000", "host:port", "host:0", "host:70000", "unix:"])
+def test_a_bind_that_is_not_one_is_refused(bind: str) -> None:
+    with pytest.raises(ValueError):
+        webserver.parse_bind(bind)
+
+
+def test_the_embedded_default_is_refused_on_a_public_bind_unless_asked() -> None:
     full = {"DATABASE_URL": "postgresql://db/dicepost", "REDIS_URL": "redis://redis:6379/0"}
-    assert gunicorn_conf.refusal(["0.0.0.0:8000"], full) is None
-    assert gunicorn_conf.refusal(["127.0.0.1:8000"], {}) is None
+    assert webserver.refusal(["0.0.0.0:8000"], full) is None
+    assert webserver.refusal(["127.0.0.1:8000"], {}) is None
     for env in ({}, {"DATABASE_URL": full["DATABASE_URL"]}, {"REDIS_URL": full["REDIS_URL"]}):
-        problem = gunicorn_conf.refusal(["127.0.0.1:9000", "0.0.0.0:8000"], env)
+        problem = webserver.refusal(["127.0.0.1:9000", "0.0.0.0:8000"], env)
         assert problem is not None and "on 0.0.0.0:8000:" in problem
-    assert gunicorn_conf.refusal(["0.0.0.0:8000"], {"DICEPOST_PUBLIC_EMBEDDED": "1"}) is None
-    assert gunicorn_conf.refusal(["0.0.0.0:8000"], {"DICEPOST_PUBLIC_EMBEDDED": "yes"}) is not None
+    assert webserver.refusal(["0.0.0.0:8000"], {"DICEPOST_PUBLIC_EMBEDDED": "1"}) is None
+    assert webserver.refusal(["0.0.0.0:8000"], {"DICEPOST_PUBLIC_EMBEDDED": "yes"}) is not None
+    assert gunicorn_conf.refusal is webserver.refusal  # gunicorn, run by hand, refuses the same

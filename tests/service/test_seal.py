@@ -15,7 +15,7 @@ from flask import Flask
 
 from engine import chain
 from engine.dice import NEW_GAME_PROFILE
-from service import cli, create_app, gunicorn_conf
+from service import cli, create_app, webserver
 from service.config import from_env
 from service.db import engine_of
 from service.dice_keys import SealError, open_tip, seal_tip
@@ -101,13 +101,13 @@ def test_full_mode_without_the_key_is_refused(full_db: tuple[Flask, Path], monke
     assert "DICEPOST_SEAL_KEY is required when DATABASE_URL is set" in error
 
 
-def test_gunicorn_refuses_a_missing_or_wrong_key(full_db: tuple[Flask, Path],
+def test_the_web_server_refuses_a_missing_or_wrong_key(full_db: tuple[Flask, Path],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    assert gunicorn_conf.seal_refusal() is None
+    assert webserver.seal_refusal() is None
     monkeypatch.setenv("DICEPOST_SEAL_KEY", secrets.token_hex(32))
-    assert "does not open the chain tips in this database" in (gunicorn_conf.seal_refusal() or "")
+    assert "does not open the chain tips in this database" in (webserver.seal_refusal() or "")
     monkeypatch.delenv("DICEPOST_SEAL_KEY")
-    assert "DICEPOST_SEAL_KEY is required" in (gunicorn_conf.seal_refusal() or "")
+    assert "DICEPOST_SEAL_KEY is required" in (webserver.seal_refusal() or "")
 
 
 def test_the_embedded_default_makes_its_key_once_mode_600(tmp_path: Path) -> None:

@@ -3,13 +3,23 @@ answered before the round is resolved and its mail composed; they run once the a
 
 from __future__ import annotations
 
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
 from sqlalchemy import select
 
+from bench.client import Api
+from bench.load import LoadSpec, create_game, send_orders
 from service.db import session_scope
 from service.models import Outbox, Round
+from tests.conftest import ROOT, clean_env, dicepost_command, free_port, wait_for
 from tests.service.play import start
 
 
@@ -49,3 +59,47 @@ def test_without_the_setting_the_round_is_resolved_before_the_answer(app: Flask,
     table.put("alice", table.bot(app, "alice"))
     assert table.put("bob", table.bot(app, "bob")).status_code == 200
     assert _round_status(app, table.id) == "resolved"
+
+
+def test_dicepost_serve_runs_them_once_the_answer_is_sent(tmp_path: Path) -> None:
+    """The real `dicepost serve`: the last order is answered, then the serving process
+    resolves the round and sends its mail (no worker, and the sweeper waits an hour, so
+    only the after-answer tasks, run when the server closes the answer, can have done it)."""
+    port = free_port()
+    db_file = tmp_path / "serve.sqlite3"
+    env = clean_env(SECRET_KEY="after-answer", DATABASE_URL=f"sqlite:///{db_file}",
+                    DICEPOST_INSTANCE_PATH=str(tmp_path / "instance"), DICEPOST_SWEEP_SECONDS="3600")
+    subprocess.run([*dicepost_command(), "db", "upgrade"], env=env, cwd=ROOT, check=True, capture_output=True,
+                   timeout=120)
+    server = subprocess.Popen([*dicepost_command(), "serve", "--port", str(port)], env=env, cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        api = Api(port)
+        wait_for(lambda: _answers(api), "dicepost serve to answer", 60)
+        game_id, _names, tokens = create_game(api, LoadSpec(1, 2, 0), 0)
+        for seat, token in enumerate(tokens):
+            assert send_orders(api, game_id, token, None, random.Random(seat))[0] == 1
+
+        def resolved() -> bool:
+            status, view = api.call("GET", f"/api/games/{game_id}/orders", token=tokens[0])
+            return status == 200 and view["round"] == 2
+
+        wait_for(resolved, "round 1 resolved by the serving process", 30)
+
+        def sent() -> list[str]:
+            with closing(sqlite3.connect(db_file)) as conn:
+                return sorted(kind for (kind,) in conn.execute(
+                    "SELECT kind FROM outbox WHERE game_id = ? AND status = 'sent'", (game_id,)))
+
+        mailed = wait_for(lambda: (kinds := sent()).count("results") >= 2 and kinds, "the results mailed", 30)
+        assert "confirmation" in mailed
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
+
+
+def _answers(api: Api) -> bool:
+    try:
+        return api.call("GET", "/healthz")[0] == 200
+    except OSError:
+        return False
