@@ -49,12 +49,15 @@ def floor(sizes: FullSizes, spec: CapacitySpec, tool: str, repeat: int,
     return rows
 
 
-def service(sizes: FullSizes, spec: CapacitySpec, tool: str, repeat: int) -> list[list[str]]:
-    """Both servers up at once, each on its own database and games; their runs alternate."""
+def service(sizes: FullSizes, spec: CapacitySpec, tool: str, repeat: int,
+            servers: tuple[str, ...] = SERVERS) -> list[list[str]]:
+    """The servers up at once, each on its own database and games; their runs alternate.
+
+    "dicepost" is `dicepost web` as the image runs it (granian, the startup checks, the access log)."""
     rows = []
     with ExitStack() as exits:
         up: list[tuple[str, stacks.Stack, capacity.Db, Any]] = []
-        for server in SERVERS:
+        for server in servers:
             stack = stacks.full_stack(exits, replace(sizes, server=server), workers=False,
                                       tag=f"srv{len(up)}")
             db = capacity.Db(stack.db_url)
@@ -76,6 +79,8 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--only", choices=("floor", "service"))
     p.add_argument("--codecs", default=",".join(CODECS), help="floor: the JSON codecs, comma-separated")
+    p.add_argument("--servers", default=",".join(SERVERS),
+                   help="service: the servers, comma-separated (also: dicepost, i.e. `dicepost web`)")
     args = p.parse_args()
     spec = CapacitySpec(rounds=args.games, seconds=args.seconds, clients=args.clients,
                         floor_seconds=args.seconds)
@@ -84,7 +89,7 @@ def main() -> None:
     if args.only in (None, "floor"):
         rows += floor(FullSizes(), spec, tool, args.repeat, tuple(args.codecs.split(",")))
     if args.only in (None, "service"):
-        rows += service(FullSizes(), spec, tool, args.repeat)
+        rows += service(FullSizes(), spec, tool, args.repeat, tuple(args.servers.split(",")))
     print(table(["run", "requests/s", "answer ms p50 / p99", "web CPU ms", "PostgreSQL CPU ms", "errors"],
                 rows, markdown=True))
 
