@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from flask import Flask, current_app, g
-from sqlalchemy import Engine, Executable, Table, bindparam, create_engine, event, insert, select
+from sqlalchemy import Engine, Executable, Table, bindparam, create_engine, event, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.config import DEFAULT_DB_POOL_SIZE
@@ -57,19 +57,32 @@ def table_of(model: type[Any]) -> Table:
     return cast(Table, model.__table__)
 
 
-def insert_together(session: Session, rows: Sequence[tuple[Table, Mapping[str, Any]]]) -> list[int]:
-    """Insert one row into each table (its column values), in the session's transaction, in
-    one round trip where the database can (PostgreSQL: data-modifying CTEs), else one INSERT
-    after another; the new rows' ids, in order. SQLAlchemy Core with statements built once
-    per shape, for a hot path that needs no ORM objects."""
+# One row of a table changed by its id: (table, id, new column values).
+RowUpdate = tuple[Table, Any, Mapping[str, Any]]
+
+
+def insert_together(session: Session, rows: Sequence[tuple[Table, Mapping[str, Any]]],
+                    change: RowUpdate | None = None) -> list[int]:
+    """Insert one row into each table (its column values), and with `change` update one row
+    by its id, in the session's transaction, in one round trip where the database can
+    (PostgreSQL: data-modifying CTEs), else one statement after another; the new rows' ids,
+    in order. SQLAlchemy Core with statements built once per shape, for a hot path that
+    needs no ORM objects."""
     conn = session.connection()
     shapes = tuple((table, tuple(values)) for table, values in rows)
-    if len(rows) > 1 and conn.dialect.name == "postgresql":
+    changed = (change[0], tuple(change[2])) if change is not None else None
+    if (len(rows) > 1 or change is not None) and conn.dialect.name == "postgresql":
         params = {f"r{i}_{name}": value for i, (_table, values) in enumerate(rows)
                   for name, value in values.items()}
-        return list(conn.execute(_inserts_at_once(shapes), params).one())
-    return [conn.execute(_insert(table, names), dict(values)).scalar_one()
-            for (table, names), (_table, values) in zip(shapes, rows, strict=True)]
+        if change is not None:
+            params.update({f"u_{name}": value for name, value in change[2].items()}, u__id=change[1])
+        ids = list(conn.execute(_inserts_at_once(shapes, changed), params).one())
+        return ids[:len(rows)]
+    ids = [conn.execute(_insert(table, names), dict(values)).scalar_one()
+           for (table, names), (_table, values) in zip(shapes, rows, strict=True)]
+    if change is not None and changed is not None:
+        conn.execute(_update(*changed), {"u__id": change[1], **{f"u_{n}": v for n, v in change[2].items()}})
+    return ids
 
 
 @lru_cache(maxsize=64)
@@ -78,9 +91,18 @@ def _insert(table: Table, names: tuple[str, ...], prefix: str = "") -> Any:
         .returning(table.c.id)
 
 
+@lru_cache(maxsize=16)
+def _update(table: Table, names: tuple[str, ...]) -> Any:
+    return update(table).where(table.c.id == bindparam("u__id", type_=table.c.id.type)) \
+        .values({n: bindparam("u_" + n, type_=table.c[n].type) for n in names}).returning(table.c.id)
+
+
 @lru_cache(maxsize=64)
-def _inserts_at_once(shapes: tuple[tuple[Table, tuple[str, ...]], ...]) -> Executable:
+def _inserts_at_once(shapes: tuple[tuple[Table, tuple[str, ...]], ...],
+                     changed: tuple[Table, tuple[str, ...]] | None = None) -> Executable:
     ctes = [_insert(table, names, f"r{i}_").cte(f"insert_{i}") for i, (table, names) in enumerate(shapes)]
+    if changed is not None:
+        ctes.append(_update(*changed).cte("update_0"))
     # PostgreSQL runs every data-modifying CTE once, whatever the SELECT reads of it.
     return select(*(select(cte.c.id).scalar_subquery() for cte in ctes))
 
@@ -118,6 +140,19 @@ def session_scope(app: Flask | None = None) -> Iterator[Session]:
         yield session
     finally:
         session.close()
+
+
+@contextmanager
+def connection_scope(app: Flask | None = None) -> Iterator[Session]:
+    """session_scope whose transactions all run on one pooled connection, checked out (and
+    pinged) once, for a task that runs a transaction after another."""
+    sessions: sessionmaker[Session] = (app or current_app).extensions["dicepost.sessions"]
+    with engine_of(app).connect() as conn:
+        session = sessions(bind=conn)
+        try:
+            yield session
+        finally:
+            session.close()
 
 
 def _close_session(_exc: BaseException | None) -> None:

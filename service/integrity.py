@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Response, after_this_request, has_request_context
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from engine import find_ruleset
@@ -89,11 +89,15 @@ def check_steps(session: Session, game_id: str, latest: Step | None, count: int 
     return latest
 
 
+# Built once: constructing the statement costs more CPU than running it.
+_LATEST_WITH_COUNT = (select(Step, func.count().over()).where(Step.game_id == bindparam("game_id"))
+                      .order_by(Step.t.desc()).limit(1))
+
+
 def latest_state(session: Session, game: Game) -> tuple[Step, Any]:
     """current_state of the game's latest step, read with the game's step count in one
     statement (a window count is computed before the LIMIT)."""
-    row = session.execute(select(Step, func.count().over()).where(Step.game_id == game.id)
-                          .order_by(Step.t.desc()).limit(1)).first()
+    row = session.execute(_LATEST_WITH_COUNT, {"game_id": game.id}).first()
     latest, count = (row[0], int(row[1])) if row is not None else (None, 0)
     return current_state(session, game, latest, count)
 

@@ -16,22 +16,30 @@ from __future__ import annotations
 
 import logging
 import time
+from functools import lru_cache
+from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, select, update
+from sqlalchemy import ColumnElement, Select, Table, bindparam, select, update
 from sqlalchemy.orm import Session, joinedload
+from sqlalchemy.orm.attributes import set_committed_value
 
-from engine import round_inputs, run_round
+from engine import StepResult, round_inputs, run_round
 from engine.contract import InvariantError
+from engine.dice import inputs_digest
 from service import clock
-from service.audit import audit
+from service.audit import audit, audit_row
+from service.db import insert_together, table_of
 from service.dice_keys import step_dice
-from service.fairdice import input_text
+from service.fairdice import game_profile, input_text
 from service.faults import pause_point
 from service.integrity import DamagedData, damaged, latest_state, mark_damaged
-from service.models import Game, Round
+from service.mail.queue import outbox_values, seat_wants
+from service.models import Follower, Game, Outbox, Round, Step
 from service.progress import record_step
+from service.schedule.deadlines import round_deadline
 from service.submissions import latest_submissions
-from service.timekeeping.state import read_schedules
+from service.tasks import deliver_id_after_commit
+from service.timekeeping.state import absences_of, controller, policy_of, read_schedules, seat_schedule
 
 log = logging.getLogger(__name__)
 
@@ -103,27 +111,43 @@ def _resolve_next(session: Session, tried: set[int]) -> int | None:
     return rnd_id
 
 
-def claim_next(session: Session, skip: set[int]) -> Round | None:
+class Claimed(NamedTuple):
+    """The round a claim changed from ready to resolved."""
+
+    id: int
+    game_id: str
+    number: int
+
+
+def claim_next(session: Session, skip: set[int]) -> Claimed | None:
     """Claim the oldest ready round that no other transaction holds (PostgreSQL), or
     None. A round locked by a resolver or a submission is passed over, not waited for."""
-    free = (select(Round.id).where(Round.status == "ready", Round.id.not_in(skip))
-            .order_by(Round.id).limit(1).with_for_update(skip_locked=True).scalar_subquery())
-    return _claim(session, Round.id == free)
+    return _claim(session, _CLAIM_NEXT, {"skip": sorted(skip)})
 
 
-def claim_ready(session: Session, game_id: str, number: int) -> Round | None:
+def claim_ready(session: Session, game_id: str, number: int) -> Claimed | None:
     """Lock and claim a ready round for resolution in one statement; None if it is not
     ready (not closed yet, or another resolver claimed it first: on PostgreSQL the
     second UPDATE waits for the first's row lock, then finds the status changed)."""
-    return _claim(session, Round.game_id == game_id, Round.number == number)
+    return _claim(session, _CLAIM_READY, {"b_game_id": game_id, "b_number": number})
 
 
-def _claim(session: Session, *which: ColumnElement[bool]) -> Round | None:
-    """The round `which` picks changed from ready to resolved, in one statement."""
-    return session.scalars(
-        update(Round).where(*which, Round.status == "ready")
-        .values(status="resolved", resolved_at=clock.now()).returning(Round)
-        .execution_options(synchronize_session=False)).first()
+def _claim_statement(*which: ColumnElement[bool]) -> Any:
+    """The round `which` picks changed from ready to resolved, in one statement built once."""
+    return (update(Round).where(*which, Round.status == "ready")
+            .values(status="resolved", resolved_at=bindparam("b_now", type_=Round.resolved_at.type))
+            .returning(Round.id, Round.game_id, Round.number))
+
+
+_CLAIM_READY = _claim_statement(Round.game_id == bindparam("b_game_id"), Round.number == bindparam("b_number"))
+_CLAIM_NEXT = _claim_statement(Round.id == (
+    select(Round.id).where(Round.status == "ready", Round.id.not_in(bindparam("skip", expanding=True)))
+    .order_by(Round.id).limit(1).with_for_update(skip_locked=True).scalar_subquery()))
+
+
+def _claim(session: Session, statement: Any, params: dict[str, Any]) -> Claimed | None:
+    row = session.connection().execute(statement, {**params, "b_now": clock.now()}).first()
+    return Claimed(*row) if row is not None else None
 
 
 def _resolve_round(session: Session, game_id: str, number: int) -> bool:
@@ -136,11 +160,11 @@ def _resolve_round(session: Session, game_id: str, number: int) -> bool:
     return True
 
 
-def _resolve_claimed(session: Session, rnd: Round) -> None:
+def _resolve_claimed(session: Session, rnd: Claimed) -> None:
     """Resolve the round this transaction claimed: the step stored, the next round opened,
     the audit row and the results mails queued."""
     game_id, number = rnd.game_id, rnd.number
-    game = session.get(Game, game_id, options=[joinedload(Game.seats)])
+    game = session.scalars(_GAME_WITH_SEATS, {"game_id": game_id}).unique().first()
     if game is None:
         raise InvariantError(f"round {number} of game {game_id} has no game")
     previous, _state = latest_state(session, game)
@@ -160,6 +184,58 @@ def _resolve_claimed(session: Session, rnd: Round) -> None:
         log.exception("game %s: resolving round %d failed", game_id, number)
         raise damaged(game_id, f"resolving round {number} failed ({type(exc).__name__}: "
                                f"{str(exc)[:200]})") from exc
-    record_step(session, game, result, s_t)
-    audit(session, game_id, "service", "resolved", {"round": number, "step": t})
+    if not _store_usual(session, game, rnd, result, s_t):
+        record_step(session, game, result, s_t)
+        audit(session, game_id, "service", "resolved", {"round": number, "step": t})
     pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)
+
+
+_GAME_WITH_SEATS = select(Game).options(joinedload(Game.seats)).where(Game.id == bindparam("game_id"))
+
+
+def _store_usual(session: Session, game: Game, rnd: Claimed, result: StepResult, s_t: bytes) -> bool:
+    """record_step and the audit row for the usual round, in one statement of SQLAlchemy
+    Core: the game goes on, the next round waits for people only (no bot moves in it, so
+    nothing closes it at once) and no one follows the game by mail. False (nothing done)
+    for any other round: record_step's ORM path handles it."""
+    t, number = result.t, rnd.number
+    if result.outcome is not None or t + 1 > game.chain_length or not result.expected:
+        return False
+    expected = [s for s in game.seats if s.name in result.expected]
+    controllers = [controller(session, s) for s in expected]
+    if "bot" in controllers or "human" not in controllers:
+        return False
+    if t > 1 and session.scalar(_any_follower(game.public), {"game_id": game.id}) is not None:
+        return False
+    now = clock.now()
+    absences = [a for s, c in zip(expected, controllers, strict=True) if c == "human"
+                for a in absences_of(seat_schedule(session, s))]
+    step_values = {"game_id": game.id, "t": t, "inputs": result.inputs,
+                   "inputs_digest": inputs_digest(result.inputs, game_profile(game)).hex(),
+                   "key": s_t.hex(), "state": result.state, "state_hash": result.state_hash,
+                   "events": result.events, "rolls": result.rolls, "created_at": now}
+    rows: list[tuple[Table, dict[str, Any]]] = [(table_of(Step), step_values)]
+    for seat in game.seats:  # the results mail of every seat that wants it (enqueue's rules)
+        values = outbox_values("results", {"round": t - 1, "step": t}, game.id, seat.id, seat.email,
+                               seat_wants("results", seat))
+        if values is not None:
+            rows.append((table_of(Outbox), {**values, "created_at": now}))
+    rows.append(audit_row(game.id, "service", "resolved", {"round": number, "step": t}, now))
+    rows.append((table_of(Round), {
+        "game_id": game.id, "number": t, "status": "open", "expected": list(result.expected),
+        "opened_at": now, "closes_at": round_deadline(policy_of(game), now, absences)}))
+    ids = insert_together(session, rows, (table_of(Game), game.id, {"current_round": t}))
+    set_committed_value(game, "current_round", t)
+    for outbox_id in ids[1:-2]:
+        deliver_id_after_commit(session, outbox_id)
+    return True
+
+
+@lru_cache(maxsize=2)
+def _any_follower(public: bool) -> Select[Any]:
+    """A confirmed follower who gets the game's round mail (follow.mail_round's rule)."""
+    query = select(Follower.id).where(Follower.game_id == bindparam("game_id"),
+                                      Follower.confirmed_at.is_not(None))
+    if not public:
+        query = query.where(Follower.spectator_id.is_not(None))
+    return query.limit(1)

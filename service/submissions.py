@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import Table, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from service.db import table_of
@@ -53,8 +53,11 @@ def lock_round(session: Session, game_id: str, number: int) -> Round | None:
 
 def round_submissions(session: Session, round_id: int) -> list[Submission]:
     """Every version of the round, oldest first."""
-    return list(session.scalars(select(Submission).where(Submission.round_id == round_id)
-                                .order_by(Submission.version)))
+    return list(session.scalars(_ROUND_SUBMISSIONS, {"round_id": round_id}))
+
+
+_ROUND_SUBMISSIONS = (select(Submission).where(Submission.round_id == bindparam("round_id"))
+                      .order_by(Submission.version))  # built once: building costs more than running
 
 
 def latest_submissions(session: Session, round_id: int) -> dict[int, Submission]:

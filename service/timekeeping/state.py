@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import event, select
+from sqlalchemy import bindparam, event, select
 from sqlalchemy.orm import Session
 
 from service.models import Game, Round, RoundSchedule, Seat, SeatSchedule
@@ -43,12 +43,15 @@ def _row(session: Session, seat: Seat) -> SeatSchedule | None:
         games: set[str] = session.info.setdefault(_GAMES, set())
         if seat.game_id not in games:
             games.add(seat.game_id)
-            found = session.scalars(select(SeatSchedule).join(Seat, Seat.id == SeatSchedule.seat_id)
-                                    .where(Seat.game_id == seat.game_id))
+            found = session.scalars(_GAME_SCHEDULES, {"game_id": seat.game_id})
             for row in found:
                 rows.setdefault(row.seat_id, row)
         rows.setdefault(seat.id, None)
     return rows[seat.id]
+
+
+_GAME_SCHEDULES = (select(SeatSchedule).join(Seat, Seat.id == SeatSchedule.seat_id)
+                   .where(Seat.game_id == bindparam("game_id")))  # built once
 
 
 def read_schedules(session: Session, game: Game) -> None:
