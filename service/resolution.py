@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Select, Table, bindparam, select, update
+from sqlalchemy import ColumnElement, Engine, Select, Table, bindparam, select, update
 from sqlalchemy.orm import Session, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -67,6 +68,27 @@ _damaged_extras: set[int] = set()
 _DAMAGED_KEPT = 1024
 
 
+# Rounds this process resolved (committed) on PostgreSQL, newest last, by database: a
+# round's own doorbell that arrives after a task took the round along is answered from
+# here, with no connection or statement (a resolved round never becomes ready again).
+# Bounded; other processes' rounds still cost the doorbell its one claim statement.
+_resolved_here: OrderedDict[tuple[str, str, int], None] = OrderedDict()
+_RESOLVED_KEPT = 4096
+
+
+def _remember(session: Session, game_id: str, number: int) -> None:
+    bind = session.get_bind()
+    if bind.dialect.name == "postgresql":
+        _resolved_here[str(bind.engine.url), game_id, number] = None
+        if len(_resolved_here) > _RESOLVED_KEPT:
+            _resolved_here.popitem(last=False)
+
+
+def resolved_here(engine: Engine, game_id: str, number: int) -> bool:
+    """Whether this process resolved (and committed) round `number` of the game there."""
+    return (str(engine.url), game_id, number) in _resolved_here
+
+
 def resolve_ready(session: Session, game_id: str, number: int, *, rounds: int = BATCH_ROUNDS,
                   seconds: float = BATCH_SECONDS) -> tuple[bool, int]:
     """Resolve round `number` of a game if it is ready, then up to `rounds` - 1 other
@@ -107,6 +129,7 @@ def _resolve_next(session: Session, tried: set[int]) -> int | None:
             _damaged_extras.add(rnd_id)
         mark_damaged(exc.game_id, exc.problem)  # the failed transaction is over: a new one
         return -rnd_id
+    _remember(session, game_id, number)
     log.info("resolved %s round %d", game_id, number)
     return rnd_id
 
@@ -139,7 +162,8 @@ def _claim_statement(*which: ColumnElement[bool]) -> Any:
             .returning(Round.id, Round.game_id, Round.number))
 
 
-_CLAIM_READY = _claim_statement(Round.game_id == bindparam("b_game_id"), Round.number == bindparam("b_number"))
+_CLAIM_READY = _claim_statement(Round.game_id == bindparam("b_game_id"),
+                                Round.number == bindparam("b_number"))
 _CLAIM_NEXT = _claim_statement(Round.id == (
     select(Round.id).where(Round.status == "ready", Round.id.not_in(bindparam("skip", expanding=True)))
     .order_by(Round.id).limit(1).with_for_update(skip_locked=True).scalar_subquery()))
@@ -156,6 +180,7 @@ def _resolve_round(session: Session, game_id: str, number: int) -> bool:
         if rnd is None:
             return False
         _resolve_claimed(session, rnd)
+    _remember(session, game_id, number)
     log.info("resolved %s round %d", game_id, number)
     return True
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from service import resolution, signin, sweeper
-from service.db import connection_scope
+from service.db import connection_scope, engine_of
 from service.mail import outbox
 
 
@@ -13,6 +13,8 @@ from service.mail import outbox
 def resolve_round(game_id: str, number: int) -> bool:
     """Resolve round `number` of a game if it is ready and not yet resolved, then other
     ready rounds no one holds, up to a bound; True when it resolved its own round."""
+    if resolution.resolved_here(engine_of(), game_id, number):
+        return False  # this process took the round along with another: nothing to do
     with connection_scope() as session:  # one checkout for the round and those it takes along
         own, _count = resolution.resolve_ready(session, game_id, number)
         return own

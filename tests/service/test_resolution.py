@@ -7,7 +7,7 @@ from functools import partial
 from typing import Any
 
 from flask import Flask
-from sqlalchemy import select, update
+from sqlalchemy import event, select, update
 
 from engine import replay
 from service import resolution, submit
@@ -203,3 +203,32 @@ def test_a_round_held_by_another_resolver_is_passed_over(pg_app: Flask) -> None:
     with pg_app.app_context(), session_scope(pg_app) as s:
         assert resolution.resolve_ready(s, held.id, 1, seconds=60) == (True, 1)
     assert _steps(pg_app, held.id) == [1, 2] and _resolved_audits(pg_app, held.id) == 1
+
+
+def test_a_doorbell_for_a_round_this_process_took_along_runs_no_statement(pg_app: Flask) -> None:
+    """The doorbell of a round a task took along is answered by the process that resolved
+    it without a connection; a round it did not resolve still goes to the database."""
+    from worker import tasks
+
+    client = pg_app.test_client()
+    first, second = start(client), start(client)
+    for table in (first, second):
+        _make_ready_without_doorbell(pg_app, table)
+    engine = engine_of(pg_app)
+    with pg_app.app_context(), session_scope(pg_app) as s:
+        assert not resolution.resolved_here(engine, second.id, 1)
+        assert resolution.resolve_ready(s, first.id, 1, seconds=60) == (True, 2)
+    assert resolution.resolved_here(engine, first.id, 1) and resolution.resolved_here(engine, second.id, 1)
+    assert not resolution.resolved_here(engine, second.id, 2)  # open: never resolved
+    statements: list[str] = []
+    listener = partial(lambda seen, *args: seen.append(args[2]), statements)
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        with pg_app.app_context():
+            assert tasks.resolve_round.run(second.id, 1) is False
+            assert statements == []
+            assert tasks.resolve_round.run(second.id, 2) is False  # open: asked of the database
+            assert statements
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+    assert _steps(pg_app, second.id) == [1, 2] and _resolved_audits(pg_app, second.id) == 1
