@@ -17,10 +17,9 @@ from __future__ import annotations
 import logging
 import time
 from collections import OrderedDict
-from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Engine, Select, Table, bindparam, select, update
+from sqlalchemy import ColumnElement, Engine, Table, bindparam, or_, select, update
 from sqlalchemy.orm import Session, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -189,7 +188,8 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
     """Resolve the round this transaction claimed: the step stored, the next round opened,
     the audit row and the results mails queued."""
     game_id, number = rnd.game_id, rnd.number
-    game = session.scalars(_GAME_WITH_SEATS, {"game_id": game_id}).unique().first()
+    row = session.execute(_GAME_WITH_SEATS, {"game_id": game_id}).unique().first()
+    game, followed = (row[0], bool(row[1])) if row is not None else (None, False)
     if game is None:
         raise InvariantError(f"round {number} of game {game_id} has no game")
     previous, _state = latest_state(session, game)
@@ -209,19 +209,25 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
         log.exception("game %s: resolving round %d failed", game_id, number)
         raise damaged(game_id, f"resolving round {number} failed ({type(exc).__name__}: "
                                f"{str(exc)[:200]})") from exc
-    if not _store_usual(session, game, rnd, result, s_t):
+    if followed or not _store_usual(session, game, rnd, result, s_t):
         record_step(session, game, result, s_t)
         audit(session, game_id, "service", "resolved", {"round": number, "step": t})
     pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)
 
 
-_GAME_WITH_SEATS = select(Game).options(joinedload(Game.seats)).where(Game.id == bindparam("game_id"))
+# The game with its seats, and whether anyone follows it by mail (follow.mail_round's
+# rule: confirmed; of a private game, through a spectator link), in one statement built once.
+_FOLLOWED = (select(Follower.id).where(
+    Follower.game_id == Game.id, Follower.confirmed_at.is_not(None),
+    or_(Game.public, Follower.spectator_id.is_not(None))).exists())
+_GAME_WITH_SEATS = (select(Game, _FOLLOWED).options(joinedload(Game.seats))
+                    .where(Game.id == bindparam("game_id")))
 
 
 def _store_usual(session: Session, game: Game, rnd: Claimed, result: StepResult, s_t: bytes) -> bool:
     """record_step and the audit row for the usual round, in one statement of SQLAlchemy
-    Core: the game goes on, the next round waits for people only (no bot moves in it, so
-    nothing closes it at once) and no one follows the game by mail. False (nothing done)
+    Core: the game goes on and the next round waits for people only (no bot moves in it,
+    so nothing closes it at once); the caller knows no one follows the game by mail. False (nothing done)
     for any other round: record_step's ORM path handles it."""
     t, number = result.t, rnd.number
     if result.outcome is not None or t + 1 > game.chain_length or not result.expected:
@@ -229,8 +235,6 @@ def _store_usual(session: Session, game: Game, rnd: Claimed, result: StepResult,
     expected = [s for s in game.seats if s.name in result.expected]
     controllers = [controller(session, s) for s in expected]
     if "bot" in controllers or "human" not in controllers:
-        return False
-    if t > 1 and session.scalar(_any_follower(game.public), {"game_id": game.id}) is not None:
         return False
     now = clock.now()
     absences = [a for s, c in zip(expected, controllers, strict=True) if c == "human"
@@ -254,13 +258,3 @@ def _store_usual(session: Session, game: Game, rnd: Claimed, result: StepResult,
     for outbox_id in ids[1:-2]:
         deliver_id_after_commit(session, outbox_id)
     return True
-
-
-@lru_cache(maxsize=2)
-def _any_follower(public: bool) -> Select[Any]:
-    """A confirmed follower who gets the game's round mail (follow.mail_round's rule)."""
-    query = select(Follower.id).where(Follower.game_id == bindparam("game_id"),
-                                      Follower.confirmed_at.is_not(None))
-    if not public:
-        query = query.where(Follower.spectator_id.is_not(None))
-    return query.limit(1)

@@ -232,3 +232,29 @@ def test_a_doorbell_for_a_round_this_process_took_along_runs_no_statement(pg_app
     finally:
         event.remove(engine, "before_cursor_execute", listener)
     assert _steps(pg_app, second.id) == [1, 2] and _resolved_audits(pg_app, second.id) == 1
+
+
+def test_a_resolution_mails_the_confirmed_followers_of_the_game_only(app: Flask, client: Any) -> None:
+    """The usual round's one-statement path is taken only when no one follows the game;
+    a confirmed follower gets the round's mail, an unconfirmed one does not."""
+    from service.clock import now
+    from service.models import Follower, Outbox
+
+    followed, alone = start(client), start(client)
+    with app.app_context(), session_scope(app) as s, s.begin():
+        s.add_all([Follower(game_id=followed.id, email="fan@example.com", salt="00", token_hash="a" * 64,
+                            confirmed_at=now()),
+                   Follower(game_id=followed.id, email="maybe@example.com", salt="00", token_hash="b" * 64),
+                   Follower(game_id=alone.id, email="later@example.com", salt="00", token_hash="c" * 64)])
+    for table in (followed, alone):
+        _make_ready_without_doorbell(app, table)
+        with app.app_context(), session_scope(app) as s:
+            assert resolution.resolve_round(s, table.id, 1) is True
+    with session_scope(app) as s, s.begin():
+        def mailed(game_id: str, kind: str) -> list[str | None]:
+            return list(s.scalars(select(Outbox.to_address).where(Outbox.game_id == game_id, Outbox.kind == kind)))
+        assert mailed(followed.id, "follow_results") == ["fan@example.com"]
+        assert mailed(alone.id, "follow_results") == []
+        assert len(mailed(followed.id, "results")) == len(mailed(alone.id, "results")) > 0
+    for table in (followed, alone):
+        assert _steps(app, table.id) == [1, 2] and table.status()["round"] == 2
