@@ -35,7 +35,13 @@ from service.mail.headers import (
 )
 from service.mail.queue import kind_of
 from service.mail.settings import MailSettings
+from service.memo import memo
 from service.models import Outbox
+
+# Kinds whose mails of one step share parts (templates/email/_<kind>_step.txt and .html,
+# one macro `<part>_part` a part): rendered once per step from what context.step_facts gives, then put
+# into each player's mail as they stand.
+STEP_PARTS = {"results": ("outcomes", "board", "dice", "attached")}
 
 
 def auto_replied(row: Outbox) -> bool:
@@ -60,6 +66,19 @@ def _url_context() -> AbstractContextManager[object]:
     return current_app.test_request_context(base_url=urls.base_url())
 
 
+def step_parts(kind: str, facts: Mapping[str, Any], game: Mapping[str, Any]) -> dict[str, Any]:
+    """The text and HTML of a step's shared parts ({"text_parts": ..., "html_parts": ...}),
+    from nothing that names a player."""
+    env = current_app.jinja_env
+    variables = {**facts, "game": game}
+    out: dict[str, Any] = {}
+    for variant in ("text", "html"):
+        module = env.get_template(f"email/_{kind}_step.{'txt' if variant == 'text' else 'html'}") \
+            .make_module(variables)
+        out[f"{variant}_parts"] = {name: getattr(module, f"{name}_part")() for name in STEP_PARTS[kind]}
+    return out
+
+
 @dataclass(frozen=True)
 class Composed:
     """One message as it goes on the wire (CRLF, before any DKIM signature)."""
@@ -76,6 +95,10 @@ def compose(session: Session, row: Outbox, settings: MailSettings) -> Composed:
     with _url_context():
         ctx = build_context(session, row, settings)
     ctx["subject"] = subject_for(row.kind, ctx)
+    facts = ctx.get("step_facts")
+    if row.kind in STEP_PARTS and facts is not None:
+        ctx.update(memo(session, ("step parts", row.kind, row.game_id, facts["step"], facts["round"]),
+                        lambda: step_parts(row.kind, facts, ctx["game"])))
     text_name, html_name = spec.templates
     text = render_template(text_name, **ctx)
     html = render_template(html_name, **ctx)

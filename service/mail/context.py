@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine import Board, Order, find_ruleset
@@ -31,7 +32,7 @@ from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
 from service.memo import memo
 from service.messages import digest, private_parties
-from service.models import Game, Outbox, Seat, Step, TableMessage
+from service.models import Game, Outbox, PlayerZone, Seat, Step, TableMessage
 from service.render.ascii_grid import ascii_board
 from service.render.grid_legend import natural_key
 from service.render.html_table_grid import html_board
@@ -50,7 +51,7 @@ from service.views import (
     round_numbered,
     steps_to,
 )
-from service.zones import seat_zone
+from service.zones import is_zone, seat_zone
 
 EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
 
@@ -177,6 +178,36 @@ def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
                                                  lambda: ruleset.legal_orders(ruleset.load(data), player)))
 
 
+def step_facts(game: Game, step: Step, previous: Step | None, round_number: int) -> dict[str, Any]:
+    """What every player's results mail of a step says alike: the events, rolls, dice
+    check, grids and every player's orders (service.mail.compose renders its parts once)."""
+    t = step.t
+    s_prev = previous.key if previous else game.commitment
+    profile = game_profile(game)
+    return {
+        "round": round_number,
+        "step": t,
+        "events": [str(e.get("text", "")) for e in step.events],
+        "rolls": [dict(r) for r in step.rolls],
+        "key": step.key,
+        "previous_key": s_prev,
+        "previous_name": f"S_{t - 1}",
+        "chain_ok": chain_link_ok(bytes.fromhex(step.key), bytes.fromhex(s_prev), profile),
+        "state_hash": step.state_hash,
+        # Everything a player needs to recompute this step's dice from the mail alone.
+        "profile": profile,
+        "salt": game.salt or "",
+        "inputs": step.inputs,
+        "inputs_json": canonical(step.inputs).decode("utf-8"),
+        "inputs_digest": step.inputs_digest,
+        "step_key": step_key(bytes.fromhex(step.key), bytes.fromhex(game.salt or ""), t, step.inputs,
+                             profile).hex(),
+        **grids(game, step),
+        "record_file": record_file_name(game.id, t),
+        "outcomes": order_outcomes(step.inputs, step.events) if t > 1 else {},
+    }
+
+
 def results_context(session: Session, game: Game, seat: Seat | None,
                     payload: Mapping[str, Any], zone: ZoneInfo | None = None) -> dict[str, Any]:
     t = int(payload["step"])
@@ -184,31 +215,15 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     step = both.get(t)
     if step is None:
         raise LookupError(f"step {t} of game {game.id} is not stored")
-    previous = both.get(t - 1)
-    s_prev = previous.key if previous else game.commitment
+    round_number = int(payload.get("round", t - 1))
+    facts = memo(session, ("step facts", game.id, t, round_number),
+                 lambda: step_facts(game, step, both.get(t - 1), round_number))
     board = board_at(session, game, step)
     ctx: dict[str, Any] = {
-        "round": int(payload.get("round", t - 1)),
-        "step": t,
-        "events": [str(e.get("text", "")) for e in step.events],
-        "rolls": [dict(r) for r in step.rolls],
-        "key": step.key,
-        "previous_key": s_prev,
-        "previous_name": f"S_{t - 1}",
-        "chain_ok": chain_link_ok(bytes.fromhex(step.key), bytes.fromhex(s_prev), game_profile(game)),
-        "state_hash": step.state_hash,
-        # Everything a player needs to recompute this step's dice from the mail alone.
-        "profile": game_profile(game),
-        "salt": game.salt or "",
-        "inputs": step.inputs,
-        "inputs_json": canonical(step.inputs).decode("utf-8"),
-        "inputs_digest": step.inputs_digest,
-        "step_key": step_key(bytes.fromhex(step.key), bytes.fromhex(game.salt or ""), t, step.inputs,
-                             game_profile(game)).hex(),
-        **grids(game, step),
+        **facts,
+        "step_facts": facts,
         # The record as it stood after this step, attached (service.mail.compose): the
         # player keeps a copy the host cannot rewrite, and `dicepost verify` checks it.
-        "record_file": record_file_name(game.id, t),
         "record_bytes": record_so_far(session, game, t, record_reader(session, game, seat)),
     }
     player = seat.name if seat else ""
@@ -217,7 +232,6 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     ctx["unit_words"] = glossary_used([p.note for p in board.pieces if p.side == player] if board else [],
                                       find_ruleset(game.ruleset).info.glossary)
     ctx["turn"] = seat_turn(session, game, seat, t) if seat is not None and t > 1 else None
-    ctx["outcomes"] = order_outcomes(step.inputs, step.events) if t > 1 else {}
     ctx["round_url"] = open_url(game, seat, "web.round_", number=t - 1) if t > 1 else ""
     nxt = round_numbered(session, game.id, t)
     if nxt is not None:
@@ -325,7 +339,7 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
                            "games_url": urls.absolute("dashboard.home")}
     game = session.get(Game, row.game_id) if row.game_id else None
     seat = session.get(Seat, row.seat_id) if row.seat_id else None
-    zone = seat_zone(session, seat)
+    zone = mail_zone(session, game, seat)
     ctx["zone"] = zone.key if zone else ""
     if game is not None:
         ctx.update(game_context(session, game, seat, settings))
@@ -354,6 +368,24 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
         if row.kind == "status":
             ctx.update(grids(game, latest_step(session, game.id)))
     return ctx
+
+
+def mail_zone(session: Session, game: Game | None, seat: Seat | None) -> ZoneInfo | None:
+    """seat_zone, with the zones of every seat of the game read in one statement (shared
+    by a batch's mails within a service.memo block)."""
+    if game is None or seat is None or not seat.email or seat not in game.seats:
+        return seat_zone(session, seat)
+    zones = memo(session, ("zones", game.id), lambda: seat_zones(session, game.seats))
+    return zones.get(seat.email.lower())
+
+
+def seat_zones(session: Session, seats: Sequence[Seat]) -> dict[str, ZoneInfo]:
+    """{address (lower case): zone} of these seats' players who set one, in one statement."""
+    addresses = {s.email.lower() for s in seats if s.email}
+    if not addresses:
+        return {}
+    rows = session.scalars(select(PlayerZone).where(PlayerZone.address.in_(addresses)))
+    return {r.address: ZoneInfo(r.zone) for r in rows if is_zone(r.zone)}
 
 
 def confirmation_lines(payload: Mapping[str, Any]) -> dict[str, Any]:

@@ -45,8 +45,8 @@ from service.mail.queue import KINDS, kind_of, seat_wants
 from service.mail.server_url import ConfigError
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
-from service.memo import shared
-from service.models import Game, Outbox, Seat, StoredMail
+from service.memo import memo, shared
+from service.models import FailingAddress, Game, Outbox, Seat, StoredMail
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
             if row.game_id else None)
     seats = {s.id: s for s in game.seats} if game is not None else {}
     seat = (seats.get(row.seat_id) or session.get(Seat, row.seat_id)) if row.seat_id else None
-    dead = failing(session, row.to_address) if not kind_of(row.kind).despite_bounces else None
+    dead = _failing(session, row.to_address) if not kind_of(row.kind).despite_bounces else None
     if dead is not None:
         _finish(session, outbox_id, attempt, status="skipped",
                 last_error=f"not sent: mail to this address bounced ({dead.reason})"[:2000])
@@ -168,6 +168,17 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
         return None
     sender = return_path(settings, seat, row.id) if seat is not None else settings.sender
     return msg, str(row.to_address), sender
+
+
+_BATCH_FAILING = "failing addresses of the batch"
+
+
+def _failing(session: Session, address: str | None) -> FailingAddress | None:
+    """bounces.failing, from the batch's one read of its addresses when _deliver_batch made it."""
+    known: dict[str, FailingAddress] | None = memo(session, _BATCH_FAILING, lambda: None)
+    if known is None or not address:
+        return failing(session, address)
+    return known.get(address.strip().lower())
 
 
 def deliver(outbox_id: int, transport: Transport | None = None) -> str:
@@ -304,10 +315,19 @@ def _deliver_batch(session: Session, held: dict[int, int], settings: MailSetting
                    transport: Transport | None) -> dict[int, str]:
     done: dict[int, str] = {}
     outgoing: list[tuple[int, int, bytes, str, str]] = []
+    keep: list[tuple[int, int, Composed, bytes, str]] = []
     stored = transport is None and not settings.smtp_url
     with session.begin(), shared(session):
-        # The rows in one statement; _prepare then finds each in the identity map.
-        list(session.scalars(select(Outbox).where(Outbox.id.in_(held))))
+        # What every row needs, one statement each for the whole batch: the rows, their
+        # games with their seats, their addresses that bounce. _prepare then finds them in
+        # the identity map (weak: `loaded` holds them) and the memo.
+        rows = list(session.scalars(select(Outbox).where(Outbox.id.in_(held))))
+        game_ids = {r.game_id for r in rows if r.game_id}
+        loaded = [rows, session.scalars(select(Game).where(Game.id.in_(game_ids)).options(
+            joinedload(Game.seats))).unique().all() if game_ids else []]
+        addresses = {r.to_address.strip().lower() for r in rows if r.to_address}
+        memo(session, _BATCH_FAILING, lambda: {f.address: f for f in session.scalars(
+            select(FailingAddress).where(FailingAddress.address.in_(addresses)))} if addresses else {})
         for outbox_id, attempt in held.items():
             try:
                 prepared = _prepare(session, outbox_id, attempt, settings)
@@ -317,17 +337,35 @@ def _deliver_batch(session: Session, held: dict[int, int], settings: MailSetting
                 msg, recipient, envelope_sender = prepared
                 raw = wire_bytes(msg, settings)
                 if stored:
-                    done[outbox_id] = _store(session, outbox_id, attempt, msg, raw, recipient)
+                    keep.append((outbox_id, attempt, msg, raw, recipient))
                 else:
                     outgoing.append((outbox_id, attempt, raw, envelope_sender, recipient))
             except Exception:
                 log.exception("outbox %s: delivery failed; the sweeper will ring it again", outbox_id)
                 done[outbox_id] = "error"
                 _release(session, outbox_id, attempt)
+        if keep:
+            done.update(_store_many(session, keep))
+        del loaded
     for outbox_id, attempt, raw, envelope_sender, recipient in outgoing:
         done[outbox_id] = _send_claimed(session, outbox_id, attempt, raw, envelope_sender, recipient,
                                         settings, transport)
     return done
+
+
+def _store_many(session: Session, mails: list[tuple[int, int, Composed, bytes, str]]) -> dict[int, str]:
+    """_store for several rows: marked sent in one UPDATE (each fenced by its attempt),
+    those still held stored in one INSERT."""
+    now = clock.now()
+    marked = set(session.scalars(
+        update(Outbox).where(tuple_(Outbox.id, Outbox.attempts).in_([(i, a) for i, a, *_ in mails]),
+                             Outbox.status == "sending")
+        .values(status="sent", sent_at=now, last_error=None, next_attempt_at=None, lease_until=None)
+        .returning(Outbox.id).execution_options(synchronize_session=False)))
+    session.add_all([StoredMail(outbox_id=i, to=recipient, subject=msg.subject,
+                                raw=raw.decode("utf-8", "replace"), created_at=now)
+                     for i, _a, msg, raw, recipient in mails if i in marked])
+    return {i: "sent" if i in marked else "busy" for i, *_ in mails}
 
 
 def _smtp(url: str) -> SmtpTransport:
