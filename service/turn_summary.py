@@ -10,10 +10,12 @@ Which kinds and data keys mean what is the ruleset's declaration (engine.eventwo
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -265,11 +267,30 @@ def countdown(closes_at: datetime, now: datetime) -> str:
     return " ".join(said) or "less than a minute"
 
 
+# A stored step never changes, so its state's digest (the statecache key: the state's
+# JSON, digested) is taken once per loaded Step, not once per player and per use.
+_digests: WeakKeyDictionary[Step, bytes] = WeakKeyDictionary()
+_digests_lock = threading.Lock()
+
+
+def state_digest(step: Step) -> bytes:
+    """statecache.digest(step.state), once per Step object."""
+    with _digests_lock:
+        found = _digests.get(step)
+    if found is None:
+        found = statecache.digest(step.state)
+        with _digests_lock:
+            _digests[step] = found
+    return found
+
+
 def legal_of(game: Game, step: Step, player: str) -> dict[str, list[Order]]:
-    """The player's legal orders per unit in the state after `step` (cached per state)."""
+    """The player's legal orders per unit in the state after `step` (cached per state, as
+    statecache.legal_orders keeps them: fresh lists each call)."""
     ruleset = find_ruleset(game.ruleset)
-    return dict(statecache.legal_orders(game.ruleset, step.state, player,
-                                        lambda: ruleset.legal_orders(ruleset.load(step.state), player)))
+    found = statecache.cached_by("legal", (game.ruleset, state_digest(step), player),
+                                 lambda: ruleset.legal_orders(ruleset.load(step.state), player))
+    return {unit: list(lines) for unit, lines in found.items()}
 
 
 def seat_turn(session: Session, game: Game, seat: Seat, t: int | None = None) -> TurnSummary | None:

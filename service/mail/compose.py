@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from email.utils import format_datetime
 from typing import Any
 
-from flask import current_app, has_request_context, render_template
+from flask import current_app, has_request_context
 from sqlalchemy.orm import Session
 
 from service import urls
@@ -99,9 +99,12 @@ def compose(session: Session, row: Outbox, settings: MailSettings) -> Composed:
     if row.kind in STEP_PARTS and facts is not None:
         ctx.update(memo(session, ("step parts", row.kind, row.game_id, facts["step"], facts["round"]),
                         lambda: step_parts(row.kind, facts, ctx["game"])))
+    # Straight from Jinja's cache of compiled templates: the mail templates use none of what
+    # Flask's render_template adds (the request, the pages' context processors).
+    env = current_app.jinja_env
     text_name, html_name = spec.templates
-    text = render_template(text_name, **ctx)
-    html = render_template(html_name, **ctx)
+    text = env.get_template(text_name).render(ctx)
+    html = env.get_template(html_name).render(ctx)
     msg_id = message_id(row.message_id, settings.domain)
     headers = mime.header_block(standard_headers(
         sender=mailbox("dicepost", settings.sender),

@@ -40,7 +40,7 @@ from service.schedule.durations import DurationError, describe_duration, parse_d
 from service.signin import mail_context
 from service.timekeeping.state import policy_of
 from service.timekeeping.wording import deadline_text, time_text
-from service.turn_summary import countdown, order_outcomes, seat_turn
+from service.turn_summary import countdown, legal_of, order_outcomes, seat_turn, state_digest
 from service.views import (
     board_at,
     board_of,
@@ -104,8 +104,8 @@ def grids(game: Game, step: Step | None) -> dict[str, Any]:
     """board_parts of the step's state: the same in every player's mail of that step."""
     if step is None:
         return board_parts(None)
-    return dict(statecache.cached("grids", game.ruleset, step.state, "",
-                                  lambda: board_parts(board_of(game, step))))
+    return dict(statecache.cached_by("grids", (game.ruleset, state_digest(step), ""),
+                                     lambda: board_parts(board_of(game, step))))
 
 
 def unit_lines(board: Board | None, player: str) -> list[str]:
@@ -140,9 +140,19 @@ def legal_summary(legal: Mapping[str, Sequence[Order]]) -> list[str]:
     return out
 
 
+# The order help of each ruleset object, made once (catalog.rules_help tries an example of
+# every verb): keyed by the object's id and holding the object, so a ruleset registered
+# later under the same name gets its own.
+_order_help: dict[int, tuple[object, list[str]]] = {}
+
+
 def order_help(game: Game) -> list[str]:
     """The ruleset's verbs as the rules page lists them (one source: catalog.rules_help)."""
-    return rules_help(game.ruleset).order_lines
+    ruleset = find_ruleset(game.ruleset)
+    kept = _order_help.get(id(ruleset))
+    if kept is None or kept[0] is not ruleset:
+        kept = _order_help[id(ruleset)] = (ruleset, list(rules_help(game.ruleset).order_lines))
+    return kept[1]
 
 
 def round_status(session: Session, game: Game, seat: Seat, zone: ZoneInfo | None = None) -> dict[str, Any]:
@@ -172,10 +182,9 @@ def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
     """What a player's units may be ordered in the state after `step`, summarized."""
     if step is None:
         return []
-    ruleset = find_ruleset(game.ruleset)
-    data = step.state
-    return legal_summary(statecache.legal_orders(game.ruleset, data, player,
-                                                 lambda: ruleset.legal_orders(ruleset.load(data), player)))
+    # The summary kept beside the orders (a mail per submission asks for the same state's).
+    return list(statecache.cached_by("legal summary", (game.ruleset, state_digest(step), player),
+                                     lambda: tuple(legal_summary(legal_of(game, step, player)))))
 
 
 def step_facts(game: Game, step: Step, previous: Step | None, round_number: int) -> dict[str, Any]:

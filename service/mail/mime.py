@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from email.headerregistry import Address
+from functools import lru_cache
 
 WIDTH = 78  # RFC 5322 2.1.1: SHOULD be no more than 78 characters, MUST be at most 998
 _WORD_BYTES = 45  # 45 bytes → 60 base64 characters: "=?utf-8?b?" + 60 + "?=" = 72 ≤ 75
@@ -111,6 +112,26 @@ def _crlf(data: bytes) -> bytes:
     return data.replace(b"\n", b"\r\n")
 
 
+@lru_cache(maxsize=256)
+def _qp_line(line: bytes) -> bytes:
+    return binascii.b2a_qp(line, quotetabs=False, istext=True, header=False)
+
+
+def quoted_printable(data: bytes) -> bytes:
+    """Quoted-printable text (LF line ends), as binascii.b2a_qp writes it; it encodes each
+    line on its own, so the lines a round's mails have in common (the grid, the roll log,
+    the layout) are encoded once."""
+    return b"".join(_qp_line(line) for line in data.splitlines(keepends=True))
+
+
+@lru_cache(maxsize=8)
+def base64_lines(data: bytes) -> bytes:
+    """base64.encodebytes(data) with CRLF line ends, encoded once for the mails of a round
+    that attach the same record (and written in one pass, not 57 bytes at a time)."""
+    encoded = base64.b64encode(data)
+    return b"".join(encoded[i:i + 76] + b"\r\n" for i in range(0, len(encoded), 76))
+
+
 def text_part(content_type: str, text: str) -> bytes:
     """One text/* leaf, headers and body; the body ends with a line break, as the email
     package writes it."""
@@ -122,7 +143,7 @@ def text_part(content_type: str, text: str) -> bytes:
         encoding, body = "7bit", data
     else:
         encoding = "quoted-printable"
-        body = binascii.b2a_qp(data, quotetabs=False, istext=True, header=False)
+        body = quoted_printable(data)
     return (f'Content-Type: {content_type}; charset="utf-8"\r\n'
             f"Content-Transfer-Encoding: {encoding}\r\n\r\n").encode("ascii") + _crlf(body)
 
@@ -134,7 +155,7 @@ def attachment_part(item: Attached) -> bytes:
     head = (f"Content-Type: {item.content_type}\r\n"
             f'Content-Disposition: attachment; filename="{name}"\r\n'
             "Content-Transfer-Encoding: base64\r\n\r\n")
-    return head.encode("ascii") + _crlf(base64.encodebytes(item.data))
+    return head.encode("ascii") + base64_lines(item.data)
 
 
 def _boundary(seed: str, parts: list[bytes], level: str) -> str:
