@@ -176,13 +176,16 @@ def compose_group(app: Any, ids: list[int], together: bool, marks: Marks,
 
 
 def forget_caches() -> None:
-    """The per-process caches a worker fills as it goes (the record, grids, legal orders)."""
+    """The per-process caches a worker fills as it goes (the record, grids, legal orders, the
+    encoded lines and attachments)."""
     from service import statecache
-    from service.mail import context
+    from service.mail import context, mime
 
     with context._records_lock:
         context._records.clear()
     statecache.clear()
+    mime.base64_lines.cache_clear()
+    mime._qp_line.cache_clear()
 
 
 def measure(app: Any, confirmations: list[int], steps: list[list[int]], passes: int, cold: bool,

@@ -174,8 +174,24 @@ def round_status(session: Session, game: Game, seat: Seat, zone: ZoneInfo | None
         "waiting_for": [n for n in rnd.expected if n not in done],
         "your_orders": (mine.accepted.splitlines() if mine else []),
         "your_version": mine.version if mine else 0,
-        "legal": legal_for(game, latest_step(session, game.id), seat.name) if moves else [],
+        "legal": latest_legal(session, game, seat.name) if moves else [],
     }
+
+
+def latest_legal(session: Session, game: Game, player: str) -> list[str]:
+    """legal_for the game's latest step, kept by its state hash (the SHA-256 of the state):
+    a hit reads the step's number and hash, not its state, events and rolls."""
+    head = session.execute(select(Step.t, Step.state_hash).where(Step.game_id == game.id)
+                           .order_by(Step.t.desc()).limit(1)).first()
+    if head is None:
+        return []
+    t, state_hash = head
+
+    def summary() -> tuple[str, ...]:
+        step = session.scalars(select(Step).where(Step.game_id == game.id, Step.t == t)).first()
+        return tuple(legal_for(game, step, player))
+
+    return list(statecache.cached_by("legal summary by hash", (game.ruleset, state_hash, player), summary))
 
 
 def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
