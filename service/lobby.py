@@ -11,6 +11,7 @@ out the seat's invitation. Seats taken per client address are limited like games
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -71,8 +72,16 @@ def lobby_games(session: Session, show: str = "all", ruleset: str | None = None,
                 for g in games]
 
 
+def takeable(game: Game, seats: Iterable[tuple[Seat, str | None]]) -> list[str]:
+    """open_seats of seats read already, each with its schedule's controller (None: no row)."""
+    if not game.public or game.status != "active":
+        return []
+    return [seat.name for seat, controller in seats if controller == "open" and seat.email is None]
+
+
 def open_seats(session: Session, game: Game) -> list[str]:
-    """The seats of `game` a visitor may take (none in a private or inactive game)."""
+    """The seats of `game` a visitor may take (none in a private or inactive game), in seat
+    order; `takeable` answers the same of seats read already."""
     if not game.public or game.status != "active":
         return []
     return list(session.scalars(

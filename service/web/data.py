@@ -5,18 +5,22 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from markupsafe import Markup
-from sqlalchemy import select
+from sqlalchemy import and_, select
 from sqlalchemy.orm import Session, defer, load_only
+from sqlalchemy.orm.attributes import set_committed_value
 
 from engine.dice import chain_link_ok
 from service import statecache
+from service.errors import NotFound
 from service.fairdice import game_profile
 from service.integrity import damaged
-from service.models import Game, Round, Seat, Step
-from service.views import current_round, get_game, latest_step, step_of_round, submitted_names
+from service.lobby import takeable
+from service.models import Game, Round, Seat, SeatSchedule, Step, Submission
+from service.views import get_game, latest_step, step_of_round
 from service.web.parts import board_part, step_part
 
 RECENT = 5  # the latest key checks and rounds the game page lists; the rounds page has them all
@@ -40,6 +44,7 @@ class GamePage:
     step: Step | None  # the latest step
     step_html: Markup  # its events and roll log, drawn
     keys: list[KeyCheck]  # every step's, oldest first
+    open_seats: list[str]  # the seats a visitor may take
 
     @property
     def recent_keys(self) -> list[KeyCheck]:
@@ -89,16 +94,57 @@ def chain_checks(session: Session, game: Game, latest: Step | None) -> list[KeyC
     return list(statecache.cached_by("page", (game.id, latest.id, latest.key, "keys"), check))
 
 
-def game_page(session: Session, game_id: str) -> GamePage:
+@dataclass
+class GameHead:
+    """A game with its seats, each seat's controller, the current round and who has moved in it."""
+
+    game: Game
+    round: Round | None
+    controllers: dict[int, str | None]  # seat id -> its schedule's controller
+    submitted: set[str]  # names of the seats whose latest version of the round is orders
+
+
+@lru_cache(maxsize=1)
+def _head_statement() -> Any:
+    # Built once per process. A seat's latest version of the round counts (an empty one is
+    # a withdrawal), as in service.submissions.latest_submissions.
+    latest = (select(Submission.accepted)
+              .where(Submission.round_id == Round.id, Submission.seat_id == Seat.id)
+              .order_by(Submission.version.desc()).limit(1).scalar_subquery())
+    return (select(Game, Seat, Round, SeatSchedule.controller, latest.label("latest"))
+            .outerjoin(Seat, Seat.game_id == Game.id)
+            .outerjoin(Round, and_(Round.game_id == Game.id, Round.number == Game.current_round,
+                                   Game.current_round >= 1))
+            .outerjoin(SeatSchedule, SeatSchedule.seat_id == Seat.id)
+            .order_by(Seat.seat_index))
+
+
+def game_head(session: Session, game_id: str) -> GameHead | None:
+    """The game, its seats (kept as `game.seats`), their controllers, the current round and
+    who has moved in it, in one statement; None when there is no such game."""
+    rows = session.execute(_head_statement().where(Game.id == game_id)).all()
+    if not rows:
+        return None
+    game, rnd = rows[0].Game, rows[0].Round
+    seats = [r.Seat for r in rows if r.Seat is not None]
+    set_committed_value(game, "seats", seats)
+    return GameHead(game, rnd, {r.Seat.id: r.controller for r in rows if r.Seat is not None},
+                    {r.Seat.name for r in rows if r.Seat is not None and r.latest} if rnd else set())
+
+
+def game_page(session: Session, game_id: str, head: GameHead | None = None) -> GamePage:
+    """head: game_head's answer when the caller read it already (in this transaction)."""
     with _reading(session):
-        game = get_game(session, game_id)
+        head = head or game_head(session, game_id)
+        if head is None:
+            raise NotFound(f"no game {game_id!r}")
+        game = head.game
         latest = latest_step(session, game_id)
-        rnd = current_round(session, game)
-        return GamePage(game=game, seats=list(game.seats), round=rnd,
-                        submitted=submitted_names(session, game, rnd),
+        return GamePage(game=game, seats=list(game.seats), round=head.round, submitted=head.submitted,
                         board=board_part(game, latest, f"the grid of {game.title}", "grid-pan"),
                         step=latest, step_html=step_part(game, latest) if latest else Markup(""),
-                        keys=chain_checks(session, game, latest))
+                        keys=chain_checks(session, game, latest),
+                        open_seats=takeable(game, [(s, head.controllers.get(s.id)) for s in game.seats]))
 
 
 def rounds_page(session: Session, game_id: str) -> tuple[Game, list[KeyCheck]]:

@@ -3,8 +3,6 @@ page (Post/Redirect/Get: the player link is shown once, to this browser)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import redirect, render_template, request, url_for
 from flask import session as flask_session
 from werkzeug.wrappers import Response
@@ -13,7 +11,6 @@ from service import lobby
 from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import Invalid
-from service.models import Game
 from service.sendlimits import count_seat_taken
 from service.urls import player_url
 from service.web import bp
@@ -50,16 +47,3 @@ def took_seat(game_id: str, seat: str) -> Response | str:
         return redirect(url_for("web.game", game_id=game_id), 303)
     return render_template("web/seat_taken.html", game_id=game_id,
                            taken={**kept, "url": player_url(game_id, kept["token"])})
-
-
-@bp.app_context_processor
-def lobby_helpers() -> dict[str, Any]:
-    """`open_seats(game)`: the seats of a public game a visitor may take."""
-    def seats_of(game: Game) -> list[str]:
-        session = get_session()
-        if session.in_transaction():
-            return lobby.open_seats(session, game)
-        with session.begin():
-            return lobby.open_seats(session, game)
-
-    return {"open_seats": seats_of}

@@ -20,7 +20,7 @@ from service.schedule.words import DAY_LABELS, NMR_LABELS
 from service.urls import join_url, record_url, verify_link
 from service.views import public_games_json
 from service.web import bp
-from service.web.data import game_page, round_page, rounds_page
+from service.web.data import game_head, game_page, round_page, rounds_page
 from service.web.policy_form import PRESETS, policy_from_form
 from service.zones import time_zones
 
@@ -147,9 +147,12 @@ def created(game_id: str) -> tuple[str, int]:
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> str:
     session = get_session()
-    reader = access.reader(session, game_id)
-    with session.begin():  # the page's reads while it renders (banner, talk, log) share it
-        page = game_page(session, game_id)
+    # One transaction for the reader, the page's reads and those while it renders (banner,
+    # talk, log); the reader finds the game read with its seats and round.
+    with session.begin():
+        head = game_head(session, game_id)
+        reader = access.readable_game(session, game_id)[1]
+        page = game_page(session, game_id, head)
         return render_template("web/game.html", page=page, record_url=record_url(game_id), reader=reader)
 
 

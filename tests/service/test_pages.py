@@ -149,6 +149,9 @@ def test_game_and_round_pages(app: Flask, client: Any) -> None:
     assert table.created["commitment"] in page and "holds" in page and "FAILS" not in page
     record_url = f"http://dicepost.test/api/games/{table.id}/record"
     assert f'href="/verify?record={quote(record_url, safe="/")}"' in page
+    assert table.put("alice", table.bot(app, "alice")).status_code == 200
+    moved = re.findall(r'<td data-label="Round 1">([^<]*)</td>', _html(client.get(f"/games/{table.id}")))
+    assert moved == ["submitted", "waiting for orders"]
     _play_round(app, table)
     page = _html(client.get(f"/games/{table.id}"))
     assert f'href="/games/{table.id}/rounds/1"' in page and "Roll log of step 2" in page
@@ -223,6 +226,9 @@ def test_the_game_page_reads_only_the_latest_step_whole(app: Flask, client: Any)
     # checks are not read again) and shows the same page.
     again = _statements_of(app, client, f"/games/{table.id}")
     assert len(again) < len(after_four)
+    # The game with its seats, controllers, round and who moved in one statement, then the
+    # latest step, the schedule log and the table talk (SQLite's BEGIN IMMEDIATE aside).
+    assert len([s for s in again if not s.startswith("BEGIN")]) == 4, again
     def unsigned(html: str) -> str:  # the CSRF tokens carry the time they were signed
         return re.sub(r'name="csrf_token" value="[^"]*"', "", html)
 
