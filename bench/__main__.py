@@ -67,6 +67,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="peer: comma-separated concurrencies, each run by the peer and by dicepost")
     p.add_argument("--peer-embedded-games", type=int, default=200,
                    help="peer: games of the embedded default's submissions run (0: none)")
+    p.add_argument("--peer-embedded-only", action="store_true",
+                   help="peer: only the embedded default's submissions run (no peer, no full stack)")
     p.add_argument("--scale-games", type=numbers, default=(60, 600, 6000),
                    help="scale: active games at each submission run (games cloned in SQL, bench.bulk)")
     p.add_argument("--scale-seconds", type=float, default=8, help="scale: length of each submission run")
@@ -103,7 +105,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         peer_spec = peer.PeerSpec(games=args.peer_games, turns=args.peer_turns,
                                   concurrencies=tuple(int(c) for c in args.peer_clients.split(",")),
-                                  embedded_games=args.peer_embedded_games)
+                                  embedded_games=args.peer_embedded_games,
+                                  embedded_only=args.peer_embedded_only)
         results["peer"] = peer.run(sizes, capacity_spec, args.peer, peer_spec)
     if "floor" in parts:
         from bench import floor

@@ -50,6 +50,7 @@ class PeerSpec:
     time_limit: int = 90  # the driver's own bound on its play phase, seconds
     embedded_games: int = 200  # the embedded default's submissions run (0: none)
     embedded_clients: int = 16
+    embedded_only: bool = False  # only the embedded default's run: no peer, no full stack
 
 
 def find(arg: str | None) -> tuple[Path | None, str]:
@@ -181,10 +182,13 @@ def run(sizes: stacks.FullSizes, cap_spec: Any, folder_arg: str | None,
     from bench import capacity
     from bench.client import Api
 
+    client = hammer.choose_tool(cap_spec.tool)
+    if spec.embedded_only:
+        return {"embedded_only": True, "tool": client, "spec": spec.__dict__, "load_before": loadavg(),
+                "runs": [], **_embedded_or_why(cap_spec, spec, client)}
     folder, where = find(folder_arg)
     if folder is None:
         return {"skipped": where}
-    client = hammer.choose_tool(cap_spec.tool)
     out: dict[str, Any] = {"where": where, "tool": client, "spec": spec.__dict__, "load_before": loadavg(),
                            "runs": []}
     with ExitStack() as exits:
@@ -207,11 +211,15 @@ def run(sizes: stacks.FullSizes, cap_spec: Any, folder_arg: str | None,
         out["resolution"] = capacity.resolution_phase(stack, db, api, games, sizes, cap_spec)
         out["memory"] = stack.memory()
     if spec.embedded_games:
-        try:
-            out["embedded"] = embedded(cap_spec, spec, client)
-        except (OSError, RuntimeError) as exc:  # the table above still stands without this row
-            out["embedded_failed"] = f"{type(exc).__name__}: {exc}"[:300]
+        out.update(_embedded_or_why(cap_spec, spec, client))
     return out
+
+
+def _embedded_or_why(cap_spec: Any, spec: PeerSpec, client: str) -> dict[str, Any]:
+    try:
+        return {"embedded": embedded(cap_spec, spec, client)}
+    except (OSError, RuntimeError) as exc:  # the table above still stands without this row
+        return {"embedded_failed": f"{type(exc).__name__}: {exc}"[:300]}
 
 
 def embedded(cap_spec: Any, spec: PeerSpec, client: str) -> dict[str, Any]:

@@ -307,6 +307,11 @@ def peer_text(results: dict[str, Any], md: bool) -> str:
     peer = results["peer"]
     if "skipped" in peer:
         return f"skipped: {peer['skipped']}"
+    if peer.get("embedded_only"):
+        return ("Only the embedded default (--peer-embedded-only): `dicepost serve` on SQLite, seat 1 of "
+                f"each game replacing its orders ({peer['tool']}).\n\n"
+                + table(["figure", "boardgame.io", "dicepost", "dicepost ÷ boardgame.io",
+                         "the floor of our stack"], peer_rows(peer), md))
     spec, v = peer["spec"], peer["versions"]
     about = (f"boardgame.io {v['boardgame.io']} ({spec['storage']} storage, node {v['node']}, harness from "
              f"{peer['where']}), {spec['games']} matches × {spec['turns']} turns, bare socket.io clients; "

@@ -91,3 +91,15 @@ def test_a_skipped_peer_says_why_and_judges_nothing() -> None:
     skipped = {"machine": MACHINE, "peer": {"skipped": "no boardgame.io harness at /x"}}
     assert "skipped: no boardgame.io harness at /x" in render(skipped)
     assert peer_targets(skipped) == []
+
+
+def test_the_embedded_default_alone_is_shown_and_judged_without_the_peer() -> None:
+    alone = {"machine": MACHINE, "peer": {
+        "embedded_only": True, "tool": "wrk", "spec": {}, "runs": [],
+        "embedded": {**_hammered(120.0, 90, 400, 8.0, 0.0), "clients": 16}}}
+    text = render(alone)
+    assert "Only the embedded default" in text and "boardgame.io 0" not in text
+    row = next(line for line in text.splitlines() if line.startswith("embedded default"))
+    assert "120 submissions/s, 90 / 400 ms" in row and "web CPU 8.00 ms" in row
+    judged = {name: ok for name, _measured, ok in peer_targets(alone)}
+    assert judged == {"the embedded default ≥ 300 submissions/s (16 at once)": False}
