@@ -2,7 +2,8 @@
 
 SQLite (embedded default) runs in WAL mode and every transaction starts with
 `BEGIN IMMEDIATE`, so writers are serialized and a transaction never reads a state
-that another writer changes under it. PostgreSQL uses row locks (SELECT ... FOR UPDATE).
+that another writer changes under it; the writers of one process queue for their turn on
+a lock rather than in SQLite's busy handler. PostgreSQL uses row locks (SELECT ... FOR UPDATE).
 """
 
 from __future__ import annotations
