@@ -14,7 +14,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Request
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFProtect
 from jinja2 import PackageLoader
 
@@ -32,6 +33,17 @@ OPTIONAL_BLUEPRINTS = [("service.mail.web", "bp"), ("service.gm.api", "bp"), ("s
                        ("service.verify_page", "bp"), ("service.dashboard", "bp")]
 
 
+class CookieSessions(SecureCookieSessionInterface):
+    """Flask's signed cookie session, except that a request without the cookie (an API
+    call with its Bearer token) gets its empty session without a signing serializer
+    built for it (key derivation on every request otherwise)."""
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        if app.secret_key and not request.cookies.get(self.get_cookie_name(app)):
+            return self.session_class()
+        return super().open_session(app, request)
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__, instance_path=_instance_path(), instance_relative_config=True,
                 template_folder=None)
@@ -39,6 +51,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_loader = PackageLoader("templates", ".")
     # The stylesheet's tokens as values, for the HTML mails' inline styles (no <style> there).
     app.jinja_env.globals["ds"] = design.tokens()
+    app.session_interface = CookieSessions()
     app.json = DepthLimitedJSONProvider(app)  # deeply nested request JSON: 400, not RecursionError
     app.config.from_mapping(config_module.from_env(app.instance_path))
     if config:

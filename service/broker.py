@@ -14,6 +14,8 @@ tasks are idempotent either way.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import redis
@@ -27,6 +29,17 @@ class Channel(kombu_redis.Channel):
             raise redis.ConnectionError("the broker connection of this channel was closed")
         # celery-types' kombu stubs leave out this private method, which the transport has.
         return super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]
+
+    @contextmanager
+    def conn_or_acquire(self, client: Any = None) -> Iterator[Any]:
+        if client:
+            yield client
+            return
+        pool = self.pool  # a new pool after a lost connection: a new client with it
+        kept = getattr(self, "_kept_client", None)
+        if kept is None or kept[0] is not pool:
+            kept = self._kept_client = (pool, self._create_client())
+        yield kept[1]
 
 
 class Transport(kombu_redis.Transport):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -18,6 +19,7 @@ from typing import Any, cast
 
 from flask import Flask, current_app, g
 from sqlalchemy import Engine, Executable, Table, bindparam, create_engine, event, insert, select, update
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.config import DEFAULT_DB_POOL_SIZE
@@ -37,7 +39,38 @@ def make_engine(url: str, pool_size: int = DEFAULT_DB_POOL_SIZE) -> Engine:
         _sqlite_immediate(engine)
         return engine
     # pool_size connections stay open; as many again may open for a burst (and close after).
-    return create_engine(url, pool_pre_ping=True, pool_size=pool_size, max_overflow=pool_size)
+    engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size)
+    _ping_when_idle(engine)
+    return engine
+
+
+# A pooled connection unused this long is pinged before a request gets it. One in steady
+# use is not: a server that died under it fails the statement, and SQLAlchemy then
+# replaces every connection of the pool (a restart takes longer than this, so a
+# connection from before it has been idle at least that long, or has seen the error).
+PING_AFTER_IDLE_SECONDS = 1.0
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """pool_pre_ping for connections that sat in the pool, not for every checkout (a
+    round trip of its own on each request otherwise)."""
+    @event.listens_for(engine, "checkin")
+    def checked_in(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.get("idle_since")  # none yet: a connection just opened
+        if since is None or time.monotonic() - since < PING_AFTER_IDLE_SECONDS:
+            return
+        try:
+            cursor = dbapi_connection.cursor()
+            try:
+                cursor.execute("SELECT 1")
+            finally:
+                cursor.close()
+        except Exception as exc:  # the pool opens a new connection (or raises its error)
+            raise DisconnectionError(f"a pooled connection failed its ping: {exc}") from exc
 
 
 class _TurnConnection(sqlite3.Connection):

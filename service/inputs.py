@@ -129,6 +129,7 @@ def _refusal(exc: BadRequest | NotFound) -> Response:
 # Endpoints whose body is a raw mail: the mail path checks its text (and the body may be
 # larger than the form limit, which the view raises for itself).
 RAW_MAIL_ENDPOINTS = ("mail.inbound_email",)
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")  # what werkzeug parses
 
 
 def _check_request() -> Response | None:
@@ -136,13 +137,17 @@ def _check_request() -> Response | None:
     number in the URL is beyond the columns."""
     try:
         check_text(request.path, "path")
-        body_sources = () if request.endpoint in RAW_MAIL_ENDPOINTS else (request.form,)
-        for source in (request.args, *body_sources):
+        raw_mail = request.endpoint in RAW_MAIL_ENDPOINTS
+        # Only these bodies are parsed as form fields (any other's form is empty): a JSON
+        # body need not go through the form parser.
+        form_body = not raw_mail and request.mimetype in FORM_TYPES
+        sources = ((request.args,) if request.query_string else ()) + ((request.form,) if form_body else ())
+        for source in sources:
             for key, values in source.lists():
                 check_text(key, "a field name")
                 for text in values:
                     check_text(text, key)
-        if request.is_json and body_sources:
+        if request.is_json and not raw_mail:
             body = request.get_json(silent=True)
             if body is not None:
                 check_json(body)
