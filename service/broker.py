@@ -38,7 +38,7 @@ class Channel(kombu_redis.Channel):
         pool = self.pool  # a new pool after a lost connection: a new client with it
         kept = getattr(self, "_kept_client", None)
         if kept is None or kept[0] is not pool:
-            kept = self._kept_client = (pool, self._create_client())
+            kept = self._kept_client = (pool, self._create_client())  # type: ignore[attr-defined]
         yield kept[1]
 
 

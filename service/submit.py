@@ -29,8 +29,8 @@ from sqlalchemy.orm import Session, joinedload
 
 from engine import OrderErrors, find_ruleset
 from engine.contract import InvariantError
-from engine.orders import format_orders
-from service import clock
+from engine.orders import Order, format_orders
+from service import clock, statecache
 from service.audit import audit_row
 from service.db import insert_together, table_of
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused
@@ -107,11 +107,7 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
             opened = _open_at_once(session, game_id, token, seat_id, round_number)
         if opened is None:
             opened = _open_checked(session, game_id, token, seat_id, round_number)
-        state = load_state(game_id, opened.ruleset, opened.t, opened.state)  # DamagedData: 503
-        try:
-            orders = find_ruleset(opened.ruleset).parse_orders(state, opened.seat_name, text)
-        except OrderErrors as exc:
-            raise OrdersRefused([e.to_json() for e in exc.errors]) from None
+        orders = _parsed(opened, text)
         seats = _seats_now(session, game_id, opened.round_id)
         accepted = format_orders(orders)
         stored_at = clock.now()
@@ -125,6 +121,22 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         if then is not None:
             then(session, result)
     return result
+
+
+def _parsed(opened: _Open, text: str) -> list[Order]:
+    """The ruleset's orders of the text in the step's state, or OrdersRefused. A pure
+    function of the ruleset, the state's JSON, the seat and the text, so the same text
+    sent again in the same step (a re-send, a reloaded form) is not checked again (the
+    path search of every move); a refusal is not kept, each is worked out anew."""
+    def parse() -> tuple[Order, ...]:
+        state = load_state(opened.game_id, opened.ruleset, opened.t, opened.state)  # DamagedData: 503
+        try:
+            return tuple(find_ruleset(opened.ruleset).parse_orders(state, opened.seat_name, text))
+        except OrderErrors as exc:
+            raise OrdersRefused([e.to_json() for e in exc.errors]) from None
+
+    key = (opened.ruleset, statecache.digest(opened.state), opened.seat_name, text)
+    return list(statecache.cached_by("parsed", key, parse))
 
 
 @lru_cache(maxsize=2)
