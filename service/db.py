@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from flask import Flask, current_app, g
-from sqlalchemy import Engine, Executable, Table, bindparam, create_engine, event, insert, select, update
+from sqlalchemy import Connection, Engine, Executable, Table, bindparam, create_engine, event, insert, select, update
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -157,14 +157,13 @@ def table_of(model: type[Any]) -> Table:
 RowUpdate = tuple[Table, Any, Mapping[str, Any]]
 
 
-def insert_together(session: Session, rows: Sequence[tuple[Table, Mapping[str, Any]]],
+def insert_together(conn: Connection, rows: Sequence[tuple[Table, Mapping[str, Any]]],
                     change: RowUpdate | None = None) -> list[int]:
     """Insert one row into each table (its column values), and with `change` update one row
-    by its id, in the session's transaction, in one round trip where the database can
-    (PostgreSQL: data-modifying CTEs), else one statement after another; the new rows' ids,
-    in order. SQLAlchemy Core with statements built once per shape, for a hot path that
-    needs no ORM objects."""
-    conn = session.connection()
+    by its id, on the connection of a session's transaction (`session.connection()`), in
+    one round trip where the database can (PostgreSQL: data-modifying CTEs), else one
+    statement after another; the new rows' ids, in order. SQLAlchemy Core with statements
+    built once per shape, for a hot path that needs no ORM objects."""
     shapes = tuple((table, tuple(values)) for table, values in rows)
     changed = (change[0], tuple(change[2])) if change is not None else None
     if (len(rows) > 1 or change is not None) and conn.dialect.name == "postgresql":

@@ -253,7 +253,7 @@ def _store_usual(session: Session, game: Game, rnd: Claimed, result: StepResult,
     rows.append((table_of(Round), {
         "game_id": game.id, "number": t, "status": "open", "expected": list(result.expected),
         "opened_at": now, "closes_at": round_deadline(policy_of(game), now, absences)}))
-    ids = insert_together(session, rows, (table_of(Game), game.id, {"current_round": t}))
+    ids = insert_together(session.connection(), rows, (table_of(Game), game.id, {"current_round": t}))
     set_committed_value(game, "current_round", t)
     for outbox_id in ids[1:-2]:
         deliver_id_after_commit(session, outbox_id)

@@ -24,13 +24,13 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import BindParameter, Executable, and_, bindparam, func, select
+from sqlalchemy import BindParameter, Connection, Executable, and_, bindparam, func, select
 from sqlalchemy.orm import Session, joinedload
 
 from engine import OrderErrors, find_ruleset
 from engine.contract import InvariantError
-from engine.orders import Order, format_orders
-from service import clock, statecache
+from engine.orders import format_orders
+from service import clock
 from service.audit import audit_row
 from service.db import insert_together, table_of
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused
@@ -102,17 +102,22 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
     if not isinstance(text, str):
         raise Invalid("orders must be text, one order a line", "orders")
     with session.begin():
+        conn = session.connection()  # the transaction's one connection, looked up once
         opened = None
         if token or seat_id is not None:
-            opened = _open_at_once(session, game_id, token, seat_id, round_number)
+            opened = _open_at_once(conn, game_id, token, seat_id, round_number)
         if opened is None:
             opened = _open_checked(session, game_id, token, seat_id, round_number)
-        orders = _parsed(opened, text)
-        seats = _seats_now(session, game_id, opened.round_id)
+        state = load_state(game_id, opened.ruleset, opened.t, opened.state)  # DamagedData: 503
+        try:
+            orders = find_ruleset(opened.ruleset).parse_orders(state, opened.seat_name, text)
+        except OrderErrors as exc:
+            raise OrdersRefused([e.to_json() for e in exc.errors]) from None
+        seats = _seats_now(conn, game_id, opened.round_id)
         accepted = format_orders(orders)
         stored_at = clock.now()
         last = next(s.last_version for s in seats if s.id == opened.seat_id)
-        version, proof = _store(session, opened, text, accepted, source, last, stored_at)
+        version, proof = _store(session, conn, opened, text, accepted, source, last, stored_at)
         done = {s.name for s in seats if s.moved or s.id == opened.seat_id}
         ready = (opened.round_status == "open" and _may_close(seats, opened.expected, done)
                  and _close(session, opened, done))
@@ -121,22 +126,6 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         if then is not None:
             then(session, result)
     return result
-
-
-def _parsed(opened: _Open, text: str) -> list[Order]:
-    """The ruleset's orders of the text in the step's state, or OrdersRefused. A pure
-    function of the ruleset, the state's JSON, the seat and the text, so the same text
-    sent again in the same step (a re-send, a reloaded form) is not checked again (the
-    path search of every move); a refusal is not kept, each is worked out anew."""
-    def parse() -> tuple[Order, ...]:
-        state = load_state(opened.game_id, opened.ruleset, opened.t, opened.state)  # DamagedData: 503
-        try:
-            return tuple(find_ruleset(opened.ruleset).parse_orders(state, opened.seat_name, text))
-        except OrderErrors as exc:
-            raise OrdersRefused([e.to_json() for e in exc.errors]) from None
-
-    key = (opened.ruleset, statecache.digest(opened.state), opened.seat_name, text)
-    return list(statecache.cached_by("parsed", key, parse))
 
 
 @lru_cache(maxsize=2)
@@ -158,7 +147,7 @@ def _opening(by_seat_id: bool) -> Executable:
             .with_for_update(of=rnd))
 
 
-def _open_at_once(session: Session, game_id: str, token: str | None, seat_id: int | None,
+def _open_at_once(conn: Connection, game_id: str, token: str | None, seat_id: int | None,
                   number: int) -> _Open | None:
     """The seat, game, locked round and latest step in one statement; None unless all is
     as a submission needs it (the ORM checks then say what is not)."""
@@ -167,7 +156,7 @@ def _open_at_once(session: Session, game_id: str, token: str | None, seat_id: in
         params["seat_id"] = seat_id
     else:
         params["hash"] = token_hash(token or "")
-    row = session.connection().execute(_opening(seat_id is not None), params).first()
+    row = conn.execute(_opening(seat_id is not None), params).first()
     if (row is None or row.status != "active" or row.round_status == "resolved"
             or row.name not in row.expected
             or row.step_t is None or row.steps != row.step_t or row.last_t != row.step_t):
@@ -196,10 +185,10 @@ def _open_checked(session: Session, game_id: str, token: str | None, seat_id: in
                  rnd.id, number, rnd.status, rnd.expected, step.t, step.state)
 
 
-def _seats_now(session: Session, game_id: str, round_id: int) -> list[_SeatNow]:
+def _seats_now(conn: Connection, game_id: str, round_id: int) -> list[_SeatNow]:
     """Every seat of the game with its latest version of the round and its controller, read
     under the round's lock (nobody adds a version meanwhile)."""
-    rows = session.connection().execute(_seats_statement(), {"game_id": game_id, "round_id": round_id})
+    rows = conn.execute(_seats_statement(), {"game_id": game_id, "round_id": round_id})
     return [_SeatNow(r.id, r.name, (r.controller or "human") == "human", bool(r.latest), int(r.last or 0))
             for r in rows]
 
@@ -216,8 +205,8 @@ def _seats_statement() -> Executable:
             .where(seat.c.game_id == bindparam("game_id")).order_by(seat.c.seat_index))
 
 
-def _store(session: Session, opened: _Open, text: str, accepted: str, source: str, last_version: int,
-           at: datetime) -> tuple[int, str]:
+def _store(session: Session, conn: Connection, opened: _Open, text: str, accepted: str, source: str,
+           last_version: int, at: datetime) -> tuple[int, str]:
     """The seat's next version, its audit row and the confirmation's outbox row (when the seat
     gets one), in one statement on PostgreSQL; the version and its receipt."""
     submission = submission_row(opened.round_id, opened.seat_id, last_version, text, accepted, source, at)
@@ -234,7 +223,7 @@ def _store(session: Session, opened: _Open, text: str, accepted: str, source: st
                          wanted("confirmation", opened.mail_pref))
     if mail is not None:
         rows.append((table_of(Outbox), {**mail, "created_at": at}))
-    ids = insert_together(session, rows)
+    ids = insert_together(conn, rows)
     if mail is not None:
         deliver_id_after_commit(session, ids[-1])
     return version, proof
