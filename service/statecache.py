@@ -14,7 +14,9 @@ while a step's mail is composed, so 128 do. A page part (a grid's SVG and legend
 events and roll log, the dice-key checks up to a step: 2 to 60 KB of HTML) is keyed by the
 game, the step and what identifies the step's content (its state hash and revealed key), so
 it needs no digest of the state; 512 of them (at most ~30 MB) cover the games being
-watched. A lock makes it safe for threaded servers.
+watched. A submission's parsed orders (service.submit: a few orders, keyed by the state's
+digest, the seat and the text) get room for 2,048 texts. A lock makes it safe for
+threaded servers.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any, TypeVar, cast
 from engine.orders import Order
 
 T = TypeVar("T")
-SIZES = {"legal": 2048, "grids": 128, "page": 512}  # entries per kind
+SIZES = {"legal": 2048, "grids": 128, "page": 512, "parsed": 2048}  # entries per kind
 SIZE = 128  # any other kind
 
 _entries: dict[str, OrderedDict[tuple[Any, ...], Any]] = {}

@@ -22,15 +22,26 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import BindParameter, Connection, Executable, and_, bindparam, func, select
+from sqlalchemy import (
+    BindParameter,
+    Connection,
+    CursorResult,
+    Dialect,
+    Executable,
+    and_,
+    bindparam,
+    func,
+    select,
+)
 from sqlalchemy.orm import Session, joinedload
+from sqlalchemy.sql import ClauseElement
 
 from engine import OrderErrors, find_ruleset
 from engine.contract import InvariantError
-from engine.orders import format_orders
-from service import clock
+from engine.orders import Order, format_orders
+from service import clock, statecache
 from service.audit import audit_row
 from service.db import insert_together, table_of
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused
@@ -108,11 +119,7 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
             opened = _open_at_once(conn, game_id, token, seat_id, round_number)
         if opened is None:
             opened = _open_checked(session, game_id, token, seat_id, round_number)
-        state = load_state(game_id, opened.ruleset, opened.t, opened.state)  # DamagedData: 503
-        try:
-            orders = find_ruleset(opened.ruleset).parse_orders(state, opened.seat_name, text)
-        except OrderErrors as exc:
-            raise OrdersRefused([e.to_json() for e in exc.errors]) from None
+        orders = _parsed(opened, text)
         seats = _seats_now(conn, game_id, opened.round_id)
         accepted = format_orders(orders)
         stored_at = clock.now()
@@ -126,6 +133,39 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         if then is not None:
             then(session, result)
     return result
+
+
+def _parsed(opened: _Open, text: str) -> list[Order]:
+    """The ruleset's orders of the text in the step's state, or OrdersRefused. A pure
+    function of the ruleset, the state's JSON, the seat and the text, so the same text
+    sent again in the same step (a re-send, a reloaded form) is not checked again (the
+    path search of every move); a refusal is not kept, each is worked out anew."""
+    def parse() -> tuple[Order, ...]:
+        state = load_state(opened.game_id, opened.ruleset, opened.t, opened.state)  # DamagedData: 503
+        try:
+            return tuple(find_ruleset(opened.ruleset).parse_orders(state, opened.seat_name, text))
+        except OrderErrors as exc:
+            raise OrdersRefused([e.to_json() for e in exc.errors]) from None
+
+    key = (opened.ruleset, statecache.digest(opened.state), opened.seat_name, text)
+    return list(statecache.cached_by("parsed", key, parse))
+
+
+def _run(conn: Connection, statement: Executable, params: dict[str, Any]) -> CursorResult[Any]:
+    """One of the statements below (plain str and int parameters, no typed results to
+    convert): on PostgreSQL as its SQL text, compiled once, so SQLAlchemy's compile-cache
+    lookup is skipped while its error handling (a lost connection) stays; as Core elsewhere."""
+    if conn.dialect.name != "postgresql":
+        return conn.execute(statement, params)
+    sql, fixed = _sql_of(statement, conn.dialect)
+    return conn.exec_driver_sql(sql, {**fixed, **params})
+
+
+@lru_cache(maxsize=8)
+def _sql_of(statement: Executable, dialect: Dialect) -> tuple[str, dict[str, Any]]:
+    """The statement's SQL and the values it carries itself (a LIMIT's)."""
+    compiled = cast(ClauseElement, statement).compile(dialect=dialect)
+    return str(compiled), {name: value for name, value in compiled.params.items() if value is not None}
 
 
 @lru_cache(maxsize=2)
@@ -156,7 +196,7 @@ def _open_at_once(conn: Connection, game_id: str, token: str | None, seat_id: in
         params["seat_id"] = seat_id
     else:
         params["hash"] = token_hash(token or "")
-    row = conn.execute(_opening(seat_id is not None), params).first()
+    row = _run(conn, _opening(seat_id is not None), params).first()
     if (row is None or row.status != "active" or row.round_status == "resolved"
             or row.name not in row.expected
             or row.step_t is None or row.steps != row.step_t or row.last_t != row.step_t):
@@ -188,7 +228,7 @@ def _open_checked(session: Session, game_id: str, token: str | None, seat_id: in
 def _seats_now(conn: Connection, game_id: str, round_id: int) -> list[_SeatNow]:
     """Every seat of the game with its latest version of the round and its controller, read
     under the round's lock (nobody adds a version meanwhile)."""
-    rows = conn.execute(_seats_statement(), {"game_id": game_id, "round_id": round_id})
+    rows = _run(conn, _seats_statement(), {"game_id": game_id, "round_id": round_id})
     return [_SeatNow(r.id, r.name, (r.controller or "human") == "human", bool(r.latest), int(r.last or 0))
             for r in rows]
 

@@ -1,6 +1,6 @@
-"""The submission's request path kept cheap without changing what it answers: a request
-without a cookie builds no session serializer, a pooled connection is pinged only once it
-has sat idle (and replaced when that fails)."""
+"""The submission's request path kept cheap without changing what it answers: a re-sent
+text is not parsed again, a request without a cookie builds no session serializer, a
+pooled connection is pinged only once it has sat idle (and replaced when that fails)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,45 @@ import pytest
 from flask import Flask
 from sqlalchemy import text
 
-from service import CookieSessions
+from engine import find_ruleset
+from engine.contract import Ruleset
+from service import CookieSessions, statecache
 from service.db import PING_AFTER_IDLE_SECONDS, engine_of, make_engine
 from tests.service.play import start
+
+
+def _first_move(table: Any, seat: str) -> str:
+    r = table.client.get(f"/api/games/{table.id}/orders", headers=table.auth(seat))
+    _unit, lines = sorted(r.json["units"].items())[0]
+    return str(next(line for line in lines if " move " in line))
+
+
+def test_a_resent_text_is_parsed_once_and_answered_alike(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    statecache.clear()
+    table = start(client)
+    move = _first_move(table, "alice")
+    parses: list[str] = []
+    real = Ruleset.parse_orders
+
+    def counted(self: Ruleset[Any], state: Any, player: str, orders: str) -> Any:
+        parses.append(orders)
+        return real(self, state, player, orders)
+
+    monkeypatch.setattr(type(find_ruleset("universal")), "parse_orders", counted)
+    first, again = table.put("alice", move), table.put("alice", move)
+    assert first.status_code == again.status_code == 200
+    assert again.json["accepted"] == first.json["accepted"] and again.json["version"] == first.json["version"] + 1
+    assert parses == [move]
+    changed = table.put("alice", "pass")  # another text: parsed
+    assert changed.status_code == 200 and parses == [move, "pass"]
+
+
+def test_a_refused_text_is_refused_alike_every_time(client: Any) -> None:
+    statecache.clear()
+    table = start(client)
+    answers = [table.put("alice", "A1 move z99\nflee") for _ in range(2)]
+    assert [a.status_code for a in answers] == [422, 422]
+    assert answers[0].json == answers[1].json and len(answers[0].json["errors"]) == 2
 
 
 def test_an_api_call_without_a_cookie_builds_no_session_serializer(app: Flask,
