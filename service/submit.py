@@ -22,21 +22,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import (
-    BindParameter,
-    Connection,
-    CursorResult,
-    Dialect,
-    Executable,
-    and_,
-    bindparam,
-    func,
-    select,
-)
+from sqlalchemy import BindParameter, Connection, Executable, and_, bindparam, func, select
 from sqlalchemy.orm import Session, joinedload
-from sqlalchemy.sql import ClauseElement
 
 from engine import OrderErrors, find_ruleset
 from engine.contract import InvariantError
@@ -151,23 +140,6 @@ def _parsed(opened: _Open, text: str) -> list[Order]:
     return list(statecache.cached_by("parsed", key, parse))
 
 
-def _run(conn: Connection, statement: Executable, params: dict[str, Any]) -> CursorResult[Any]:
-    """One of the statements below (plain str and int parameters, no typed results to
-    convert): on PostgreSQL as its SQL text, compiled once, so SQLAlchemy's compile-cache
-    lookup is skipped while its error handling (a lost connection) stays; as Core elsewhere."""
-    if conn.dialect.name != "postgresql":
-        return conn.execute(statement, params)
-    sql, fixed = _sql_of(statement, conn.dialect)
-    return conn.exec_driver_sql(sql, {**fixed, **params})
-
-
-@lru_cache(maxsize=8)
-def _sql_of(statement: Executable, dialect: Dialect) -> tuple[str, dict[str, Any]]:
-    """The statement's SQL and the values it carries itself (a LIMIT's)."""
-    compiled = cast(ClauseElement, statement).compile(dialect=dialect)
-    return str(compiled), {name: value for name, value in compiled.params.items() if value is not None}
-
-
 @lru_cache(maxsize=2)
 def _opening(by_seat_id: bool) -> Executable:
     """_open_at_once's statement (Core on the tables, built once: no ORM on the hot path)."""
@@ -196,7 +168,7 @@ def _open_at_once(conn: Connection, game_id: str, token: str | None, seat_id: in
         params["seat_id"] = seat_id
     else:
         params["hash"] = token_hash(token or "")
-    row = _run(conn, _opening(seat_id is not None), params).first()
+    row = conn.execute(_opening(seat_id is not None), params).first()
     if (row is None or row.status != "active" or row.round_status == "resolved"
             or row.name not in row.expected
             or row.step_t is None or row.steps != row.step_t or row.last_t != row.step_t):
@@ -228,7 +200,7 @@ def _open_checked(session: Session, game_id: str, token: str | None, seat_id: in
 def _seats_now(conn: Connection, game_id: str, round_id: int) -> list[_SeatNow]:
     """Every seat of the game with its latest version of the round and its controller, read
     under the round's lock (nobody adds a version meanwhile)."""
-    rows = _run(conn, _seats_statement(), {"game_id": game_id, "round_id": round_id})
+    rows = conn.execute(_seats_statement(), {"game_id": game_id, "round_id": round_id})
     return [_SeatNow(r.id, r.name, (r.controller or "human") == "human", bool(r.latest), int(r.last or 0))
             for r in rows]
 
