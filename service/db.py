@@ -18,7 +18,18 @@ from pathlib import Path
 from typing import Any, cast
 
 from flask import Flask, current_app, g
-from sqlalchemy import Connection, Engine, Executable, Table, bindparam, create_engine, event, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Executable,
+    Table,
+    bindparam,
+    create_engine,
+    event,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -33,9 +44,11 @@ def make_engine(url: str, pool_size: int = DEFAULT_DB_POOL_SIZE) -> Engine:
         # A thread holds its connection while it waits for its turn to write, so the pool
         # keeps one for each of the server's threads: an overflow connection is opened (and
         # its PRAGMAs run) again on every checkout.
+        # An in-memory database has one connection per thread (SingletonThreadPool): no sizes.
+        in_memory = "///" not in url or path in ("", ":memory:")
+        sizes = {} if in_memory else {"pool_size": 2 * pool_size, "max_overflow": pool_size}
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False,
-                                                  "factory": _TurnConnection},
-                               pool_size=2 * pool_size, max_overflow=pool_size)
+                                                  "factory": _TurnConnection}, **sizes)
         _sqlite_immediate(engine)
         return engine
     # pool_size connections stay open; as many again may open for a burst (and close after).
