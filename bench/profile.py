@@ -40,6 +40,26 @@ class TestApi(Api):
         return r.status_code, r.get_json()
 
 
+
+Prepared = list[tuple[str, list[str], int, dict[str, Any]]]
+
+
+def prepare_games(client: Any, api: Any, games: int, rng: random.Random,
+                  advance: Callable[[], None] = lambda: None) -> Prepared:
+    """Universal games of two seats with addresses, joined, seat 1's orders sent once: for
+    each, its id, the player tokens, the round and the body seat 1 sent."""
+    prepared: Prepared = []
+    for g in range(games):
+        seats = [{"name": n, "email": f"{n}.{g}@example.com"} for n in ("p1", "p2")]
+        created = client.post("/api/games", json={"ruleset": "universal", "seats": seats}).get_json()
+        gid = created["id"]
+        tokens = [client.post(f"/api/games/{gid}/join", json={"invite_token": s["invite_token"]})
+                  .get_json()["player_token"] for s in created["seats"]]
+        number, lines = send_orders(api, gid, tokens[0], None, rng)
+        prepared.append((gid, tokens, number, {"round": number, "orders": "\n".join(lines)}))
+        advance()
+    return prepared
+
 def top(profile: cProfile.Profile, calls: int, limit: int) -> str:
     """The `limit` functions with the most cumulative time, in ms per call of the operation."""
     if limit <= 0:
@@ -67,18 +87,8 @@ def run(games: int, puts: int, limit: int, profiled: bool = True, mails: int = 1
         client = app.test_client()
         api = TestApi(client)
         rng = random.Random(1)
-        prepared: list[tuple[str, list[str], int, dict[str, Any]]] = []
         bar = Progress("profile: games", games)
-        for g in range(games):
-            seats = [{"name": n, "email": f"{n}.{g}@example.com"} for n in ("p1", "p2")]
-            created = client.post("/api/games", json={"ruleset": "universal", "seats": seats}).get_json()
-            gid = created["id"]
-            tokens = [client.post(f"/api/games/{gid}/join", json={"invite_token": s["invite_token"]})
-                      .get_json()["player_token"] for s in created["seats"]]
-            number, lines = send_orders(api, gid, tokens[0], None, rng)
-            body = {"round": number, "orders": "\n".join(lines)}
-            prepared.append((gid, tokens, number, body))
-            bar.advance()
+        prepared = prepare_games(client, api, games, rng, bar.advance)
         bar.close()
 
         profile = cProfile.Profile(time.process_time)

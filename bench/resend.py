@@ -31,9 +31,8 @@ import time
 from typing import Any
 
 from bench.endpoints import Meter, catch_sends, metered_app
-from bench.load import send_orders
 from bench.pgdb import private_database
-from bench.profile import TestApi
+from bench.profile import TestApi, prepare_games
 
 
 def full_mode_app(url: str, redis_url: str, meter: Meter) -> Any:
@@ -64,15 +63,8 @@ def run(url: str, args: argparse.Namespace) -> None:
     client = app.test_client()
     api = TestApi(client)
     rng = random.Random(1)
-    prepared: list[tuple[str, str, dict[str, Any]]] = []
-    for g in range(args.games):
-        seats = [{"name": n, "email": f"{n}.{g}@example.com"} for n in ("p1", "p2")]
-        created = client.post("/api/games", json={"ruleset": "universal", "seats": seats}).get_json()
-        gid = created["id"]
-        tokens = [client.post(f"/api/games/{gid}/join", json={"invite_token": s["invite_token"]})
-                  .get_json()["player_token"] for s in created["seats"]]
-        number, lines = send_orders(api, gid, tokens[0], None, rng)
-        prepared.append((gid, tokens[0], {"round": number, "orders": "\n".join(lines)}))
+    games = prepare_games(client, api, args.games, rng)
+    prepared = [(gid, tokens[0], body) for gid, tokens, _n, body in games]
 
     def put(i: int, name: str) -> None:
         gid, token, body = prepared[i % args.games]
