@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from celery import Celery, Task
 from celery.signals import setup_logging
-from flask import Flask, Response, g, has_request_context
+from flask import Flask, Response, g, has_request_context, request
 from sqlalchemy import event
 from sqlalchemy.orm import Session, SessionTransaction
 
@@ -38,6 +38,10 @@ DELIVER_MAILS = "worker.tasks.deliver_mails"
 ISSUE_SIGNIN_LINK = "worker.tasks.issue_signin_link"
 _OUTGOING = "dicepost.outgoing"
 _AFTER_RESPONSE = "dicepost_after_response"
+# Set on the request's environ once its answer is made: a commit after that (work a view
+# hands to `call_on_close`, in a copied request context with a g of its own) is already
+# after the answer, so its tasks are sent at once instead of waiting on a g nobody reads.
+_ANSWERED = "dicepost.answered"
 
 
 @dataclass
@@ -106,7 +110,8 @@ def _after_commit(app: Flask, session: Session) -> None:
     work = session.info.pop(_OUTGOING, None)
     if work is None:
         return
-    if app.config["EMBEDDED"] and app.config.get("TASKS_AFTER_RESPONSE") and has_request_context():
+    if (app.config["EMBEDDED"] and app.config.get("TASKS_AFTER_RESPONSE") and has_request_context()
+            and not request.environ.get(_ANSWERED)):
         g.setdefault(_AFTER_RESPONSE, []).append(work)  # committed: runs once the answer is sent
         return
     send(app, work)
@@ -115,6 +120,7 @@ def _after_commit(app: Flask, session: Session) -> None:
 def _after_response(app: Flask, response: Response) -> Response:
     """The request's committed work runs when the server closes the answer (after sending
     it); if it never runs (the process dies), the sweeper finds the work in the database."""
+    request.environ[_ANSWERED] = True
     pending: list[Outgoing] | None = g.pop(_AFTER_RESPONSE, None)
     if pending:
         def run_pending() -> None:

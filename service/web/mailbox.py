@@ -32,6 +32,7 @@ from service.web import bp
 
 KEY_PARAM = "key"
 COOKIE = "dicepost_mailbox"
+REFRESH_SECONDS = 3
 
 
 def mailbox_key(app: Flask) -> str:
@@ -99,7 +100,7 @@ def mailbox() -> str | Response:
     session = get_session()
     with session.begin():
         mails = list(session.scalars(select(StoredMail).order_by(StoredMail.id.desc()).limit(200)))
-        return render_template("web/mailbox.html", mails=mails)
+        return render_template("web/mailbox.html", mails=mails, refresh_seconds=REFRESH_SECONDS)
 
 
 @bp.get("/mailbox/<int:mail_id>")

@@ -70,3 +70,18 @@ def test_sign_in_by_mail_see_games_change_mail_and_send_orders(served, pages, sh
     phone.goto(base + "/me")
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(phone, "dashboard-phone")
+
+
+def test_the_open_mailbox_shows_new_mail_without_a_reload(served, pages) -> None:
+    """Mail is written after the answer that asked for it: a mailbox opened first shows it
+    when it lands, with or without JavaScript."""
+    base, app = served
+    page = pages.new(viewport=PHONE, javascript=False)
+    page.goto(mailbox_link(app, base) or "")
+    assert "No mail yet." in page.inner_text("main")
+    client = app.test_client()
+    app.config["WTF_CSRF_ENABLED"] = False
+    new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "blue@example.org"}],
+             "Late post")
+    page.get_by_role("link", name=re.compile("Late post")).first.wait_for(timeout=15_000)
+    assert "No mail yet." not in page.inner_text("main")

@@ -103,3 +103,20 @@ def _answers(api: Api) -> bool:
         return api.call("GET", "/healthz")[0] == 200
     except OSError:
         return False
+
+
+def test_work_a_view_hands_to_the_closed_answer_sends_its_mail_then(app: Flask, client: Any) -> None:
+    """The sign-in form answers first and issues the link when the answer closes; the mail
+    that work queues is sent then too, not left for the sweeper."""
+    app.config["TASKS_AFTER_RESPONSE"] = True
+    start(client)
+    answer = client.post("/signin", data={"email": "alice@example.org"})
+    assert answer.status_code == 303
+    assert _login_mail(app) == []  # answered before any work on the address
+    answer.close()
+    assert _login_mail(app) == ["sent"]
+
+
+def _login_mail(app: Flask) -> list[str]:
+    with session_scope(app) as s, s.begin():
+        return [str(status) for status in s.scalars(select(Outbox.status).where(Outbox.kind == "login"))]
