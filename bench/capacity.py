@@ -2,7 +2,7 @@
 
 The latency phases (service.py) play G games where each player waits for its round:
 their orders/s and rounds/s are bounded by G and by latency. Here, on a full stack of
-its own (gunicorn as in the latency phases, PostgreSQL, Redis; no mail worker: mail
+its own (granian as in the latency phases, PostgreSQL, Redis; no mail worker: mail
 waits in its own queue, as a mail backlog does in production):
 
 1. **Submissions.** R games of P players are created and joined over HTTP; in each,
@@ -25,8 +25,8 @@ waits in its own queue, as a mail backlog does in production):
 
 CPU seconds by role come from /proc (the stack's processes, this database's PostgreSQL
 backends less the bench's own watching connection) and, for the load generator, from
-bench.hammer. The web floor (web_floor) serves bench/floorapp.py with the same gunicorn
-settings and loads it with the same client: what Flask + gunicorn + SQLAlchemy do here.
+bench.hammer. The web floor (web_floor) serves bench/floorapp.py with the same web server
+and settings (granian) and loads it with the same client: what Flask + granian + SQLAlchemy do here.
 """
 
 from __future__ import annotations

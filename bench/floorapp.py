@@ -1,11 +1,11 @@
-"""The web stack's own floor: a trivial Flask app served by gunicorn exactly like the service.
+"""The web stack's own floor: a trivial Flask app served by granian exactly like the service.
 
 `GET /ping` answers a short JSON; `PUT /update` runs one single-row UPDATE through
-SQLAlchemy Core (the engine made by service.db.make_engine: psycopg 3, pool_pre_ping, the
-service's default pool size) in
+SQLAlchemy Core (the engine made by service.db.make_engine: psycopg 3, the service's
+ping of a connection idle for a second, its default pool size) in
 one transaction, on a private table shaped like pgbench's (100,000 rows, a random row
 each time) in the bench's own database (BENCH_FLOOR_DATABASE_URL). What a request costs
-here is what Flask + gunicorn + SQLAlchemy cost on this machine before any service code.
+here is what Flask + granian + SQLAlchemy cost on this machine before any service code.
 """
 
 from __future__ import annotations

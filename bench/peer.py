@@ -11,7 +11,7 @@ Without the folder (or without Node) the part is skipped with a message saying w
 dicepost's side is the capacity run (bench.capacity) on one full stack: its games
 prepared once, then for each concurrency, right after the peer's run at it, seat 1's PUT
 of orders from as many connections; the web floor's PUT /update (one single-row UPDATE
-under the same gunicorn) at the same concurrency; then the resolution phase once.
+under the same web server, granian) at the same concurrency; then the resolution phase once.
 
 The peer's server CPU per move is its server process's CPU (from /proc) over the run
 less that of a setup-only run of the same size (T = 1), over the moves that adds: the

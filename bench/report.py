@@ -317,7 +317,7 @@ def peer_text(results: dict[str, Any], md: bool) -> str:
              f"{peer['where']}), {spec['games']} matches × {spec['turns']} turns, bare socket.io clients; "
              "then dicepost's capacity submissions (seat 1 of 600 games replacing its orders, "
              f"{peer['tool']}) and "
-             "the floor (a Flask app doing one single-row UPDATE under the same gunicorn) at the same "
+             "the floor (a Flask app doing one single-row UPDATE under the same web server) at the same "
              "concurrency, in the same run. Server CPU: the peer's server less a setup-only run; dicepost's "
              "and the floor's web processes and PostgreSQL backends.")
     return about + "\n\n" + table(["figure", "boardgame.io", "dicepost", "dicepost ÷ boardgame.io",
@@ -339,7 +339,7 @@ def render(results: dict[str, Any], md: bool = False) -> str:
     if results.get("engine"):
         parts += [head("Engine (one core; CPU time, wall in brackets)"), engine_text(results["engine"], md)]
     if results.get("floor", {}).get("web"):
-        parts += [head("Web floor (Flask + gunicorn + SQLAlchemy alone)"),
+        parts += [head("Web floor (Flask + granian + SQLAlchemy alone)"),
                   web_floor_text(results["floor"], results["machine"]["nproc"], md)]
     if results.get("floor", {}).get("tasks"):
         parts += [head("Task floor (Celery + Redis + one INSERT alone)"),

@@ -1,7 +1,7 @@
 """Submissions as the number of active games grows, and memory at the largest count:
 `python -m bench --only scale`.
 
-On a full stack of its own (gunicorn as in the other parts, PostgreSQL, Redis; no
+On a full stack of its own (granian as in the other parts, PostgreSQL, Redis; no
 worker until the end), one two-player universal game is created and joined over HTTP,
 then cloned in SQL (bench.bulk: every row the service wrote for it, made new where the
 service would have) until the database holds N active games, for each N of
