@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import BindParameter, and_, bindparam, exists, select
 from sqlalchemy.orm import Session
 
 from engine import Board, Order, find_ruleset
@@ -24,6 +24,7 @@ from engine.dice import canonical, chain_link_ok, step_key
 from service import clock, statecache, urls
 from service.access import open_url
 from service.catalog import glossary_used, rules_help
+from service.db import table_of
 from service.fairdice import game_profile
 from service.follow import mail_context as follow_context
 from service.gm.news import mail_context as news_context
@@ -32,7 +33,7 @@ from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
 from service.memo import memo
 from service.messages import digest, private_parties
-from service.models import Game, Outbox, PlayerZone, Seat, Step, TableMessage
+from service.models import Game, Outbox, PlayerZone, Round, Seat, Step, Submission, TableMessage
 from service.render.ascii_grid import ascii_board
 from service.render.grid_legend import natural_key
 from service.render.html_table_grid import html_board
@@ -44,10 +45,8 @@ from service.turn_summary import countdown, legal_of, order_outcomes, seat_turn,
 from service.views import (
     board_at,
     board_of,
-    current_round,
     game_record,
     latest_step,
-    round_latest,
     round_numbered,
     steps_to,
 )
@@ -155,37 +154,67 @@ def order_help(game: Game) -> list[str]:
     return kept[1]
 
 
+def _round_status_query() -> Any:
+    """Round `number` of game `game_id` with each seat's latest version in it (one row a seat
+    that has sent any; one row of NULLs when none has) and the game's latest step (its t and
+    state hash), in one statement built once (building it costs more than running it)."""
+    rnd, sub, step = table_of(Round), table_of(Submission), table_of(Step)
+    game_id: BindParameter[str] = bindparam("game_id")
+    later = sub.alias("later")
+    latest = and_(sub.c.round_id == rnd.c.id, ~exists().where(
+        later.c.round_id == sub.c.round_id, later.c.seat_id == sub.c.seat_id,
+        later.c.version > sub.c.version))
+    head = select(step.c.t).where(step.c.game_id == game_id).order_by(step.c.t.desc()).limit(1)
+    return (select(rnd.c.number, rnd.c.expected, rnd.c.closes_at,
+                   sub.c.seat_id, sub.c.version, sub.c.accepted,
+                   head.scalar_subquery().label("head_t"),
+                   head.with_only_columns(step.c.state_hash).scalar_subquery().label("head_hash"))
+            .select_from(rnd.outerjoin(sub, latest))
+            .where(rnd.c.game_id == game_id, rnd.c.number == bindparam("number")))
+
+
+_ROUND_STATUS = _round_status_query()
+
+
 def round_status(session: Session, game: Game, seat: Seat, zone: ZoneInfo | None = None) -> dict[str, Any]:
     """The open round as a player sees it: who is still to move, their current orders;
     the deadline in the player's `zone` (service.zones) with UTC beside."""
-    rnd = current_round(session, game)
-    if game.status != "active" or rnd is None:
+    if game.status != "active" or game.current_round < 1:
         return {"open_round": None}
+    rows = memo(session, ("round status", game.id, game.current_round), lambda: session.execute(
+        _ROUND_STATUS, {"game_id": game.id, "number": game.current_round}).all())
+    if not rows:
+        return {"open_round": None}
+    number, expected, closes_at, *_sub, head_t, head_hash = rows[0]
     names = {s.id: s.name for s in game.seats}
-    subs = round_latest(session, rnd.id)
+    # A latest version with an empty accepted text is a withdrawal (service.submissions.latest_of).
+    subs = {r.seat_id: r for r in rows if r.seat_id is not None and r.accepted}
     done = {names[i] for i in subs}
     mine = subs.get(seat.id)
-    moves = seat.name in rnd.expected
+    moves = seat.name in expected
     return {
-        "open_round": rnd.number,
-        "closes": deadline_text(game, rnd.closes_at, zone) if rnd.closes_at else "",
-        "expected": list(rnd.expected),
+        "open_round": number,
+        "closes": deadline_text(game, closes_at, zone) if closes_at else "",
+        "expected": list(expected),
         "you_move": moves,
-        "waiting_for": [n for n in rnd.expected if n not in done],
+        "waiting_for": [n for n in expected if n not in done],
         "your_orders": (mine.accepted.splitlines() if mine else []),
         "your_version": mine.version if mine else 0,
-        "legal": latest_legal(session, game, seat.name) if moves else [],
+        "legal": latest_legal(session, game, seat.name, (head_t, head_hash)) if moves else [],
     }
 
 
-def latest_legal(session: Session, game: Game, player: str) -> list[str]:
+def latest_legal(session: Session, game: Game, player: str,
+                 head: tuple[int | None, str | None] | None = None) -> list[str]:
     """legal_for the game's latest step, kept by its state hash (the SHA-256 of the state):
-    a hit reads the step's number and hash, not its state, events and rolls."""
-    head = session.execute(select(Step.t, Step.state_hash).where(Step.game_id == game.id)
-                           .order_by(Step.t.desc()).limit(1)).first()
+    a hit reads the step's number and hash (`head`, when the caller read them), not its
+    state, events and rolls."""
     if head is None:
-        return []
+        head = session.execute(select(Step.t, Step.state_hash).where(Step.game_id == game.id)
+                               .order_by(Step.t.desc()).limit(1)).first() or (None, None)
     t, state_hash = head
+    if t is None:
+        return []
 
     def summary() -> tuple[str, ...]:
         step = session.scalars(select(Step).where(Step.game_id == game.id, Step.t == t)).first()

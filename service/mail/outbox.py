@@ -12,8 +12,10 @@ and from two workers at once:
    again here (it may have changed since the row was queued); a row the player turned
    off ends as `skipped`. Answers to a player's own mail (payload "answer": true) and
    refusals are always sent.
-3. send: SMTP outside any transaction; without SMTP_URL the message is stored in
-   stored_mail in the transaction that composed it, which also marks the row sent.
+3. send: SMTP outside any transaction. Without SMTP_URL (the embedded mailbox) there is
+   nothing outside the database, so steps 1 to 4 are one transaction: the row is taken
+   and marked sent in one UPDATE, composed, and its message stored in stored_mail; no
+   lease, and a worker that dies leaves the row as it was.
 4. mark, fenced by the attempt number, so a worker whose lease was taken over cannot
    overwrite the newer attempt: sent; or pending again with next_attempt_at after a
    temporary failure (exponential backoff: the sweeper rings when it is due, no ETA
@@ -32,7 +34,7 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from flask import current_app
-from sqlalchemy import CursorResult, and_, func, or_, select, tuple_, update
+from sqlalchemy import BindParameter, CursorResult, and_, bindparam, func, insert, or_, select, tuple_, update
 from sqlalchemy.orm import Session, joinedload
 
 from service import clock
@@ -46,7 +48,7 @@ from service.mail.server_url import ConfigError
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
 from service.memo import memo, shared
-from service.models import FailingAddress, Game, Outbox, Seat, StoredMail
+from service.models import FailingAddress, Game, Outbox, Seat, StoredMail, UTCDateTime
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +72,7 @@ def claim(session: Session, outbox_id: int, now: datetime) -> int | None:
     with session.begin():
         attempts = session.scalar(
             update(Outbox)
-            .where(Outbox.id == outbox_id, Outbox.status.in_(("pending", "sending")),
-                   or_(Outbox.lease_until.is_(None), Outbox.lease_until <= now),
-                   or_(Outbox.next_attempt_at.is_(None), Outbox.next_attempt_at <= now))
+            .where(Outbox.id == outbox_id, _claimable(now))
             .values(status="sending", lease_until=now + LEASE, attempts=Outbox.attempts + 1)
             .returning(Outbox.attempts)
             .execution_options(synchronize_session=False))
@@ -116,10 +116,12 @@ def lease_kept(held: dict[int, int]) -> Iterator[None]:
         thread.join(RENEW_EVERY.total_seconds())
 
 
-def _finish(session: Session, outbox_id: int, attempt: int, **values: object) -> bool:
-    """Mark the row if this attempt still holds it; False when another attempt took over."""
+def _finish(session: Session, outbox_id: int, attempt: int, holding: str = "sending",
+            **values: object) -> bool:
+    """Mark the row if this attempt still holds it (status `holding`: "sent" when _take_stored
+    took it); False when another attempt took over."""
     result = session.execute(
-        update(Outbox).where(Outbox.id == outbox_id, Outbox.attempts == attempt, Outbox.status == "sending")
+        update(Outbox).where(Outbox.id == outbox_id, Outbox.attempts == attempt, Outbox.status == holding)
         .values(lease_until=None, **values).execution_options(synchronize_session=False))
     return cast(CursorResult[Any], result).rowcount == 1
 
@@ -139,6 +141,8 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
     or None after marking the row skipped or failed.
 
     The caller owns the transaction."""
+    # A row _take_stored took is marked sent already; if it ends otherwise it was not sent.
+    fence: dict[str, Any] = {"holding": "sent", "sent_at": None} if _TAKEN in session.info else {}
     row = session.get(Outbox, outbox_id)
     if row is None:
         return None
@@ -151,20 +155,20 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
     dead = _failing(session, row.to_address) if not kind_of(row.kind).despite_bounces else None
     if dead is not None:
         _finish(session, outbox_id, attempt, status="skipped",
-                last_error=f"not sent: mail to this address bounced ({dead.reason})"[:2000])
+                last_error=f"not sent: mail to this address bounced ({dead.reason})"[:2000], **fence)
         return None
     if not wanted(row, seat):
         pref = (f"messages '{seat.message_pref}'" if row.kind == "message" and seat.mail_pref != "none"
                 else f"'{seat.mail_pref}' mail") if seat else "no"
         _finish(session, outbox_id, attempt, status="skipped",
-                last_error=f"not sent: the player chose {pref}")
+                last_error=f"not sent: the player chose {pref}", **fence)
         return None
     try:
         msg = compose(session, row, settings)
     except Exception as exc:  # a mail that cannot be written will not be written later either
         log.exception("outbox %s: composing %s mail failed", outbox_id, row.kind)
         _finish(session, outbox_id, attempt, status="failed",
-                last_error=f"could not compose the mail: {type(exc).__name__}: {exc}")
+                last_error=f"could not compose the mail: {type(exc).__name__}: {exc}", **fence)
         return None
     sender = return_path(settings, seat, row.id) if seat is not None else settings.sender
     return msg, str(row.to_address), sender
@@ -190,6 +194,8 @@ def deliver(outbox_id: int, transport: Transport | None = None) -> str:
         if (settings.domain_rate and settings.smtp_url
                 and held_back(session, outbox_id, settings.domain_rate, now)):
             return "throttled"
+        if transport is None and not settings.smtp_url:
+            return _deliver_stored(session, outbox_id, now, settings)
         attempt = claim(session, outbox_id, now)
         if attempt is None:
             return "busy"
@@ -244,9 +250,60 @@ def _deliver_claimed(session: Session, outbox_id: int, attempt: int, settings: M
             return "skipped"
         msg, recipient, envelope_sender = prepared
         raw = wire_bytes(msg, settings)
-        if transport is None and not settings.smtp_url:  # stored in this same transaction
-            return _store(session, outbox_id, attempt, msg, raw, recipient)
     return _send_claimed(session, outbox_id, attempt, raw, envelope_sender, recipient, settings, transport)
+
+
+def _claimable(now: datetime | BindParameter[datetime]) -> Any:
+    """The rows a worker may take now: pending (or their lease ran out) and due."""
+    return and_(Outbox.status.in_(("pending", "sending")),
+                or_(Outbox.lease_until.is_(None), Outbox.lease_until <= now),
+                or_(Outbox.next_attempt_at.is_(None), Outbox.next_attempt_at <= now))
+
+
+def _take_stored(session: Session, outbox_ids: list[int], now: datetime) -> dict[int, int]:
+    """Without SMTP: the claim and the mark in one UPDATE, inside the transaction that then
+    composes and stores the mails (the caller's), so no lease is needed; a row that ends
+    otherwise (skipped, failed, released) is marked again in that transaction, and if it
+    rolls back the rows are as they were. The rows come back loaded (the session holds
+    them while `loaded` in the caller does). {row id: attempt} of those taken."""
+    rows = session.scalars(_TAKE, {"ids": outbox_ids, "now": now}).all()
+    session.info[_TAKEN] = rows
+    return {row.id: row.attempts for row in rows}
+
+
+_TAKEN = "outbox rows taken"
+_NOW = bindparam("now", type_=UTCDateTime())
+# Built once: building the statement cost more than running it.
+_TAKE = (update(Outbox).where(Outbox.id.in_(bindparam("ids", expanding=True)), _claimable(_NOW))
+         .values(status="sent", sent_at=_NOW, lease_until=None, last_error=None, next_attempt_at=None,
+                 attempts=Outbox.attempts + 1)
+         .returning(Outbox).execution_options(synchronize_session=False))
+
+
+def _deliver_stored(session: Session, outbox_id: int, now: datetime, settings: MailSettings) -> str:
+    """deliver() without SMTP: taken, composed, stored and marked in one transaction."""
+    with session.begin():
+        held = _take_stored(session, [outbox_id], now)
+        if not held:
+            return "busy"
+        try:
+            prepared = _prepare(session, outbox_id, held[outbox_id], settings)
+            if prepared is None:
+                return "skipped"
+            msg, recipient, _sender = prepared
+            _keep(session, [(outbox_id, msg, wire_bytes(msg, settings), recipient)])
+            return "sent"
+        finally:
+            session.info.pop(_TAKEN, None)
+
+
+def _keep(session: Session, mails: list[tuple[int, Composed, bytes, str]]) -> None:
+    """Embedded mode: the mails of rows _take_stored marked sent, kept for the mailbox page
+    (in one INSERT, in the transaction that took and composed them)."""
+    now = clock.now()
+    session.execute(insert(StoredMail), [
+        {"outbox_id": i, "to": recipient, "subject": msg.subject, "raw": raw.decode("utf-8", "replace"),
+         "created_at": now} for i, msg, raw, recipient in mails])
 
 
 def _send_claimed(session: Session, outbox_id: int, attempt: int, raw: bytes, envelope_sender: str,
@@ -275,12 +332,19 @@ def deliver_each(outbox_ids: list[int], transport: Transport | None = None) -> d
         return {i: _deliver_guarded(i, transport) for i in outbox_ids}
     now = clock.now()
     with session_scope() as session:
+        if transport is None and not settings.smtp_url:
+            done = {i: "busy" for i in outbox_ids}
+            try:
+                done.update(_deliver_batch(session, outbox_ids, settings, None, now))
+            finally:
+                session.info.pop(_TAKEN, None)
+            return done
         held = claim_many(session, outbox_ids, now)
         done = {i: "busy" for i in outbox_ids if i not in held}
         if not held:
             return done
         with lease_kept(held):
-            done.update(_deliver_batch(session, held, settings, transport))
+            done.update(_deliver_batch(session, held, settings, transport, now))
     return {i: done[i] for i in outbox_ids}
 
 
@@ -297,31 +361,40 @@ def claim_many(session: Session, outbox_ids: list[int], now: datetime) -> dict[i
     with session.begin():
         rows = session.execute(
             update(Outbox)
-            .where(Outbox.id.in_(outbox_ids), Outbox.status.in_(("pending", "sending")),
-                   or_(Outbox.lease_until.is_(None), Outbox.lease_until <= now),
-                   or_(Outbox.next_attempt_at.is_(None), Outbox.next_attempt_at <= now))
+            .where(Outbox.id.in_(outbox_ids), _claimable(now))
             .values(status="sending", lease_until=now + LEASE, attempts=Outbox.attempts + 1)
             .returning(Outbox.id, Outbox.attempts)
             .execution_options(synchronize_session=False)).all()
         return {int(i): int(a) for i, a in rows}
 
 
-def _release(session: Session, outbox_id: int, attempt: int) -> None:
+def _release(session: Session, outbox_id: int, attempt: int, stored: bool = False) -> None:
     """Give a claimed row back at once (pending, no lease), for the sweeper to ring again."""
-    _finish(session, outbox_id, attempt, status="pending")
+    if stored:
+        _finish(session, outbox_id, attempt, holding="sent", status="pending", sent_at=None)
+    else:
+        _finish(session, outbox_id, attempt, status="pending")
 
 
-def _deliver_batch(session: Session, held: dict[int, int], settings: MailSettings,
-                   transport: Transport | None) -> dict[int, str]:
+def _deliver_batch(session: Session, claimed: dict[int, int] | list[int], settings: MailSettings,
+                   transport: Transport | None, now: datetime) -> dict[int, str]:
+    """The rows `claimed` ({row id: attempt}), or without SMTP the rows of these ids,
+    taken in the batch's own transaction (_take_stored)."""
     done: dict[int, str] = {}
     outgoing: list[tuple[int, int, bytes, str, str]] = []
-    keep: list[tuple[int, int, Composed, bytes, str]] = []
-    stored = transport is None and not settings.smtp_url
+    keep: list[tuple[int, Composed, bytes, str]] = []
+    stored = isinstance(claimed, list)
     with session.begin(), shared(session):
         # What every row needs, one statement each for the whole batch: the rows, their
         # games with their seats, their addresses that bounce. _prepare then finds them in
         # the identity map (weak: `loaded` holds them) and the memo.
-        rows = list(session.scalars(select(Outbox).where(Outbox.id.in_(held))))
+        if isinstance(claimed, list):
+            taken = _take_stored(session, claimed, now)
+            held = {i: taken[i] for i in claimed if i in taken}
+            rows = session.info[_TAKEN]
+        else:
+            held = claimed
+            rows = list(session.scalars(select(Outbox).where(Outbox.id.in_(held))))
         game_ids = {r.game_id for r in rows if r.game_id}
         loaded = [rows, session.scalars(select(Game).where(Game.id.in_(game_ids)).options(
             joinedload(Game.seats))).unique().all() if game_ids else []]
@@ -337,35 +410,21 @@ def _deliver_batch(session: Session, held: dict[int, int], settings: MailSetting
                 msg, recipient, envelope_sender = prepared
                 raw = wire_bytes(msg, settings)
                 if stored:
-                    keep.append((outbox_id, attempt, msg, raw, recipient))
+                    keep.append((outbox_id, msg, raw, recipient))
                 else:
                     outgoing.append((outbox_id, attempt, raw, envelope_sender, recipient))
             except Exception:
                 log.exception("outbox %s: delivery failed; the sweeper will ring it again", outbox_id)
                 done[outbox_id] = "error"
-                _release(session, outbox_id, attempt)
+                _release(session, outbox_id, attempt, stored)
         if keep:
-            done.update(_store_many(session, keep))
+            _keep(session, keep)
+            done.update((i, "sent") for i, *_ in keep)
         del loaded
     for outbox_id, attempt, raw, envelope_sender, recipient in outgoing:
         done[outbox_id] = _send_claimed(session, outbox_id, attempt, raw, envelope_sender, recipient,
                                         settings, transport)
     return done
-
-
-def _store_many(session: Session, mails: list[tuple[int, int, Composed, bytes, str]]) -> dict[int, str]:
-    """_store for several rows: marked sent in one UPDATE (each fenced by its attempt),
-    those still held stored in one INSERT."""
-    now = clock.now()
-    marked = set(session.scalars(
-        update(Outbox).where(tuple_(Outbox.id, Outbox.attempts).in_([(i, a) for i, a, *_ in mails]),
-                             Outbox.status == "sending")
-        .values(status="sent", sent_at=now, last_error=None, next_attempt_at=None, lease_until=None)
-        .returning(Outbox.id).execution_options(synchronize_session=False)))
-    session.add_all([StoredMail(outbox_id=i, to=recipient, subject=msg.subject,
-                                raw=raw.decode("utf-8", "replace"), created_at=now)
-                     for i, _a, msg, raw, recipient in mails if i in marked])
-    return {i: "sent" if i in marked else "busy" for i, *_ in mails}
 
 
 def _smtp(url: str) -> SmtpTransport:
@@ -378,19 +437,6 @@ def _smtp(url: str) -> SmtpTransport:
 def wire_bytes(msg: Composed, settings: MailSettings) -> bytes:
     """The message as it goes out (CRLF), DKIM-signed when configured."""
     return sign_bytes(msg.raw, settings.dkim) if settings.dkim is not None else msg.raw
-
-
-def _store(session: Session, outbox_id: int, attempt: int, msg: Composed, raw: bytes,
-           recipient: str) -> str:
-    """Embedded mode: keep the mail for the mailbox page, atomically with 'sent' (the caller
-    owns the transaction: the one that composed the mail)."""
-    if not _finish(session, outbox_id, attempt, status="sent", sent_at=clock.now(), last_error=None,
-                   next_attempt_at=None):
-        return "busy"
-    session.add(StoredMail(outbox_id=outbox_id, to=recipient, subject=msg.subject,
-                           raw=raw.decode("utf-8", "replace"),
-                           created_at=clock.now()))
-    return "sent"
 
 
 def _failed(session: Session, outbox_id: int, attempt: int, exc: DeliveryError) -> str:
