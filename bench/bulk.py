@@ -34,7 +34,7 @@ from typing import Any
 from sqlalchemy import JSON, Engine, Integer, Table, select, text
 
 from engine.dice import PROFILE_V1, PROFILE_V2, game_salt, server_entropy
-from service.dice_keys import open_tip, seal_tip
+from service.dice_keys import EVERY, open_mark, open_tip, seal_marks, seal_tip
 from service.fairdice import PROFILE_OPTION
 from service.models import Base
 from service.tokens import new_game_id, new_token, token_hash
@@ -130,6 +130,9 @@ class Cloner:
         self.rows = template_rows(engine, template.id)
         game = self.rows[0][1][0]
         self.tip = open_tip(seal_key, template.id, game["sealed_tip"])
+        self.length = int(game["chain_length"])
+        self.marks = ([open_mark(seal_key, template.id, self.length, game["sealed_marks"], i)
+                       for i in range(self.length // EVERY + 1)] if game["sealed_marks"] else None)
         self.profile = str((game["options"] or {}).get(PROFILE_OPTION, PROFILE_V1))
         self.taken = {template.id}
         # Which columns of each template row hold a template id or token: only those are rewritten.
@@ -184,6 +187,8 @@ class Cloner:
                 new[col] = maps[col][i][row[col]]
         if table.name == "games":
             new["sealed_tip"] = seal_tip(self.seal_key, clone.id, self.tip)
+            if self.marks is not None:
+                new["sealed_marks"] = seal_marks(self.seal_key, clone.id, self.length, self.marks)
             new["gm_token_hash"] = token_hash(clone.gm_token)
             new["salt"] = self._salt(clone) if row["salt"] else row["salt"]
         elif table.name == "seats":

@@ -133,11 +133,11 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
     with session.begin():
         check_invitations(session, [(s.email, f"seats[{i}].email") for i, s in enumerate(seats)])
         game_id = _free_game_id(session)
-        sealed, commitment = new_chain(game_id, length, NEW_GAME_PROFILE)
+        sealed, commitment, marks = new_chain(game_id, length, NEW_GAME_PROFILE)
         game = Game(id=game_id, ruleset=ruleset.info.id, title=title,
                     options={**opts, "chain_length": length, PROFILE_OPTION: NEW_GAME_PROFILE},
                     public=public, status="waiting",
-                    sealed_tip=sealed, chain_length=length, commitment=commitment,
+                    sealed_tip=sealed, sealed_marks=marks, chain_length=length, commitment=commitment,
                     current_round=0, gm_token_hash=token_hash(gm_token), created_at=clock.now(),
                     deadline_policy=deadline_policy)  # checked by service.gm.actions.checked_policy
         session.add(game)

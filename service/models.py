@@ -78,6 +78,8 @@ class Game(Base):
     public: Mapped[bool] = mapped_column(Boolean, default=True)
     status: Mapped[str] = mapped_column(String(16), default="waiting")  # waiting/active/finished
     sealed_tip: Mapped[str] = mapped_column(String(96))  # S_N sealed (service.dice_keys): never served
+    # Every 64th link sealed (service.dice_keys): never served; read only by the resolution.
+    sealed_marks: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
     chain_length: Mapped[int] = mapped_column(Integer)
     commitment: Mapped[str] = mapped_column(String(64))  # hex S_0
     salt: Mapped[str | None] = mapped_column(String(64))

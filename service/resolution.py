@@ -20,12 +20,12 @@ from collections import OrderedDict
 from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Engine, Table, bindparam, or_, select, update
-from sqlalchemy.orm import Session, joinedload
+from sqlalchemy.orm import Session, joinedload, undefer
 from sqlalchemy.orm.attributes import set_committed_value
 
 from engine import StepResult, round_inputs, run_round
 from engine.contract import InvariantError
-from engine.dice import inputs_digest
+from engine.dice import chain_link_ok, inputs_digest
 from service import clock
 from service.audit import audit, audit_row
 from service.db import insert_together, table_of
@@ -203,6 +203,9 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
     inputs = round_inputs([s.name for s in seats], texts)
     t = number + 1
     dice, s_t = step_dice(game, t, inputs)
+    if not chain_link_ok(s_t, bytes.fromhex(previous.key), game_profile(game)):  # no die from a wrong link
+        raise damaged(game_id, f"the dice chain's link S_{t} does not follow the S_{number} revealed "
+                               "before it: the sealed tip or marks are wrong")
     try:
         result = run_round(game.ruleset, previous.state, inputs, t, dice)
     except Exception as exc:  # the rules failed on a state that loads: the GM must look
@@ -215,12 +218,13 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
     pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)
 
 
-# The game with its seats, and whether anyone follows it by mail (follow.mail_round's
-# rule: confirmed; of a private game, through a spectator link), in one statement built once.
+# The game with its seats and its sealed chain marks, and whether anyone follows it by
+# mail (follow.mail_round's rule: confirmed; of a private game, through a spectator link),
+# in one statement built once.
 _FOLLOWED = (select(Follower.id).where(
     Follower.game_id == Game.id, Follower.confirmed_at.is_not(None),
     or_(Game.public, Follower.spectator_id.is_not(None))).exists())
-_GAME_WITH_SEATS = (select(Game, _FOLLOWED).options(joinedload(Game.seats))
+_GAME_WITH_SEATS = (select(Game, _FOLLOWED).options(joinedload(Game.seats), undefer(Game.sealed_marks))
                     .where(Game.id == bindparam("game_id")))
 
 

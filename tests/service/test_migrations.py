@@ -150,7 +150,7 @@ def test_renaming_the_constraints_keeps_the_rows_and_their_links(empty_engine: E
                                       "invite_token_hash": "d" * 64, "mail_pref": "all"})
         conn.execute(seat_schedule.insert(), {"seat_id": 7, "absences": [], "misses": 2})
     upgrade(empty_engine, seal_key=SEAL)
-    assert current(empty_engine) == "0010_spectators"
+    assert current(empty_engine) == "0011_chain_marks"
     with empty_engine.connect() as conn:
         assert conn.execute(select(games.c.title)).scalars().all() == ["Old"]
         assert conn.execute(select(seat_schedule.c.misses, seat_schedule.c.controller)).all() == [(2, "human")]
@@ -219,3 +219,31 @@ def test_the_message_preference_follows_the_mail_preference_a_seat_had(empty_eng
         got = conn.execute(select(now.c.mail_pref, now.c.message_pref).order_by(now.c.id)).all()
     assert got == [("all", "each"), ("results", "digest"), ("none", "none")]
     assert "player_zones" in inspect(empty_engine).get_table_names()
+
+
+def test_the_chain_marks_are_made_from_each_sealed_tip(empty_engine: Engine) -> None:
+    """0011: every 64th link of each game whose tip the key opens, sealed; a tip it does
+    not open keeps no marks (its links are walked from the tip, and refused there)."""
+    from engine.dice import chain
+    from service.dice_keys import EVERY, open_mark, seal_tip
+
+    upgrade(empty_engine, "0010_spectators")
+    games = Base.metadata.tables["games"]
+    tip = bytes([7]) * 32
+    row = {"ruleset": "universal", "title": "Old", "public": True, "status": "active", "chain_length": 130,
+           "commitment": "b" * 64, "current_round": 1, "gm_token_hash": "c" * 64, "created_at": clock.now()}
+    with empty_engine.begin() as conn:
+        conn.execute(games.insert(), [
+            {**row, "id": "g1", "options": {}, "sealed_tip": seal_tip(SEAL, "g1", tip)},
+            {**row, "id": "g2", "options": {"dice_profile": "dicepost-dice/v2"},
+             "sealed_tip": seal_tip(SEAL, "g2", tip)},
+            {**row, "id": "g3", "options": {}, "sealed_tip": seal_tip(bytes(32), "g3", tip)}])
+    upgrade(empty_engine, seal_key=SEAL)
+    with empty_engine.connect() as conn:
+        marks = dict(conn.execute(text("SELECT id, sealed_marks FROM games")).all())
+    for gid, profile in (("g1", "dicepost-dice/v1"), ("g2", "dicepost-dice/v2")):
+        assert [open_mark(SEAL, gid, 130, bytes(marks[gid]), i) for i in range(130 // EVERY + 1)] == \
+            chain(tip, 130, profile)[::EVERY]
+    assert marks["g3"] is None
+    upgrade_down(empty_engine, "0010_spectators", SEAL)
+    assert "sealed_marks" not in {c["name"] for c in inspect(empty_engine).get_columns("games")}

@@ -258,3 +258,47 @@ def test_a_resolution_mails_the_confirmed_followers_of_the_game_only(app: Flask,
         assert len(mailed(followed.id, "results")) == len(mailed(alone.id, "results")) > 0
     for table in (followed, alone):
         assert _steps(app, table.id) == [1, 2] and table.status()["round"] == 2
+
+
+def test_a_game_new_to_the_process_takes_its_link_from_the_sealed_marks(app: Flask, client: Any,
+                                                                      monkeypatch: Any) -> None:
+    """No walk from the tip: at most EVERY hashes for S_t, and the link revealed chains
+    to the one before it."""
+    from engine.dice import NEW_GAME_PROFILE, chain_link_ok
+    from service import dice_keys
+
+    table = start(client)
+    _make_ready_without_doorbell(app, table)
+    dice_keys._marks.clear()  # as in a process that never saw the game
+    walked: list[int] = []
+    real_chain = dice_keys.chain
+    monkeypatch.setattr(dice_keys, "chain", lambda tip, n, profile: walked.append(n) or real_chain(tip, n, profile))
+    with app.app_context(), session_scope(app) as s:
+        assert resolution.resolve_round(s, table.id, 1) is True
+    assert walked and max(walked) < dice_keys.EVERY
+    with session_scope(app) as s, s.begin():
+        keys = list(s.scalars(select(Step.key).where(Step.game_id == table.id).order_by(Step.t)))
+    assert len(keys) == 2 and chain_link_ok(bytes.fromhex(keys[1]), bytes.fromhex(keys[0]), NEW_GAME_PROFILE)
+
+
+def test_marks_of_another_chain_roll_no_die(app: Flask, client: Any) -> None:
+    """Marks sealed with the right key but for another tip give a link that does not
+    follow the one revealed: the round stays ready and the game is marked damaged."""
+    from engine import chain
+    from service import dice_keys
+    from service.models import Game
+
+    table = start(client)
+    _make_ready_without_doorbell(app, table)
+    key = bytes.fromhex(app.config["SEAL_KEY"])
+    with session_scope(app) as s, s.begin():
+        wrong = chain(bytes(32), 4096, "dicepost-dice/v2")[::dice_keys.EVERY]
+        s.execute(update(Game).where(Game.id == table.id)
+                  .values(sealed_marks=dice_keys.seal_marks(key, table.id, 4096, wrong)))
+    with app.app_context(), session_scope(app) as s:
+        assert resolution.resolve_round(s, table.id, 1) is False
+    assert _steps(app, table.id) == [1]
+    with session_scope(app) as s, s.begin():
+        assert s.scalars(select(Round.status).where(Round.game_id == table.id, Round.number == 1)).one() == "ready"
+        assert "does not follow" in s.scalars(select(AuditLog.detail).where(
+            AuditLog.game_id == table.id, AuditLog.action == "damaged")).one()["problem"]
