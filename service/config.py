@@ -20,6 +20,9 @@ from typing import Any
 from service.logs import settings_from_env as log_settings
 
 DEFAULT_SWEEP_SECONDS = 30
+# Full mode: the mail a web process's requests commit within this many seconds is rung as
+# one deliver_mails message (service.tasks.MailBell); 0 rings each request's mail at once.
+DEFAULT_MAIL_BELL_SECONDS = 0.1
 TRUE_WORDS = ("1", "true", "yes", "on")
 MAX_BODY_BYTES = 64 * 1024
 # Redis redelivers a task that was taken but not acknowledged after this many seconds.
@@ -118,6 +121,21 @@ def proxy_hops(value: str | None) -> int:
     return int(raw)
 
 
+def mail_bell_seconds(value: str | None) -> float:
+    """DICEPOST_MAIL_BELL_SECONDS: how long a web process gathers committed mail before ringing."""
+    raw = (value or "").strip()
+    if not raw:
+        return DEFAULT_MAIL_BELL_SECONDS
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 5:
+        raise ValueError(f"DICEPOST_MAIL_BELL_SECONDS={value!r}: use seconds from 0 to 5 (how long a web "
+                         "process gathers mail into one message; 0 rings each request's mail at once)")
+    return seconds
+
+
 def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if env is None else env
     redis_url = env.get("REDIS_URL") or None
@@ -130,6 +148,7 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
         "REDIS_URL": redis_url,
         "BASE_URL": env.get("DICEPOST_BASE_URL", ""),
         "SWEEP_SECONDS": sweep,
+        "MAIL_BELL_SECONDS": mail_bell_seconds(env.get("DICEPOST_MAIL_BELL_SECONDS")),
         "QUEUE_PREFIX": prefix,
         "REDIS_PREFIX": env.get("DICEPOST_REDIS_PREFIX", ""),
         "VISIBILITY_TIMEOUT": int(env.get("DICEPOST_VISIBILITY_TIMEOUT", DEFAULT_VISIBILITY_TIMEOUT)),
