@@ -96,7 +96,8 @@ class MailBell:
     mail worker then claims and composes them together too). The rows are committed before
     their ids arrive, so ids lost with the process (killed inside the window) or with a
     failed publish are only late mail: the sweeper rings them after its grace, as it does
-    any lost doorbell."""
+    any lost doorbell. Sent by no one request, the message carries no request's id: its
+    task's lines carry the task's own."""
 
     def __init__(self, app: Flask, window: float) -> None:
         self.app = app
