@@ -27,18 +27,32 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
+from zoneinfo import ZoneInfo
 
 from flask import current_app
-from sqlalchemy import BindParameter, CursorResult, and_, bindparam, func, insert, or_, select, tuple_, update
+from sqlalchemy import (
+    BindParameter,
+    CursorResult,
+    and_,
+    bindparam,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    tuple_,
+    union_all,
+    update,
+)
 from sqlalchemy.orm import Session, joinedload
 
 from service import clock
-from service.db import session_scope
+from service.db import session_scope, table_of
 from service.faults import pause_point
 from service.mail.bounces import failing, return_path
 from service.mail.compose import Composed, compose
@@ -48,7 +62,8 @@ from service.mail.server_url import ConfigError
 from service.mail.settings import MailSettings, mail_settings
 from service.mail.transport import DeliveryError, SmtpTransport, Transport
 from service.memo import memo, shared
-from service.models import FailingAddress, Game, Outbox, Seat, StoredMail, UTCDateTime
+from service.models import FailingAddress, Game, Outbox, PlayerZone, Seat, StoredMail, UTCDateTime
+from service.zones import is_zone
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +170,7 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
     dead = _failing(session, row.to_address) if not kind_of(row.kind).despite_bounces else None
     if dead is not None:
         _finish(session, outbox_id, attempt, status="skipped",
-                last_error=f"not sent: mail to this address bounced ({dead.reason})"[:2000], **fence)
+                last_error=f"not sent: mail to this address bounced ({dead})"[:2000], **fence)
         return None
     if not wanted(row, seat):
         pref = (f"messages '{seat.message_pref}'" if row.kind == "message" and seat.mail_pref != "none"
@@ -177,12 +192,41 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
 _BATCH_FAILING = "failing addresses of the batch"
 
 
-def _failing(session: Session, address: str | None) -> FailingAddress | None:
-    """bounces.failing, from the batch's one read of its addresses when _deliver_batch made it."""
-    known: dict[str, FailingAddress] | None = memo(session, _BATCH_FAILING, lambda: None)
+def _failing(session: Session, address: str | None) -> str | None:
+    """Why mail to this address fails (bounces.failing), or None; from the batch's one read of
+    its addresses when _deliver_batch made it."""
+    known: dict[str, str] | None = memo(session, _BATCH_FAILING, lambda: None)
     if known is None or not address:
-        return failing(session, address)
+        dead = failing(session, address)
+        return dead.reason if dead is not None else None
     return known.get(address.strip().lower())
+
+
+# Built once: building these statements costs more than running them.
+_GAMES = select(Game).where(Game.id.in_(bindparam("ids", expanding=True))).options(joinedload(Game.seats))
+_ADDRESSES = union_all(
+    select(literal("zone"), PlayerZone.address, PlayerZone.zone)
+    .where(PlayerZone.address.in_(bindparam("zoned", expanding=True))),
+    select(literal("failing"), FailingAddress.address, FailingAddress.reason)
+    .where(FailingAddress.address.in_(bindparam("mailed", expanding=True))))
+_STORE = insert(table_of(StoredMail))
+
+
+def _read_addresses(session: Session, rows: Sequence[Outbox], games: Sequence[Game]) -> None:
+    """In one statement, for the batch (its service.memo): the recipients' addresses that
+    bounce, and the zones of the games' players (service.mail.context.mail_zone)."""
+    mailed = sorted({r.to_address.strip().lower() for r in rows if r.to_address})
+    zoned = sorted({s.email.lower() for g in games for s in g.seats if s.email})
+    found = session.execute(_ADDRESSES, {"zoned": zoned, "mailed": mailed}).all() if mailed or zoned else []
+    memo(session, _BATCH_FAILING, lambda: {a: why for kind, a, why in found if kind == "failing"})
+    zones = {a: ZoneInfo(z) for kind, a, z in found if kind == "zone" and is_zone(z)}
+    for game in games:
+        players = {s.email.lower() for s in game.seats if s.email}
+        _put(session, ("zones", game.id), {a: z for a, z in zones.items() if a in players})
+
+
+def _put(session: Session, key: Hashable, value: object) -> None:
+    memo(session, key, lambda: value)
 
 
 def deliver(outbox_id: int, transport: Transport | None = None) -> str:
@@ -195,7 +239,7 @@ def deliver(outbox_id: int, transport: Transport | None = None) -> str:
                 and held_back(session, outbox_id, settings.domain_rate, now)):
             return "throttled"
         if transport is None and not settings.smtp_url:
-            return _deliver_stored(session, outbox_id, now, settings)
+            return _deliver_stored(session, [outbox_id], settings, now)[outbox_id]
         attempt = claim(session, outbox_id, now)
         if attempt is None:
             return "busy"
@@ -280,28 +324,23 @@ _TAKE = (update(Outbox).where(Outbox.id.in_(bindparam("ids", expanding=True)), _
          .returning(Outbox).execution_options(synchronize_session=False))
 
 
-def _deliver_stored(session: Session, outbox_id: int, now: datetime, settings: MailSettings) -> str:
-    """deliver() without SMTP: taken, composed, stored and marked in one transaction."""
-    with session.begin():
-        held = _take_stored(session, [outbox_id], now)
-        if not held:
-            return "busy"
-        try:
-            prepared = _prepare(session, outbox_id, held[outbox_id], settings)
-            if prepared is None:
-                return "skipped"
-            msg, recipient, _sender = prepared
-            _keep(session, [(outbox_id, msg, wire_bytes(msg, settings), recipient)])
-            return "sent"
-        finally:
-            session.info.pop(_TAKEN, None)
+def _deliver_stored(session: Session, outbox_ids: list[int], settings: MailSettings,
+                    now: datetime) -> dict[int, str]:
+    """deliver() and deliver_each() without SMTP: taken, composed, stored and marked in one
+    transaction (_deliver_batch)."""
+    done = {i: "busy" for i in outbox_ids}
+    try:
+        done.update(_deliver_batch(session, outbox_ids, settings, None, now))
+    finally:
+        session.info.pop(_TAKEN, None)
+    return done
 
 
 def _keep(session: Session, mails: list[tuple[int, Composed, bytes, str]]) -> None:
     """Embedded mode: the mails of rows _take_stored marked sent, kept for the mailbox page
     (in one INSERT, in the transaction that took and composed them)."""
     now = clock.now()
-    session.execute(insert(StoredMail), [
+    session.execute(_STORE, [
         {"outbox_id": i, "to": recipient, "subject": msg.subject, "raw": raw.decode("utf-8", "replace"),
          "created_at": now} for i, msg, raw, recipient in mails])
 
@@ -333,12 +372,7 @@ def deliver_each(outbox_ids: list[int], transport: Transport | None = None) -> d
     now = clock.now()
     with session_scope() as session:
         if transport is None and not settings.smtp_url:
-            done = {i: "busy" for i in outbox_ids}
-            try:
-                done.update(_deliver_batch(session, outbox_ids, settings, None, now))
-            finally:
-                session.info.pop(_TAKEN, None)
-            return done
+            return _deliver_stored(session, outbox_ids, settings, now)
         held = claim_many(session, outbox_ids, now)
         done = {i: "busy" for i in outbox_ids if i not in held}
         if not held:
@@ -395,12 +429,10 @@ def _deliver_batch(session: Session, claimed: dict[int, int] | list[int], settin
         else:
             held = claimed
             rows = list(session.scalars(select(Outbox).where(Outbox.id.in_(held))))
-        game_ids = {r.game_id for r in rows if r.game_id}
-        loaded = [rows, session.scalars(select(Game).where(Game.id.in_(game_ids)).options(
-            joinedload(Game.seats))).unique().all() if game_ids else []]
-        addresses = {r.to_address.strip().lower() for r in rows if r.to_address}
-        memo(session, _BATCH_FAILING, lambda: {f.address: f for f in session.scalars(
-            select(FailingAddress).where(FailingAddress.address.in_(addresses)))} if addresses else {})
+        game_ids = sorted({r.game_id for r in rows if r.game_id})
+        games = session.scalars(_GAMES, {"ids": game_ids}).unique().all() if game_ids else []
+        loaded = [rows, games]
+        _read_addresses(session, rows, games)
         for outbox_id, attempt in held.items():
             try:
                 prepared = _prepare(session, outbox_id, attempt, settings)
