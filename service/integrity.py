@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from flask import Response, after_this_request, has_request_context
 from sqlalchemy import bindparam, func, select
@@ -74,7 +74,27 @@ def damage_reports(session: Session, game_id: str) -> list[dict[str, Any]]:
     return [{"at": r.at.isoformat(), "problem": r.detail.get("problem", "")} for r in rows]
 
 
-def check_steps(session: Session, game_id: str, latest: Step | None, count: int | None = None) -> Step:
+class StepLike(Protocol):
+    """What the checks read of a step: its number and state."""
+
+    @property
+    def t(self) -> int: ...
+    @property
+    def state(self) -> Any: ...
+
+
+S = TypeVar("S", bound=StepLike)
+
+
+class LatestStep(NamedTuple):
+    """The columns of a step that resolving the round after it needs."""
+
+    t: int
+    state: Any
+    key: str
+
+
+def check_steps(session: Session, game_id: str, latest: S | None, count: int | None = None) -> S:
     """The latest step, after checking that the steps run 1..latest.t with none missing
     (count: how many steps the game has, when the caller read it with the latest)."""
     if latest is None:
@@ -102,7 +122,20 @@ def latest_state(session: Session, game: Game) -> tuple[Step, Any]:
     return current_state(session, game, latest, count)
 
 
-def loaded_state(game: Game, step: Step) -> Any:
+# The latest step's number, state and key with the step count: no ORM object, and none of
+# the step's inputs, events and rolls, which resolving the next round does not read.
+_LATEST_COLUMNS = (select(Step.t, Step.state, Step.key, func.count().over())
+                   .where(Step.game_id == bindparam("game_id")).order_by(Step.t.desc()).limit(1))
+
+
+def latest_columns(session: Session, game: Game) -> tuple[LatestStep, Any]:
+    """latest_state, for a caller that needs only the latest step's number, state and key."""
+    row = session.connection().execute(_LATEST_COLUMNS, {"game_id": game.id}).first()
+    latest, count = (LatestStep(row[0], row[1], row[2]), int(row[3])) if row is not None else (None, 0)
+    return current_state(session, game, latest, count)
+
+
+def loaded_state(game: Game, step: StepLike) -> Any:
     """The ruleset's state of a stored step; DamagedData when it does not load."""
     return load_state(game.id, game.ruleset, step.t, step.state)
 
@@ -117,8 +150,8 @@ def load_state(game_id: str, ruleset_id: str, t: int, data: Mapping[str, Any]) -
                                f"({type(exc).__name__}: {str(exc)[:200]})") from exc
 
 
-def current_state(session: Session, game: Game, latest: Step | None,
-                  count: int | None = None) -> tuple[Step, Any]:
+def current_state(session: Session, game: Game, latest: S | None,
+                  count: int | None = None) -> tuple[S, Any]:
     """The latest step (checked: no step missing) and its loaded state."""
     step = check_steps(session, game.id, latest, count)
     if game.status == "active" and step.t != game.current_round:  # round r follows step r

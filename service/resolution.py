@@ -32,7 +32,7 @@ from service.db import insert_together, table_of
 from service.dice_keys import step_dice
 from service.fairdice import game_profile, input_text
 from service.faults import pause_point
-from service.integrity import DamagedData, damaged, latest_state, mark_damaged
+from service.integrity import DamagedData, damaged, latest_columns, mark_damaged
 from service.mail.queue import outbox_values, seat_wants
 from service.models import Follower, Game, Outbox, Round, Step
 from service.progress import record_step
@@ -192,7 +192,7 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
     game, followed = (row[0], bool(row[1])) if row is not None else (None, False)
     if game is None:
         raise InvariantError(f"round {number} of game {game_id} has no game")
-    previous, _state = latest_state(session, game)
+    previous, _state = latest_columns(session, game)
     if previous.t != number:  # round r follows step r
         raise damaged(game_id, f"round {number} is ready but the latest step is {previous.t}")
     seats = list(game.seats)
