@@ -96,7 +96,8 @@ class Load:
 
     def refresh(self, slot: Slot) -> bool:
         """Read the game's open round; False when it is over."""
-        status, game = self.api.call("GET", f"/api/games/{slot.game_id}")
+        # The bench's games are private: their pages open with a player's token.
+        status, game = self.api.call("GET", f"/api/games/{slot.game_id}", token=slot.tokens[0])
         if status != 200:
             raise RuntimeError(f"game: {status} {game}")
         if game["status"] != "active":
@@ -140,7 +141,7 @@ class Load:
     def close_round(self, slot: Slot, number: int, since: float) -> None:
         """The last order of a round is in: wait for the round, then open the next one."""
         try:
-            seen_at = self.wait_resolved(slot.game_id, number, since)
+            seen_at = self.wait_resolved(slot.game_id, number, since, slot.tokens[0])
             if seen_at <= self.deadline:
                 self.stats.add(rounds=1)
                 with self.stats.lock:
@@ -157,12 +158,12 @@ class Load:
             time.sleep(max(0.0, slot.open_at - time.monotonic()))
         self.open(slot)
 
-    def wait_resolved(self, game_id: str, number: int, since: float) -> float:
+    def wait_resolved(self, game_id: str, number: int, since: float, token: str) -> float:
         """When round `number` (step number + 1) was committed, confirmed by one GET."""
         seen = self.watcher.wait(game_id, number + 1, ROUND_TIMEOUT)
         if seen is None:
             raise RuntimeError(f"round {number} of {game_id} not resolved after {ROUND_TIMEOUT:.0f}s")
-        status, body = self.api.call("GET", f"/api/games/{game_id}/rounds/{number}")
+        status, body = self.api.call("GET", f"/api/games/{game_id}/rounds/{number}", token=token)
         if status != 200:
             raise RuntimeError(f"GET round {number} after its step was committed: {status} {body}")
         return seen
