@@ -22,7 +22,7 @@ import hmac
 import ipaddress
 
 from flask import Flask, current_app, redirect, render_template, request, url_for
-from sqlalchemy import select
+from sqlalchemy import func, select
 from werkzeug.wrappers import Response
 
 from service.db import get_session
@@ -101,6 +101,15 @@ def mailbox() -> str | Response:
     with session.begin():
         mails = list(session.scalars(select(StoredMail).order_by(StoredMail.id.desc()).limit(200)))
         return render_template("web/mailbox.html", mails=mails, refresh_seconds=REFRESH_SECONDS)
+
+
+@bp.get("/mailbox/newest")
+def mailbox_newest() -> dict[str, int]:
+    """The newest kept mail's id (0 for none): what the open list polls to know it is stale."""
+    guard()
+    session = get_session()
+    with session.begin():
+        return {"newest": int(session.scalar(select(func.max(StoredMail.id))) or 0)}
 
 
 @bp.get("/mailbox/<int:mail_id>")

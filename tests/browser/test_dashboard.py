@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from service.web.mailbox import mailbox_link
 from tests.browser.conftest import BROWSER, PHONE
 from tests.browser.flow import first_moves, send, unlabelled
@@ -31,6 +33,7 @@ def test_sign_in_by_mail_see_games_change_mail_and_send_orders(served, pages, sh
     assert "a sign-in link is on its way" in page.inner_text(".notice")
     page.get_by_role("link", name="mailbox", exact=True).click()
     page.get_by_role("link", name="Your sign-in link").first.click()
+    page.wait_for_url(re.compile(r"/mailbox/[0-9]+$"))  # the mail itself, not the list it left
     found = re.search(r"http://[^\s\"'<>]+/signin/[0-9]+\.[a-z2-7]+", page.content())  # any part of the mail
     assert found
     link = found.group(0)
@@ -72,11 +75,12 @@ def test_sign_in_by_mail_see_games_change_mail_and_send_orders(served, pages, sh
     shot(phone, "dashboard-phone")
 
 
-def test_the_open_mailbox_shows_new_mail_without_a_reload(served, pages) -> None:
+@pytest.mark.parametrize("javascript", [True, False], ids=["javascript", "no-javascript"])
+def test_the_open_mailbox_shows_new_mail_without_a_reload(served, pages, javascript: bool) -> None:
     """Mail is written after the answer that asked for it: a mailbox opened first shows it
     when it lands, with or without JavaScript."""
     base, app = served
-    page = pages.new(viewport=PHONE, javascript=False)
+    page = pages.new(viewport=PHONE, javascript=javascript)
     page.goto(mailbox_link(app, base) or "")
     assert "No mail yet." in page.inner_text("main")
     client = app.test_client()
@@ -85,3 +89,7 @@ def test_the_open_mailbox_shows_new_mail_without_a_reload(served, pages) -> None
              "Late post")
     page.get_by_role("link", name=re.compile("Late post")).first.wait_for(timeout=15_000)
     assert "No mail yet." not in page.inner_text("main")
+    if javascript:  # an unchanged list stays as it is: no reload under the reader's click
+        page.evaluate("window.stillHere = true")
+        page.wait_for_timeout(4_500)  # past the 3-second look
+        assert page.evaluate("window.stillHere === true")

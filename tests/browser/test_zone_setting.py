@@ -45,6 +45,7 @@ def _signed_in(page: Any, base: str, app: Flask) -> None:
     assert "a sign-in link is on its way" in page.inner_text(".notice")
     page.get_by_role("link", name="mailbox", exact=True).click()
     page.get_by_role("link", name="Your sign-in link").first.click()
+    page.wait_for_url(re.compile(r"/mailbox/[0-9]+$"))  # the mail itself, not the list it left
     found = re.search(r"http://[^\s\"'<>]+/signin/[0-9]+\.[a-z2-7]+", page.content())
     assert found
     page.goto(found.group(0))

@@ -43,6 +43,7 @@ def test_without_the_key_nothing_is_shown_or_answered(sqlite_app: Flask) -> None
     mail_id = _a_mail_id(sqlite_app)
     assert client.get("/mailbox").status_code == 403
     assert client.get(f"/mailbox/{mail_id}").status_code == 403
+    assert client.get("/mailbox/newest").status_code == 403
     assert client.get("/mailbox?key=" + "0" * 32).status_code == 403
     assert client.post(f"/mailbox/{mail_id}/reply", data={"body": "pass"}).status_code == 403
     page = client.get(f"/mailbox/{mail_id}").get_data(as_text=True)
@@ -60,6 +61,9 @@ def test_the_printed_link_opens_it_and_the_key_moves_to_a_cookie(sqlite_app: Fla
     assert cookie is not None and cookie.value == mailbox_key(sqlite_app) and cookie.http_only
     assert client.get("/mailbox").status_code == 200
     assert client.get(f"/mailbox/{_a_mail_id(sqlite_app)}").status_code == 200
+    with session_scope(sqlite_app) as s:
+        newest = int(s.scalar(select(func.max(StoredMail.id))) or 0)
+    assert newest > 0 and client.get("/mailbox/newest").json == {"newest": newest}
 
 
 def test_a_client_that_is_not_loopback_is_refused_even_with_the_key(sqlite_app: Flask) -> None:
