@@ -281,7 +281,10 @@ class LiveServer:
     def __init__(self, app: Flask) -> None:
         from werkzeug.serving import make_server
 
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        from service.commands.serve import closed_when_sent
+
+        # As `dicepost serve` serves it.
+        self.server = make_server("127.0.0.1", 0, closed_when_sent(app), threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         app.config["BASE_URL"] = self.url
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -8,7 +8,7 @@ every request would fail, so it says which command brings the schema up to date.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import click
@@ -53,6 +53,29 @@ def require_schema(app: Flask) -> None:
         raise click.ClickException(problem)
 
 
+def closed_when_sent(wsgi_app: Callable[..., Any]) -> Callable[..., Any]:
+    """Werkzeug's server calls an answer's close() (which runs the work a view left for after
+    the answer: `call_on_close`, the embedded default's tasks) only if reading what is left
+    of the request does not fail; a browser that resets the connection once it has a
+    redirect makes it fail, and that work was then left for the sweeper. Here close() runs
+    as soon as the last byte has been handed to the server, or when the server drops the
+    answer unfinished (the generator is closed with it)."""
+
+    def sent(answer: Iterable[bytes]) -> Iterator[bytes]:
+        try:
+            for chunk in answer:  # noqa: UP028 (`yield from` would close `answer` a second time)
+                yield chunk
+        finally:
+            close = getattr(answer, "close", None)
+            if close is not None:
+                close()
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterator[bytes]:
+        return sent(wsgi_app(environ, start_response))
+
+    return app
+
+
 def serve(app: Flask, host: str, port: int) -> None:
     from werkzeug.serving import run_simple
 
@@ -68,7 +91,7 @@ def serve(app: Flask, host: str, port: int) -> None:
         link = mailbox_link(app, app.config.get("BASE_URL") or f"http://{host}:{port}")
         click.echo(f"Mailbox (the mail this server keeps, for this machine's own user): {link}")
     try:
-        run_simple(host, port, app, threaded=True, use_reloader=False)
+        run_simple(host, port, closed_when_sent(app), threaded=True, use_reloader=False)
     except OSError as exc:  # the address is taken or not this machine's
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 

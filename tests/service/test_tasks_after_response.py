@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import random
 import signal
+import socket
 import sqlite3
+import struct
 import subprocess
 from contextlib import closing
 from pathlib import Path
@@ -19,7 +21,7 @@ from bench.client import Api
 from bench.load import LoadSpec, create_game, send_orders
 from service.db import session_scope
 from service.models import Outbox, Round
-from tests.conftest import ROOT, clean_env, dicepost_command, free_port, wait_for
+from tests.conftest import ROOT, LiveServer, clean_env, dicepost_command, free_port, wait_for
 from tests.service.play import start
 
 
@@ -120,3 +122,30 @@ def test_work_a_view_hands_to_the_closed_answer_sends_its_mail_then(app: Flask, 
 def _login_mail(app: Flask) -> list[str]:
     with session_scope(app) as s, s.begin():
         return [str(status) for status in s.scalars(select(Outbox.status).where(Outbox.kind == "login"))]
+
+
+def _reset_after_the_status_line(port: int, request: bytes) -> None:
+    """A client that takes the answer's first bytes and resets the connection, as a browser
+    may once it has a redirect."""
+    with socket.create_connection(("127.0.0.1", port)) as conn:
+        conn.sendall(request)
+        conn.recv(12)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+def test_an_answer_whose_connection_is_reset_still_runs_its_after_answer_work(app: Flask) -> None:
+    """`dicepost serve` runs the work left for after the answer even when the client resets
+    the connection as soon as it has the answer (Werkzeug's own server then skips close())."""
+    app.config["TASKS_AFTER_RESPONSE"] = True
+    start(app.test_client())
+    server = LiveServer(app)
+    try:
+        port = int(server.url.rsplit(":", 1)[1])
+        for sent, name in enumerate(("alice", "bob") * 3, start=1):  # 3 open links an address may hold
+            body = f"email={name}%40example.org".encode()
+            _reset_after_the_status_line(port, b"POST /signin HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                         b"Content-Type: application/x-www-form-urlencoded\r\n"
+                                         b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            wait_for(lambda n=sent: _login_mail(app) == ["sent"] * n, f"sign-in mail {sent} sent", 10)
+    finally:
+        server.stop()
