@@ -285,6 +285,8 @@ def play(app: Flask, web: Player) -> None:
     mails = stored(app)
     web.get(f"/mailbox?{KEY_PARAM}={mailbox_key(app)}", 302)  # the printed link: its key becomes a cookie
     web.get("/mailbox")
+    check(web.get("/mailbox/newest").json == {"newest": max(mail_id for mail_id, _, _ in mails)},
+          "/mailbox/newest does not name the newest mail")
     for mail_id, _kind, _msg in mails:
         web.get(f"/mailbox/{mail_id}")
     results_id = next(i for i, kind, _m in mails if kind == "results")
