@@ -3,9 +3,10 @@
 The service never imports the tasks (they live above it, in `worker.tasks`): Celery
 imports them by name (`include`) and the service sends them by name. Work is recorded
 on the session (`resolve_after_commit`, `deliver_after_commit`) inside the transaction
-that makes it; one `after_commit` listener sends it. A send that is lost (broker down,
-process killed between COMMIT and send) is harmless: the work is in the database and the
-sweeper (service.sweeper) sends again. In the embedded default (no REDIS_URL) the same
+that makes it, and sent once that transaction has committed and given its connection
+back to the pool. A send that is lost (broker down, process killed between COMMIT and
+send) is harmless: the work is in the database and the sweeper (service.sweeper) sends
+again. In the embedded default (no REDIS_URL) the same
 task functions run in-process: right after the commit, or, when the app is served with
 TASKS_AFTER_RESPONSE (`dicepost serve`), after the request's answer has been sent, so
 the last player's request does not wait for the round's resolution and its mail.
@@ -41,6 +42,10 @@ DELIVER_MAIL = "worker.tasks.deliver_mail"
 DELIVER_MAILS = "worker.tasks.deliver_mails"
 ISSUE_SIGNIN_LINK = "worker.tasks.issue_signin_link"
 _OUTGOING = "dicepost.outgoing"
+# Committed work waits here until the transaction has given its connection back: an
+# embedded task run in this thread then opens a connection of its own, and a thread
+# holding two would let a burst of requests take the whole pool and wait on each other.
+_COMMITTED = "dicepost.committed"
 _MAIL_BELL = "dicepost.mail_bell"
 _AFTER_RESPONSE = "dicepost_after_response"
 # Set on the request's environ once its answer is made: a commit after that (work a view
@@ -172,16 +177,30 @@ def celery_init_app(app: Flask) -> Celery[Any]:
     if window > 0:
         app.extensions[_MAIL_BELL] = MailBell(app, window)
     sessions = app.extensions["dicepost.sessions"]
-    event.listen(sessions, "after_commit", lambda session: _after_commit(app, session))
-    event.listen(sessions, "after_transaction_end", _after_transaction_end)
+    event.listen(sessions, "after_commit", _after_commit)
+    event.listen(sessions, "after_transaction_end",
+                 lambda session, transaction: _after_transaction_end(app, session, transaction))
     app.after_request(lambda response: _after_response(app, response))
     return celery_app
 
 
-def _after_commit(app: Flask, session: Session) -> None:
+def _after_commit(session: Session) -> None:
     if session.in_nested_transaction():
         return  # a savepoint released (the event fires for those too): the outer one is still open
     work = session.info.pop(_OUTGOING, None)
+    if work is not None:
+        session.info[_COMMITTED] = work  # sent when the transaction ends, its connection released
+
+
+def _after_transaction_end(app: Flask, session: Session, transaction: SessionTransaction) -> None:
+    # A savepoint ending keeps the outer transaction's work. The outermost one ending after
+    # COMMIT (the session's connections are back in the pool by now) sends what it recorded;
+    # ending without COMMIT (a rollback, or closed unfinished), nothing it recorded exists,
+    # so nothing is announced.
+    if transaction.parent is not None:
+        return
+    session.info.pop(_OUTGOING, None)
+    work: Outgoing | None = session.info.pop(_COMMITTED, None)
     if work is None:
         return
     if (app.config["EMBEDDED"] and app.config.get("TASKS_AFTER_RESPONSE") and has_request_context()
@@ -203,14 +222,6 @@ def _after_response(app: Flask, response: Response) -> Response:
 
         response.call_on_close(run_pending)
     return response
-
-
-def _after_transaction_end(session: Session, transaction: SessionTransaction) -> None:
-    # The outermost transaction ended without COMMIT (a rollback, or closed unfinished):
-    # nothing it recorded exists, so nothing is announced. A savepoint ending keeps the
-    # outer transaction's work.
-    if transaction.parent is None:
-        session.info.pop(_OUTGOING, None)
 
 
 def send(app: Flask, work: Outgoing) -> None:

@@ -149,3 +149,30 @@ def test_an_answer_whose_connection_is_reset_still_runs_its_after_answer_work(ap
             wait_for(lambda n=sent: _login_mail(app) == ["sent"] * n, f"sign-in mail {sent} sent", 10)
     finally:
         server.stop()
+
+
+def test_sign_ins_at_the_same_moment_each_get_their_mail(app: Flask) -> None:
+    """Six sign-in forms sent at once under `dicepost serve` (more than the pool holds, with
+    the test's pool of two): each answer's work runs its mail task in the serving process,
+    and every link is mailed, none left waiting on a connection its own thread still holds."""
+    from tests.mail.at_once import at_once
+
+    app.config["TASKS_AFTER_RESPONSE"] = True
+    start(app.test_client())
+    server = LiveServer(app)
+    addresses = iter(["alice", "bob"] * 3)  # 3 open links an address may hold
+    try:
+        port = int(server.url.rsplit(":", 1)[1])
+
+        def ask() -> int:
+            body = f"email={next(addresses)}%40example.org".encode()
+            with closing(socket.create_connection(("127.0.0.1", port), timeout=60)) as conn:
+                conn.sendall(b"POST /signin HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                             b"Content-Type: application/x-www-form-urlencoded\r\n"
+                             b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+                return int(conn.recv(12).split()[1])
+
+        assert at_once(6, ask) == [303] * 6
+        wait_for(lambda: _login_mail(app) == ["sent"] * 6, "six sign-in mails sent", 20)
+    finally:
+        server.stop()
