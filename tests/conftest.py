@@ -234,10 +234,10 @@ def dicepost_command() -> list[str]:
 
 
 class WorkerProcess:
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    def __init__(self, env: dict[str, str], log: Path, *options: str) -> None:
         self.log = log
         self.handle = log.open("wb")
-        self.proc = subprocess.Popen([*dicepost_command(), "worker", "-c", "2", "--loglevel", "INFO"],
+        self.proc = subprocess.Popen([*dicepost_command(), "worker", "-c", "2", "--loglevel", "INFO", *options],
                                      env=env, stdout=self.handle, stderr=subprocess.STDOUT,
                                      cwd=ROOT, start_new_session=True)
 
