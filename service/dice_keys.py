@@ -34,15 +34,14 @@ import hmac
 import secrets
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Protocol
 
 from flask import current_app
 from sqlalchemy import Connection, inspect, text
 
 from engine import Dice, chain, step_key
 from engine.contract import InvariantError
-from service.fairdice import game_profile
-from service.models import Game
+from service.fairdice import options_profile
 
 SEALED_HEX = 96  # 32 bytes sealed + a 16-byte tag
 _TAG_BYTES = 16
@@ -165,13 +164,28 @@ def _keep_marks(key: tuple[bytes, int, str], marks: list[bytes]) -> None:
             _marks.popitem(last=False)
 
 
-def chain_link(game: Game, t: int) -> bytes:
+class ChainGame(Protocol):
+    """What S_t and the dice read of a game: a `Game`, or the resolution's columns of it."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def chain_length(self) -> int: ...
+    @property
+    def sealed_tip(self) -> str: ...
+    @property
+    def salt(self) -> str | None: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+
+def chain_link(game: ChainGame, t: int) -> bytes:
     """S_t, derived from the secret tip (S_N) sealed with the game: from the sealed mark at
     or above t when the game's row was read with its marks, else from the tip."""
     length = game.chain_length
     if not 0 <= t <= length:
         raise ValueError(f"step {t} is beyond the dice chain of {length} links")
-    key, profile = app_seal_key(), game_profile(game)
+    key, profile = app_seal_key(), options_profile(game.options)
     above = -(-t // EVERY) * EVERY  # the first mark at or above t
     if above > length:
         start = open_tip(key, game.id, game.sealed_tip)
@@ -182,10 +196,10 @@ def chain_link(game: Game, t: int) -> bytes:
     return chain(start, min(above, length) - t, profile)[0]
 
 
-def step_dice(game: Game, t: int, inputs: Any) -> tuple[Dice, bytes]:
+def step_dice(game: ChainGame, t: int, inputs: Any) -> tuple[Dice, bytes]:
     """The dice of step t and the link S_t that keys them."""
     if game.salt is None:
         raise InvariantError(f"game {game.id} has no salt: it is made when the last seat is filled")
     s_t = chain_link(game, t)
-    profile = game_profile(game)
+    profile = options_profile(game.options)
     return Dice(step_key(s_t, bytes.fromhex(game.salt), t, inputs, profile), t, profile), s_t

@@ -86,6 +86,19 @@ class StepLike(Protocol):
 S = TypeVar("S", bound=StepLike)
 
 
+class GameLike(Protocol):
+    """What the checks read of a game: a `Game`, or the resolution's columns of it."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def current_round(self) -> int: ...
+
+
 class LatestStep(NamedTuple):
     """The columns of a step that resolving the round after it needs."""
 
@@ -135,7 +148,7 @@ def latest_columns(session: Session, game: Game) -> tuple[LatestStep, Any]:
     return current_state(session, game, latest, count)
 
 
-def loaded_state(game: Game, step: StepLike) -> Any:
+def loaded_state(game: GameLike, step: StepLike) -> Any:
     """The ruleset's state of a stored step; DamagedData when it does not load."""
     return load_state(game.id, game.ruleset, step.t, step.state)
 
@@ -150,7 +163,7 @@ def load_state(game_id: str, ruleset_id: str, t: int, data: Mapping[str, Any]) -
                                f"({type(exc).__name__}: {str(exc)[:200]})") from exc
 
 
-def current_state(session: Session, game: Game, latest: S | None,
+def current_state(session: Session, game: GameLike, latest: S | None,
                   count: int | None = None) -> tuple[S, Any]:
     """The latest step (checked: no step missing) and its loaded state."""
     step = check_steps(session, game.id, latest, count)

@@ -19,9 +19,27 @@ import time
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Engine, Table, bindparam, or_, select, update
-from sqlalchemy.orm import Session, joinedload, undefer
+from sqlalchemy import (
+    Boolean,
+    ColumnElement,
+    Engine,
+    Integer,
+    Table,
+    bindparam,
+    func,
+    literal,
+    literal_column,
+    null,
+    or_,
+    select,
+    true,
+    type_coerce,
+    union_all,
+    update,
+)
+from sqlalchemy.orm import Session, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 
 from engine import StepResult, round_inputs, run_round
 from engine.contract import InvariantError
@@ -30,16 +48,16 @@ from service import clock
 from service.audit import audit, audit_row
 from service.db import insert_together, table_of
 from service.dice_keys import step_dice
-from service.fairdice import game_profile, input_text
+from service.fairdice import options_profile, profile_input_text
 from service.faults import pause_point
-from service.integrity import DamagedData, damaged, latest_columns, mark_damaged
+from service.integrity import DamagedData, LatestStep, current_state, damaged, mark_damaged
 from service.mail.queue import outbox_values, seat_wants
-from service.models import Follower, Game, Outbox, Round, Step
+from service.models import Follower, Game, Outbox, Round, Seat, SeatSchedule, Step, Submission
 from service.progress import record_step
-from service.schedule.deadlines import round_deadline
-from service.submissions import latest_submissions
+from service.schedule.deadlines import parse_absences, round_deadline
+from service.schedule.policy import parse_policy
 from service.tasks import deliver_id_after_commit
-from service.timekeeping.state import absences_of, controller, policy_of, read_schedules, seat_schedule
+from service.timekeeping.state import read_schedules
 
 log = logging.getLogger(__name__)
 
@@ -188,22 +206,16 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
     """Resolve the round this transaction claimed: the step stored, the next round opened,
     the audit row and the results mails queued."""
     game_id, number = rnd.game_id, rnd.number
-    row = session.execute(_GAME_WITH_SEATS, {"game_id": game_id}).unique().first()
-    game, followed = (row[0], bool(row[1])) if row is not None else (None, False)
-    if game is None:
-        raise InvariantError(f"round {number} of game {game_id} has no game")
-    previous, _state = latest_columns(session, game)
+    game, followed, latest, count, seats = _read_round(session, rnd)
+    previous, _state = current_state(session, game, latest, count)
     if previous.t != number:  # round r follows step r
         raise damaged(game_id, f"round {number} is ready but the latest step is {previous.t}")
-    seats = list(game.seats)
-    by_id = {s.id: s.name for s in seats}
-    texts = {by_id[seat_id]: input_text(game, sub.accepted)
-             for seat_id, sub in latest_submissions(session, rnd.id).items()}
-    read_schedules(session, game)  # before the new rows: opening the next round needs no query
+    profile = options_profile(game.options)
+    texts = {s.name: profile_input_text(profile, s.accepted) for s in seats if s.accepted}
     inputs = round_inputs([s.name for s in seats], texts)
     t = number + 1
     dice, s_t = step_dice(game, t, inputs)
-    if not chain_link_ok(s_t, bytes.fromhex(previous.key), game_profile(game)):  # no die from a wrong link
+    if not chain_link_ok(s_t, bytes.fromhex(previous.key), profile):  # no die from a wrong link
         raise damaged(game_id, f"the dice chain's link S_{t} does not follow the S_{number} revealed "
                                "before it: the sealed tip or marks are wrong")
     try:
@@ -212,23 +224,102 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
         log.exception("game %s: resolving round %d failed", game_id, number)
         raise damaged(game_id, f"resolving round {number} failed ({type(exc).__name__}: "
                                f"{str(exc)[:200]})") from exc
-    if followed or not _store_usual(session, game, rnd, result, s_t):
-        record_step(session, game, result, s_t)
+    if followed or not _store_usual(session, game, seats, rnd, result, s_t, profile):
+        orm_game = session.scalars(_GAME_WITH_SEATS, {"game_id": game_id}).unique().one()
+        read_schedules(session, orm_game)  # before the new rows: opening the next round needs no query
+        record_step(session, orm_game, result, s_t)
         audit(session, game_id, "service", "resolved", {"round": number, "step": t})
     pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)
 
 
-# The game with its seats and its sealed chain marks, and whether anyone follows it by
-# mail (follow.mail_round's rule: confirmed; of a private game, through a spectator link),
-# in one statement built once.
+class GameColumns:
+    """The columns of a game that resolving its round reads (`ChainGame`, `GameLike`); a
+    plain object, so `chain_link` sees the sealed marks as read (`vars`), never a query."""
+
+    def __init__(self, id: str, ruleset: str, status: str, current_round: int, chain_length: int,
+                 sealed_tip: str, sealed_marks: bytes | None, salt: str | None, options: dict[str, Any],
+                 deadline_policy: dict[str, Any] | None) -> None:
+        self.id, self.ruleset, self.status, self.current_round = id, ruleset, status, current_round
+        self.chain_length, self.sealed_tip, self.sealed_marks = chain_length, sealed_tip, sealed_marks
+        self.salt, self.options, self.deadline_policy = salt, options, deadline_policy
+
+
+class SeatColumns(NamedTuple):
+    """A seat as the resolution reads it: its schedule's controller and absences (a seat
+    without a schedule row: "human", none) and the accepted text of its latest version in
+    the round ("" when it has none, or withdrew: an empty accepted text)."""
+
+    id: int
+    name: str
+    email: str | None
+    mail_pref: str
+    message_pref: str
+    controller: str
+    absences: list[Any]
+    accepted: str
+
+
+# After the claim (a statement that waited for the round's lock would read with the
+# snapshot from before the wait), in one statement built once: a first row with the
+# game's columns, its sealed chain marks, whether anyone follows it by mail
+# (follow.mail_round's rule: confirmed; of a private game, through a spectator link) and
+# its latest step's number, state and key with the step count (the checks of
+# integrity.latest_columns); then a row per seat in seat order. UNION ALL, so the game's
+# and the step's columns are not repeated per seat.
 _FOLLOWED = (select(Follower.id).where(
     Follower.game_id == Game.id, Follower.confirmed_at.is_not(None),
     or_(Game.public, Follower.spectator_id.is_not(None))).exists())
-_GAME_WITH_SEATS = (select(Game, _FOLLOWED).options(joinedload(Game.seats), undefer(Game.sealed_marks))
-                    .where(Game.id == bindparam("game_id")))
+_LATEST = (select(Step.t, Step.state, Step.key, func.count().over().label("steps"))
+           .where(Step.game_id == bindparam("game_id")).order_by(Step.t.desc()).limit(1).subquery())
+_LATEST_ACCEPTED = (select(Submission.accepted)
+                    .where(Submission.round_id == bindparam("round_id"), Submission.seat_id == Seat.id)
+                    .order_by(Submission.version.desc()).limit(1).scalar_subquery())
 
 
-def _store_usual(session: Session, game: Game, rnd: Claimed, result: StepResult, s_t: bytes) -> bool:
+def _none(of: Any) -> Any:
+    """NULL of a column's type (or of a type): the first SELECT's types process every row's values."""
+    return type_coerce(null(), getattr(of, "type", of))
+
+
+_ROUND_COLUMNS = union_all(
+    select(literal(-1).label("pos"), Game.ruleset, Game.status, Game.current_round, Game.chain_length,
+           Game.sealed_tip, Game.sealed_marks, Game.salt, Game.options, Game.deadline_policy,
+           _FOLLOWED.label("followed"), _LATEST.c.t, _LATEST.c.state, _LATEST.c.key, _LATEST.c.steps,
+           _none(Seat.id), _none(Seat.name), _none(Seat.email), _none(Seat.mail_pref),
+           _none(Seat.message_pref), _none(SeatSchedule.controller), _none(SeatSchedule.absences),
+           _none(Submission.accepted))
+    .select_from(Game).outerjoin(_LATEST, true()).where(Game.id == bindparam("game_id")),
+    select(Seat.seat_index, _none(Game.ruleset), _none(Game.status), _none(Game.current_round),
+           _none(Game.chain_length), _none(Game.sealed_tip), _none(Game.sealed_marks), _none(Game.salt),
+           _none(Game.options), _none(Game.deadline_policy), _none(Boolean()), _none(Step.t),
+           _none(Step.state), _none(Step.key), _none(Integer()), Seat.id, Seat.name, Seat.email,
+           Seat.mail_pref, Seat.message_pref, SeatSchedule.controller, SeatSchedule.absences,
+           _LATEST_ACCEPTED)
+    .select_from(Seat).outerjoin(SeatSchedule, SeatSchedule.seat_id == Seat.id)
+    .where(Seat.game_id == bindparam("game_id")),
+).order_by(literal_column("pos"))
+
+# The game as ORM objects with its seats, for record_step's path (any round but the usual one).
+_GAME_WITH_SEATS = select(Game).options(joinedload(Game.seats)).where(Game.id == bindparam("game_id"))
+
+
+def _read_round(session: Session, rnd: Claimed) -> tuple[
+        GameColumns, bool, LatestStep | None, int, list[SeatColumns]]:
+    """The game's columns, whether anyone follows it, its latest step (None: it has none),
+    its step count and its seats, in one statement."""
+    rows = session.connection().execute(_ROUND_COLUMNS, {"game_id": rnd.game_id, "round_id": rnd.id}).all()
+    if not rows or rows[0][0] != -1:
+        raise InvariantError(f"round {rnd.number} of game {rnd.game_id} has no game")
+    g = rows[0]
+    game = GameColumns(rnd.game_id, g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9])
+    latest = LatestStep(g[11], g[12], g[13]) if g[11] is not None else None
+    seats = [SeatColumns(r[15], r[16], r[17], r[18], r[19], r[20] if r[20] is not None else "human",
+                         r[21] or [], r[22] or "") for r in rows[1:]]
+    return game, bool(g[10]), latest, int(g[14] or 0), seats
+
+
+def _store_usual(session: Session, game: GameColumns, seats: list[SeatColumns], rnd: Claimed,
+                 result: StepResult, s_t: bytes, profile: str) -> bool:
     """record_step and the audit row for the usual round, in one statement of SQLAlchemy
     Core: the game goes on and the next round waits for people only (no bot moves in it,
     so nothing closes it at once); the caller knows no one follows the game by mail. False (nothing done)
@@ -236,19 +327,18 @@ def _store_usual(session: Session, game: Game, rnd: Claimed, result: StepResult,
     t, number = result.t, rnd.number
     if result.outcome is not None or t + 1 > game.chain_length or not result.expected:
         return False
-    expected = [s for s in game.seats if s.name in result.expected]
-    controllers = [controller(session, s) for s in expected]
+    expected = [s for s in seats if s.name in result.expected]
+    controllers = [s.controller for s in expected]
     if "bot" in controllers or "human" not in controllers:
         return False
     now = clock.now()
-    absences = [a for s, c in zip(expected, controllers, strict=True) if c == "human"
-                for a in absences_of(seat_schedule(session, s))]
+    absences = [a for s in expected if s.controller == "human" for a in parse_absences(s.absences)]
     step_values = {"game_id": game.id, "t": t, "inputs": result.inputs,
-                   "inputs_digest": inputs_digest(result.inputs, game_profile(game)).hex(),
+                   "inputs_digest": inputs_digest(result.inputs, profile).hex(),
                    "key": s_t.hex(), "state": result.state, "state_hash": result.state_hash,
                    "events": result.events, "rolls": result.rolls, "created_at": now}
     rows: list[tuple[Table, dict[str, Any]]] = [(table_of(Step), step_values)]
-    for seat in game.seats:  # the results mail of every seat that wants it (enqueue's rules)
+    for seat in seats:  # the results mail of every seat that wants it (enqueue's rules)
         values = outbox_values("results", {"round": t - 1, "step": t}, game.id, seat.id, seat.email,
                                seat_wants("results", seat))
         if values is not None:
@@ -256,9 +346,11 @@ def _store_usual(session: Session, game: Game, rnd: Claimed, result: StepResult,
     rows.append(audit_row(game.id, "service", "resolved", {"round": number, "step": t}, now))
     rows.append((table_of(Round), {
         "game_id": game.id, "number": t, "status": "open", "expected": list(result.expected),
-        "opened_at": now, "closes_at": round_deadline(policy_of(game), now, absences)}))
+        "opened_at": now, "closes_at": round_deadline(parse_policy(game.deadline_policy), now, absences)}))
     ids = insert_together(session.connection(), rows, (table_of(Game), game.id, {"current_round": t}))
-    set_committed_value(game, "current_round", t)
+    loaded = session.identity_map.get(identity_key(Game, game.id))
+    if loaded is not None:  # a Game this session holds stays as stored
+        set_committed_value(loaded, "current_round", t)
     for outbox_id in ids[1:-2]:
         deliver_id_after_commit(session, outbox_id)
     return True

@@ -18,7 +18,7 @@ import re
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from flask import current_app, has_app_context
 from sqlalchemy import select
@@ -120,7 +120,16 @@ def wanted(kind: str, mail_pref: str) -> bool:
     return mail_pref in kind_of(kind).prefs
 
 
-def seat_wants(kind: str, seat: Seat) -> bool:
+class MailPrefs(Protocol):
+    """A seat's mail preferences: a `Seat`, or the resolution's columns of it."""
+
+    @property
+    def mail_pref(self) -> str: ...
+    @property
+    def message_pref(self) -> str: ...
+
+
+def seat_wants(kind: str, seat: MailPrefs) -> bool:
     """Whether the seat's preferences let news of this kind through: its mail preference,
     and for messages its message preference too."""
     return wanted(kind, seat.mail_pref) and (kind != "message" or seat.message_pref == "each")
