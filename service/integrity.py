@@ -135,19 +135,6 @@ def latest_state(session: Session, game: Game) -> tuple[Step, Any]:
     return current_state(session, game, latest, count)
 
 
-# The latest step's number, state and key with the step count: no ORM object, and none of
-# the step's inputs, events and rolls, which resolving the next round does not read.
-_LATEST_COLUMNS = (select(Step.t, Step.state, Step.key, func.count().over())
-                   .where(Step.game_id == bindparam("game_id")).order_by(Step.t.desc()).limit(1))
-
-
-def latest_columns(session: Session, game: Game) -> tuple[LatestStep, Any]:
-    """latest_state, for a caller that needs only the latest step's number, state and key."""
-    row = session.connection().execute(_LATEST_COLUMNS, {"game_id": game.id}).first()
-    latest, count = (LatestStep(row[0], row[1], row[2]), int(row[3])) if row is not None else (None, 0)
-    return current_state(session, game, latest, count)
-
-
 def loaded_state(game: GameLike, step: StepLike) -> Any:
     """The ruleset's state of a stored step; DamagedData when it does not load."""
     return load_state(game.id, game.ruleset, step.t, step.state)
