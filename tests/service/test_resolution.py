@@ -302,3 +302,31 @@ def test_marks_of_another_chain_roll_no_die(app: Flask, client: Any) -> None:
         assert s.scalars(select(Round.status).where(Round.game_id == table.id, Round.number == 1)).one() == "ready"
         assert "does not follow" in s.scalars(select(AuditLog.detail).where(
             AuditLog.game_id == table.id, AuditLog.action == "damaged")).one()["problem"]
+
+
+def test_a_round_takes_each_seats_latest_version_and_none_after_a_withdrawal(app: Flask, client: Any) -> None:
+    """The step's inputs: every seat in seat order, the accepted text of its latest version
+    of the round, and "" for a seat whose latest version withdrew its orders (an empty
+    accepted text) even though an earlier one had orders."""
+    from service.clock import now
+    from service.models import Seat
+    from service.submissions import store_submission
+
+    table = start(client)
+    orders = {seat: table.bot(app, seat) for seat in ("alice", "bob")}
+    assert table.put("alice", "pass").status_code == 200
+    submit_without_doorbell(table, orders)  # alice's version 2, bob's 1: the round is ready
+    with app.app_context(), session_scope(app) as s, s.begin():
+        rnd = s.scalars(select(Round).where(Round.game_id == table.id, Round.number == 1)).one()
+        bob = s.scalars(select(Seat).where(Seat.game_id == table.id, Seat.name == "bob")).one()
+        store_submission(s, rnd, bob, "", "", "mail", now())  # bob's version 2 withdraws
+    with session_scope(app) as s, s.begin():
+        alice_latest = s.scalars(select(Submission.accepted).join(Seat, Seat.id == Submission.seat_id)
+                                 .where(Seat.game_id == table.id, Seat.name == "alice")
+                                 .order_by(Submission.version.desc())).first()
+    assert alice_latest and alice_latest != "pass"
+    with app.app_context(), session_scope(app) as s:
+        assert resolution.resolve_round(s, table.id, 1) is True
+    with session_scope(app) as s, s.begin():
+        step = s.scalars(select(Step).where(Step.game_id == table.id, Step.t == 2)).one()
+        assert list(step.inputs.items()) == [("alice", alice_latest), ("bob", "")]
