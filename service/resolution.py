@@ -263,9 +263,9 @@ class SeatColumns(NamedTuple):
 # snapshot from before the wait), in one statement built once: a first row with the
 # game's columns, its sealed chain marks, whether anyone follows it by mail
 # (follow.mail_round's rule: confirmed; of a private game, through a spectator link) and
-# its latest step's number, state and key with the step count (the checks of
-# integrity.latest_columns); then a row per seat in seat order. UNION ALL, so the game's
-# and the step's columns are not repeated per seat.
+# its latest step's number, state and key with the step count (for current_state's
+# checks); then a row per seat in seat order. UNION ALL, so the game's and the step's
+# columns are not repeated per seat.
 _FOLLOWED = (select(Follower.id).where(
     Follower.game_id == Game.id, Follower.confirmed_at.is_not(None),
     or_(Game.public, Follower.spectator_id.is_not(None))).exists())
