@@ -112,9 +112,59 @@ def _crlf(data: bytes) -> bytes:
     return data.replace(b"\n", b"\r\n")
 
 
+# Quoted-printable as binascii.b2a_qp(quotetabs=False, istext=True, header=False) writes
+# it, in a few passes over a whole long line instead of b2a_qp's byte loop (40 to 80
+# instructions a byte): every byte stands for itself but for `=`, bytes above 126 and
+# control bytes other than tab (`=XX`); an output line holds at most 75 characters and
+# the soft break `=`, never splitting an `=XX`, except that a line's last 76 characters
+# stay whole when the last is a literal; a space or tab before the line break becomes
+# `=20`/`=09`. Lines b2a_qp reads otherwise (with CR or NUL, a lone `.`, no line break)
+# go to b2a_qp, as do short lines, where it is the cheaper.
+_QP_SHORT = 200
+_QP_PLAIN = bytes([9, *range(32, 61), *range(62, 127)])  # the bytes that stand for themselves
+_QP_HEX = {b: (bytes([b]), b"=%02X" % b) for b in range(256)}
+# One output line of a long line: 73 characters, then up to two more that do not start
+# an `=XX` (each `=` in the escaped text starts one).
+_QP_CHUNK = re.compile(rb".{73}(?:[^=][^=]|[^=](?==)|(?==))", re.DOTALL)
+
+
+def qp_line(line: bytes) -> bytes:
+    """One line (ending with its LF) in quoted-printable, byte for byte as b2a_qp."""
+    if len(line) < _QP_SHORT:
+        return binascii.b2a_qp(line, quotetabs=False, istext=True, header=False)
+    return qp_long_line(line)
+
+
+def qp_long_line(line: bytes) -> bytes:
+    """qp_line without the short lines' shortcut."""
+    body = line[:-1]
+    special = set(body.translate(None, _QP_PLAIN))  # `=` and the bytes written as =XX
+    if not line.endswith(b"\n") or body == b"." or 13 in special or 0 in special:
+        return binascii.b2a_qp(line, quotetabs=False, istext=True, header=False)
+    escaped = body.replace(b"=", b"=3D") if 61 in special else body
+    special.discard(61)
+    for byte in special:  # after `=`: what they become holds no byte replaced here
+        escaped = escaped.replace(*_QP_HEX[byte])
+    n = len(escaped)
+    if n > 75:
+        chunks = _QP_CHUNK.findall(escaped)
+        start = sum(map(len, chunks))
+        # b2a_qp stops breaking once what is left fits on one line: give back the chunks
+        # after that point (at most the last two).
+        last_literal = escaped[-3:-2] != b"="
+        while chunks and (n - (start - len(chunks[-1])) <= 75
+                          or (n - (start - len(chunks[-1])) == 76 and last_literal)):
+            start -= len(chunks.pop())
+        if chunks:
+            escaped = b"=\n".join(chunks) + b"=\n" + escaped[start:]
+    if escaped.endswith((b" ", b"\t")):
+        escaped = escaped[:-1] + (b"=20" if escaped[-1] == 32 else b"=09")
+    return escaped + b"\n"
+
+
 @lru_cache(maxsize=256)
 def _qp_line(line: bytes) -> bytes:
-    return binascii.b2a_qp(line, quotetabs=False, istext=True, header=False)
+    return qp_line(line)
 
 
 def quoted_printable(data: bytes) -> bytes:
