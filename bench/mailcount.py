@@ -185,7 +185,7 @@ def forget_caches() -> None:
         context._records.clear()
     statecache.clear()
     mime.base64_lines.cache_clear()
-    mime._qp_line.cache_clear()
+    mime._qp_body.cache_clear()
 
 
 def measure(app: Any, confirmations: list[int], steps: list[list[int]], passes: int, cold: bool,

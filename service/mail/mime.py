@@ -163,15 +163,20 @@ def qp_long_line(line: bytes) -> bytes:
 
 
 @lru_cache(maxsize=256)
-def _qp_line(line: bytes) -> bytes:
-    return qp_line(line)
+def _qp_body(body: bytes) -> bytes:
+    """qp_line of a line given without its LF (split off by one bytes.split)."""
+    return qp_line(body + b"\n")
 
 
 def quoted_printable(data: bytes) -> bytes:
     """Quoted-printable text (LF line ends), as binascii.b2a_qp writes it; it encodes each
     line on its own, so the lines a round's mails have in common (the grid, the roll log,
     the layout) are encoded once."""
-    return b"".join(_qp_line(line) for line in data.splitlines(keepends=True))
+    if b"\r" in data:  # bytes.splitlines breaks at CR too (text_part passes none)
+        return b"".join(qp_line(line) for line in data.splitlines(keepends=True))
+    *lines, last = data.split(b"\n")
+    encoded = b"".join(map(_qp_body, lines))
+    return encoded + qp_line(last) if last else encoded
 
 
 @lru_cache(maxsize=8)
@@ -185,7 +190,8 @@ def base64_lines(data: bytes) -> bytes:
 def text_part(content_type: str, text: str) -> bytes:
     """One text/* leaf, headers and body; the body ends with a line break, as the email
     package writes it."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.endswith("\n"):
         text += "\n"
     data = text.encode("utf-8")

@@ -134,3 +134,11 @@ def test_quoted_printable_lines_are_b2a_qp_byte_for_byte() -> None:
     for line in lines:
         assert mime.qp_long_line(line) == _b2a_qp(line), line
         assert mime.qp_line(line) == _b2a_qp(line), line
+
+
+@pytest.mark.parametrize("data", [b"", b"one line", b"a\nb\n", b"\n\n", b"x" * 300 + b"\n" + b"=" * 90,
+                                  b"crlf\r\nlines\r\n", b"lone\rcr\n", b"tail \n.\n" + "é".encode() * 100])
+def test_quoted_printable_encodes_each_line_as_b2a_qp(data: bytes) -> None:
+    want = b"".join(_b2a_qp(line) for line in data.splitlines(keepends=True))
+    assert mime.quoted_printable(data) == want
+    assert mime.quoted_printable(data) == want  # the second time from the kept lines
