@@ -3,6 +3,7 @@ package's parser (as a mail client would), every header and part says what was g
 
 from __future__ import annotations
 
+import base64
 import binascii
 import random
 import re
@@ -142,3 +143,9 @@ def test_quoted_printable_encodes_each_line_as_b2a_qp(data: bytes) -> None:
     want = b"".join(_b2a_qp(line) for line in data.splitlines(keepends=True))
     assert mime.quoted_printable(data) == want
     assert mime.quoted_printable(data) == want  # the second time from the kept lines
+
+
+@pytest.mark.parametrize("size", [0, 1, 56, 57, 58, 114, 1000, 45_000, 200_000])
+def test_the_attachment_is_base64_in_lines_of_76_as_encodebytes_writes_it(size: int) -> None:
+    data = random.Random(size).randbytes(size)
+    assert mime.base64_lines(data) == base64.encodebytes(data).replace(b"\n", b"\r\n")
