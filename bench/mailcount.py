@@ -177,8 +177,10 @@ def compose_group(app: Any, ids: list[int], together: bool, marks: Marks,
 
 def forget_caches() -> None:
     """The per-process caches a worker fills as it goes (the record, grids, legal orders, the
-    encoded lines and attachments)."""
-    from service import statecache
+    encoded lines and attachments, the links)."""
+    from flask import current_app
+
+    from service import statecache, urls
     from service.mail import context, mime
 
     with context._records_lock:
@@ -186,6 +188,7 @@ def forget_caches() -> None:
     statecache.clear()
     mime.base64_lines.cache_clear()
     mime._qp_body.cache_clear()
+    current_app.extensions.pop(urls.KEPT_URLS, None)
 
 
 def measure(app: Any, confirmations: list[int], steps: list[list[int]], passes: int, cold: bool,

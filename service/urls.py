@@ -18,11 +18,35 @@ def base_url() -> str:
     return request.url_root.rstrip("/") if has_request_context() else DEFAULT_BASE
 
 
+KEPT_URLS = "dicepost.urls"  # app.extensions key: the URLs absolute() built, by base URL, endpoint, values
+_KEPT_AT_MOST = 4096
+
+
 def absolute(endpoint: str, **values: Any) -> str:
+    """The endpoint's URL under base_url(). What url_for gives depends only on the app's
+    URL map (fixed once the app is made; dicepost registers no URL defaults) and these
+    values, so the URLs built again and again (a mail worker writes the same seats' links
+    every round) are kept with the app."""
+    base = base_url()
+    kept: dict[tuple[Any, ...], str] = current_app.extensions.setdefault(KEPT_URLS, {})
+    try:
+        key = (base, endpoint, *sorted(values.items()))
+        url = kept.get(key)
+    except TypeError:  # a value that cannot be a key
+        return _build(base, endpoint, values)
+    if url is None:
+        url = _build(base, endpoint, values)
+        if len(kept) >= _KEPT_AT_MOST:
+            kept.clear()
+        kept[key] = url
+    return url
+
+
+def _build(base: str, endpoint: str, values: Mapping[str, Any]) -> str:
     if has_request_context():
-        return base_url() + _below_root(url_for(endpoint, **values))
-    with current_app.test_request_context(base_url=base_url()):
-        return base_url() + _below_root(url_for(endpoint, **values))
+        return base + _below_root(url_for(endpoint, **values))
+    with current_app.test_request_context(base_url=base):
+        return base + _below_root(url_for(endpoint, **values))
 
 
 def _below_root(path: str) -> str:

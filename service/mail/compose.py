@@ -13,6 +13,7 @@ so a resend after a temporary failure is the same message to every client.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from email.utils import format_datetime
 from typing import Any
 
 from flask import current_app, has_request_context
+from flask.testing import EnvironBuilder
 from sqlalchemy.orm import Session
 
 from service import urls
@@ -58,12 +60,25 @@ def subject_for(kind: str, ctx: Mapping[str, Any]) -> str:
     return clean_header_text(f"[{game['title']}] {subject}" if game else subject, 200)
 
 
+_ENVIRON = "dicepost.mail_environ"  # app.extensions key: the WSGI environ of each base URL
+
+
 def _url_context() -> AbstractContextManager[object]:
     """Outside a request (the mail worker): one request context for all the mail's links,
-    where service.urls would push one for each link (~0.45 ms each). In a request, none."""
+    where service.urls would push one for each link (~0.45 ms each). In a request, none.
+    It is test_request_context's, with its environ made once per base URL."""
     if has_request_context():
         return nullcontext()
-    return current_app.test_request_context(base_url=urls.base_url())
+    base = urls.base_url()
+    made: dict[str, dict[str, Any]] = current_app.extensions.setdefault(_ENVIRON, {})
+    environ = made.get(base)
+    if environ is None:
+        builder = EnvironBuilder(current_app, base_url=base)
+        try:
+            environ = made[base] = builder.get_environ()
+        finally:
+            builder.close()
+    return current_app.request_context({**environ, "wsgi.input": io.BytesIO()})
 
 
 def step_parts(kind: str, facts: Mapping[str, Any], game: Mapping[str, Any]) -> dict[str, Any]:

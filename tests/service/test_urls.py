@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from service import create_app
-from service.urls import game_url, record_url
+from service.urls import absolute, game_url, record_url
 from tests.conftest import base_config
 
 
@@ -32,3 +32,17 @@ def test_without_a_base_url_links_follow_the_request(tmp_path: Path) -> None:
     app = create_app(base_config(f"sqlite:///{tmp_path}/u.sqlite3", BASE_URL=None))
     with app.test_request_context(base_url="http://host:8000/sub/"):
         assert game_url("g1") == "http://host:8000/sub/games/g1"
+
+
+def test_kept_links_are_the_ones_built_for_their_base_and_values(tmp_path: Path) -> None:
+    """absolute() keeps what it built: asked again, in or out of a request, under another
+    request root or with other values, each link is what url_for builds for it."""
+    app = create_app(base_config(f"sqlite:///{tmp_path}/u.sqlite3", BASE_URL=None))
+    for _ in range(2):
+        for root in ("http://host:8000/sub/", "https://other.example/"):
+            with app.test_request_context(base_url=root):
+                assert game_url("g1") == root + "games/g1"
+                assert game_url("g 2") == root + "games/g%202"
+                assert absolute("web.round_", game_id="g1", number=3) == root + "games/g1/rounds/3"
+        with app.app_context():
+            assert game_url("g1") == "http://127.0.0.1:5000/games/g1"
