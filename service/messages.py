@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from flask import current_app, has_app_context
-from sqlalchemy import func, or_, select
+from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from service import clock
@@ -169,11 +169,16 @@ def record_messages(session: Session, game_id: str, viewer: str | None = None) -
              "text": r.text} for r in rows]
 
 
+# Built once: building the statement costs more than running it (a results mail asks
+# once a step).
+_PRIVATE_PARTIES = select(TableMessage.sender, TableMessage.recipient).where(
+    TableMessage.game_id == bindparam("game_id"), TableMessage.recipient != "all").distinct()
+
+
 def private_parties(session: Session, game_id: str) -> frozenset[str]:
     """The seats that sent or got a private message in the game: only their records
     differ from the public one (one statement)."""
-    rows = session.execute(select(TableMessage.sender, TableMessage.recipient).where(
-        TableMessage.game_id == game_id, TableMessage.recipient != "all").distinct())
+    rows = session.execute(_PRIVATE_PARTIES, {"game_id": game_id})
     return frozenset(name for row in rows for name in row if name != "gm")
 
 

@@ -438,8 +438,13 @@ def seat_zones(session: Session, seats: Sequence[Seat]) -> dict[str, ZoneInfo]:
     addresses = {s.email.lower() for s in seats if s.email}
     if not addresses:
         return {}
-    rows = session.scalars(select(PlayerZone).where(PlayerZone.address.in_(addresses)))
-    return {r.address: ZoneInfo(r.zone) for r in rows if is_zone(r.zone)}
+    rows = session.execute(_SEAT_ZONES, {"addresses": sorted(addresses)})
+    return {address: ZoneInfo(zone) for address, zone in rows if is_zone(zone)}
+
+
+# Built once, the addresses an expanding parameter (a results mail asks once a step).
+_SEAT_ZONES = select(PlayerZone.address, PlayerZone.zone).where(
+    PlayerZone.address.in_(bindparam("addresses", expanding=True)))
 
 
 def confirmation_lines(payload: Mapping[str, Any]) -> dict[str, Any]:
