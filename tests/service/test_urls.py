@@ -46,3 +46,13 @@ def test_kept_links_are_the_ones_built_for_their_base_and_values(tmp_path: Path)
                 assert absolute("web.round_", game_id="g1", number=3) == root + "games/g1/rounds/3"
         with app.app_context():
             assert game_url("g1") == "http://127.0.0.1:5000/games/g1"
+
+
+def test_the_app_registers_nothing_that_would_make_a_kept_link_stale(tmp_path: Path) -> None:
+    """absolute() keeps a link by its base, endpoint and values: exact only while url_for
+    depends on nothing else. A URL default or value preprocessor would change that, so one
+    added to the app must come with a change to absolute()."""
+    app = create_app(base_config(f"sqlite:///{tmp_path}/u.sqlite3"))
+    assert not any(app.url_default_functions.values())
+    assert not any(app.url_value_preprocessors.values())
+    assert not any(bp.url_default_functions or bp.url_value_preprocessors for bp in app.blueprints.values())
