@@ -41,8 +41,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--redis-db", type=int, default=11, help="full stack: Redis database number")
     p.add_argument("--mail-workers", type=int, default=1,
                    help="full stack: workers on the mail queue only (0: every worker takes both queues)")
-    p.add_argument("--mail-nice", type=int, default=0, choices=range(20), metavar="0..19",
-                   help="full stack: the mail workers' `dicepost worker --nice`")
     p.add_argument("--no-email", action="store_true", help="service: seats without addresses (no mail)")
     p.add_argument("--pg-seconds", type=int, default=10, help="floor: pgbench duration")
     p.add_argument("--clients", type=int, default=8, help="floor: pgbench and redis-benchmark clients")
@@ -97,7 +95,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     parts = args.only or list(PARTS)
     results: dict[str, Any] = {"machine": machine.facts()}
     sizes = FullSizes(args.web_workers, args.web_threads, args.workers, args.concurrency, args.redis_db,
-                      args.mail_workers, mail_nice=args.mail_nice)
+                      args.mail_workers)
     capacity_spec = capacity.CapacitySpec(
         rounds=args.capacity_rounds, seconds=args.capacity_seconds, clients=args.capacity_clients,
         tool=args.client, players=args.players, emails=not args.no_email, timeout=args.capacity_timeout,

@@ -43,9 +43,6 @@ class FullSizes:
     # The web server: "dicepost" (`dicepost web`, granian with the startup checks and the
     # access log: what ships), "granian" (bare) or "gunicorn" (gthread).
     server: str = "dicepost"
-    # The mail workers' `dicepost worker --nice`: on the cores of the web and the resolution,
-    # a mail backlog then waits for rounds instead of rounds for it.
-    mail_nice: int = 0
 
 
 def free_port() -> int:
@@ -300,7 +297,7 @@ def launch_workers(stack: Stack, sizes: FullSizes, mail: bool = True) -> list[Pr
                                                "--loglevel", "INFO", *queues])
                for i in range(sizes.workers)]
     workers += [stack.start(f"mail {i + 1}", [*dicepost(), "worker", "-c", "1", "--loglevel", "INFO",
-                                              "-Q", tag + "mail", "--nice", str(sizes.mail_nice)])
+                                              "-Q", tag + "mail"])
                 for i in range(sizes.mail_workers if mail else 0)]
     return workers
 

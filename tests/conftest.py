@@ -234,10 +234,10 @@ def dicepost_command() -> list[str]:
 
 
 class WorkerProcess:
-    def __init__(self, env: dict[str, str], log: Path, *options: str) -> None:
+    def __init__(self, env: dict[str, str], log: Path) -> None:
         self.log = log
         self.handle = log.open("wb")
-        self.proc = subprocess.Popen([*dicepost_command(), "worker", "-c", "2", "--loglevel", "INFO", *options],
+        self.proc = subprocess.Popen([*dicepost_command(), "worker", "-c", "2", "--loglevel", "INFO"],
                                      env=env, stdout=self.handle, stderr=subprocess.STDOUT,
                                      cwd=ROOT, start_new_session=True)
 

@@ -15,10 +15,7 @@ from service.supervise import is_child, supervise
 @click.option("--queues", "-Q", default="", help="comma-separated queues (default: both)")
 @click.option("--concurrency", "-c", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--loglevel", default="INFO", show_default=True)
-@click.option("--nice", type=click.IntRange(min=0, max=19), default=0, show_default=True,
-              help="run at this lower CPU priority: a mail worker on the cores of the web "
-                   "and the resolution then lets rounds go first and sends its mail when they are done")
-def command(queues: str, concurrency: int, loglevel: str, nice: int) -> int:
+def command(queues: str, concurrency: int, loglevel: str) -> int:
     app = make_app()
     if app.config["EMBEDDED"]:
         raise Refused(
@@ -26,8 +23,6 @@ def command(queues: str, concurrency: int, loglevel: str, nice: int) -> int:
     require_seal(app)
     if not is_child():  # this process watches; a child of it runs the worker
         return supervise(sys.orig_argv)
-    if nice:
-        os.nice(nice)  # here, not in the supervisor: its child would inherit it and add its own
     celery = app.extensions["celery"]
     # Celery's start() returns the worker's exit status (worker_main drops it, so a worker
     # that stopped on an unrecoverable error would exit 0 and look to a supervisor as if it

@@ -6,11 +6,9 @@ the worker subprocess, on queues private to this test session.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +21,7 @@ from service.db import engine_of, session_scope
 from service.demo import play
 from service.models import AuditLog, Step
 from service.sweeper import sweep_and_ring
-from tests.conftest import LiveServer, WorkerProcess, empty_tables, full_config, full_env
+from tests.conftest import LiveServer, empty_tables, full_config
 from tests.service.play import start, submit_without_doorbell
 
 pytestmark = pytest.mark.slow
@@ -129,22 +127,3 @@ def test_beat_rings_the_sweeper_by_itself(full_app: Flask, pg_url: str, redis_en
         beat.wait(20)
         log.close()
     assert table.status()["round"] == 2
-
-
-def test_a_worker_started_nicer_runs_its_celery_processes_at_that_priority(
-        pg_url: str, redis_env: dict[str, str], tmp_path: Path) -> None:
-    """`dicepost worker --nice 7`, as a mail worker sharing the cores of the web and the
-    resolution runs: the Celery worker and its pool are 7 steps nicer than the command, so
-    rounds get the CPU first; the supervisor that watches them keeps the command's priority."""
-    queue = redis_env["DICEPOST_QUEUE_PREFIX"] + "nice_only"  # a queue of its own: it takes no test's work
-    worker = WorkerProcess(full_env(pg_url, redis_env), tmp_path / "nice.log", "--nice", "7", "-Q", queue)
-    try:
-        worker.wait_ready()
-        [celery_pid] = {int(pid) for pid in re.findall(r"dicepost-(\d+)@", worker.log.read_text())}
-        pool = [int(pid) for pid in Path(f"/proc/{celery_pid}/task/{celery_pid}/children").read_text().split()]
-        ours = os.getpriority(os.PRIO_PROCESS, 0)
-        assert os.getpriority(os.PRIO_PROCESS, worker.proc.pid) == ours
-        assert pool and [os.getpriority(os.PRIO_PROCESS, pid) for pid in [celery_pid, *pool]] == \
-            [min(ours + 7, 19)] * (1 + len(pool))
-    finally:
-        worker.stop()
