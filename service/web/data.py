@@ -20,10 +20,13 @@ from service.fairdice import game_profile
 from service.integrity import damaged
 from service.lobby import takeable
 from service.models import Game, Round, Seat, SeatSchedule, Step, Submission
-from service.views import get_game, latest_step, step_of_round
+from service.views import get_game
 from service.web.parts import board_part, step_part
 
 RECENT = 5  # the latest key checks and rounds the game page lists; the rounds page has them all
+# A step's JSON that the pages draw their parts from once per step (web/parts.py loads it then),
+# and that grows with the army: left out of the pages' reads of a step.
+UNDRAWN = (defer(Step.state), defer(Step.events), defer(Step.rolls))
 
 
 @dataclass
@@ -116,7 +119,8 @@ def _head_statement() -> Any:
             .outerjoin(Round, and_(Round.game_id == Game.id, Round.number == Game.current_round,
                                    Game.current_round >= 1))
             .outerjoin(SeatSchedule, SeatSchedule.seat_id == Seat.id)
-            .order_by(Seat.seat_index))
+            .order_by(Seat.seat_index)
+            .options(defer(Seat.force)))  # a seat's force (its army) is not on the page
 
 
 def game_head(session: Session, game_id: str) -> GameHead | None:
@@ -132,6 +136,11 @@ def game_head(session: Session, game_id: str) -> GameHead | None:
                     {r.Seat.name for r in rows if r.Seat is not None and r.latest} if rnd else set())
 
 
+def _latest_undrawn(session: Session, game_id: str) -> Step | None:
+    return session.scalars(select(Step).where(Step.game_id == game_id).order_by(Step.t.desc()).limit(1)
+                           .options(*UNDRAWN, defer(Step.inputs))).first()
+
+
 def game_page(session: Session, game_id: str, head: GameHead | None = None) -> GamePage:
     """head: game_head's answer when the caller read it already (in this transaction)."""
     with _reading(session):
@@ -139,7 +148,7 @@ def game_page(session: Session, game_id: str, head: GameHead | None = None) -> G
         if head is None:
             raise NotFound(f"no game {game_id!r}")
         game = head.game
-        latest = latest_step(session, game_id)
+        latest = _latest_undrawn(session, game_id)
         return GamePage(game=game, seats=list(game.seats), round=head.round, submitted=head.submitted,
                         board=board_part(game, latest, f"the grid of {game.title}", "grid-pan"),
                         step=latest, step_html=step_part(game, latest) if latest else Markup(""),
@@ -151,7 +160,7 @@ def rounds_page(session: Session, game_id: str) -> tuple[Game, list[KeyCheck]]:
     """Every round's link and every step's key check."""
     with _reading(session):
         game = get_game(session, game_id)
-        return game, chain_checks(session, game, latest_step(session, game_id))
+        return game, chain_checks(session, game, _latest_undrawn(session, game_id))
 
 
 @dataclass
@@ -169,11 +178,12 @@ class RoundPage:
 def round_page(session: Session, game_id: str, number: int) -> RoundPage:
     with _reading(session):
         game = get_game(session, game_id)
-        step = step_of_round(session, game_id, number)
-        # The previous step's state is read only if its grid is not drawn yet (deferred).
+        step = session.scalars(select(Step).where(Step.game_id == game_id, Step.t == number + 1)
+                               .options(*UNDRAWN)).first()
+        if step is None:
+            raise NotFound(f"round {number} of game {game_id!r} is not resolved")
         previous = session.scalars(select(Step).where(Step.game_id == game_id, Step.t == step.t - 1)
-                                   .options(defer(Step.state), defer(Step.events), defer(Step.rolls),
-                                            defer(Step.inputs))).first()
+                                   .options(*UNDRAWN, defer(Step.inputs))).first()
         if previous is None:
             raise damaged(game_id, f"step {step.t - 1} is missing")
         check = key_checks(game, [previous, step])[1]

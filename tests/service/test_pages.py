@@ -7,15 +7,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from flask import Flask
+from flask import Flask, render_template
+from markupsafe import Markup
 from sqlalchemy import event, select
 
 from engine import find_ruleset
 from service import create_app
-from service.db import engine_of, session_scope
+from service.db import engine_of, get_session, session_scope
 from service.migrate import upgrade
 from service.models import Game, Seat, Step, Submission
-from service.web.data import RECENT
+from service.urls import record_url
+from service.web.data import RECENT, round_page
+from service.web.parts import Part, Splice
 from tests.conftest import base_config
 from tests.service.play import counts, create, start
 
@@ -210,7 +213,8 @@ def _statements_of(app: Flask, client: Any, path: str) -> list[str]:
 
 def test_the_game_page_reads_only_the_latest_step_whole(app: Flask, client: Any) -> None:
     """As rounds accumulate the page runs the same statements, and only one reads a state
-    (the latest step's, for the board): the key checks read each step's t and key alone."""
+    (the latest step's, by its id, to draw the board the first time): the key checks read
+    each step's t and key alone, and a second view of the step reads no state at all."""
     table = start(client)
     _play_round(app, table)
     after_one = _statements_of(app, client, f"/games/{table.id}")
@@ -219,7 +223,9 @@ def test_the_game_page_reads_only_the_latest_step_whole(app: Flask, client: Any)
     after_four = _statements_of(app, client, f"/games/{table.id}")
     assert len(after_four) == len(after_one)
     reading_states = [s for s in after_four if re.search(r"\bsteps\.state\b", s)]
-    assert len(reading_states) == 1 and "LIMIT" in reading_states[0], reading_states
+    assert len(reading_states) == 1 and "WHERE steps.id = " in reading_states[0], reading_states
+    latest = [s for s in after_four if "ORDER BY steps.t DESC" in s and "LIMIT" in s]
+    assert len(latest) == 1 and not re.search(r"\bsteps\.(state|events|rolls|inputs)\b", latest[0]), latest
     page = _html(client.get(f"/games/{table.id}"))
     assert all(f'href="/games/{table.id}/rounds/{n}"' in page for n in range(1, 5))
     # Drawn once per step: a second view of the same step runs fewer statements (the key
@@ -229,10 +235,39 @@ def test_the_game_page_reads_only_the_latest_step_whole(app: Flask, client: Any)
     # The game with its seats, controllers, round and who moved in one statement, then the
     # latest step, the schedule log and the table talk (SQLite's BEGIN IMMEDIATE aside).
     assert len([s for s in again if not s.startswith("BEGIN")]) == 4, again
+    assert not [s for s in again if re.search(r"\bsteps\.(state|events|rolls)\b", s)], again
     def unsigned(html: str) -> str:  # the CSRF tokens carry the time they were signed
         return re.sub(r'name="csrf_token" value="[^"]*"', "", html)
 
     assert unsigned(_html(client.get(f"/games/{table.id}"))) == unsigned(page)
+
+
+def test_the_round_page_puts_its_drawn_parts_in_as_they_render(app: Flask, client: Any) -> None:
+    """The grids and the round's events are drawn once per step and put into the page as the
+    bytes kept with them: the page is what rendering them in place gives, and a second view
+    reads none of the steps' JSON."""
+    table = start(client)
+    _play_round(app, table)
+    _play_round(app, table)
+    path = f"/games/{table.id}/rounds/2"
+    first = client.get(path).data
+    again = _statements_of(app, client, path)
+    assert not [s for s in again if re.search(r"\bsteps\.(state|events|rolls)\b", s)], again
+    assert client.get(path).data == first
+    with app.test_request_context(path):
+        session = get_session()
+        with session.begin():
+            page = round_page(session, table.id, 2)
+            in_place = render_template("web/round.html", page=page, record_url=record_url(table.id))
+    assert in_place.encode() == first and "<svg" in in_place and "Roll log of step 3" in in_place
+
+
+def test_a_splice_puts_each_part_in_by_its_mark() -> None:
+    splice = Splice()
+    grid, events = Part.of("<svg>→ a</svg>"), Markup("<p>b ×</p>")
+    html = f"x {splice.mark(events)} y <!--0123456789abcdef:0--> {splice.mark(grid)} z →"
+    assert splice.page(html) == "x <p>b ×</p> y <!--0123456789abcdef:0--> <svg>→ a</svg> z →".encode()
+    assert grid.encoded == "<svg>→ a</svg>".encode() and grid == Markup("<svg>→ a</svg>")
 
 
 def test_the_game_page_lists_the_latest_keys_and_the_rounds_page_all(app: Flask, client: Any) -> None:
