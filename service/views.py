@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from engine import Board, Order, find_ruleset
 from engine.record import build_record
@@ -167,7 +167,9 @@ def game_record(session: Session, game: Game, upto: int | None = None,
     schedule entries left out, and no outcome unless that step was the last. Its
     `messages` are those `viewer` may read (service.messages), outside the dice chain."""
     seats = list(game.seats)
-    query = select(Step).where(Step.game_id == game.id)
+    # The states are not in the record (each step's hash is): reading them was half of its
+    # cost at 2 x 64 units.
+    query = select(Step).where(Step.game_id == game.id).options(defer(Step.state))
     if upto is not None:
         query = query.where(Step.t <= upto)
     steps = session.scalars(query.order_by(Step.t)).all()
