@@ -40,12 +40,15 @@ from bench.pgdb import ADMIN_URL, url_of
 PAGES = ("game", "round", "record")
 
 
+KEPT = "dicepost_bench_keep_pages"
+
+
 @contextmanager
-def kept_database(units: int, rounds: int, fresh: bool) -> Iterator[tuple[str, bool]]:
+def kept_database(units: int, rounds: int, fresh: bool, prefix: str = KEPT) -> Iterator[tuple[str, bool]]:
     """(url, new): the database kept for this size and length, created when missing."""
     import psycopg
 
-    name = f"dicepost_bench_keep_pages_{units}_{rounds}"
+    name = f"{prefix}_{units}_{rounds}"
     with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
         if fresh:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -163,7 +166,7 @@ def inside(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         marks = Marks.load(Path(tmp))
         for units in args.units:
-            with kept_database(units, args.rounds, args.fresh) as (url, new):
+            with kept_database(units, args.rounds, args.fresh, args.prefix) as (url, new):
                 app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "SECRET_KEY": "bench",
                                   "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off"})
                 if new:
@@ -178,7 +181,7 @@ def numbers(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split(","))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.pagecount", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--units", type=numbers, default=(4, 16, 64), help="units per side, comma-separated")
@@ -192,18 +195,19 @@ def main() -> None:
     p.add_argument("--callgrind", action="store_true", help="count instructions under valgrind")
     p.add_argument("--profile", type=int, default=0, help="cProfile's top N functions, per page")
     p.add_argument("--save", help="write each page's body to this directory")
-    args = p.parse_args()
+    p.add_argument("--prefix", default=KEPT, help="the kept databases' names: PREFIX_<units>_<rounds>")
+    args = p.parse_args(argv)
     if not args.callgrind:
         inside(args)
         return
-    play_first = [sys.executable, "-m", "bench.pagecount", "--play-only", "--rounds", str(args.rounds),
-                  "--units", ",".join(map(str, args.units))] + (["--fresh"] if args.fresh else [])
+    sizes = ["--rounds", str(args.rounds), "--units", ",".join(map(str, args.units)), "--prefix", args.prefix]
+    play_first = [sys.executable, "-m", "bench.pagecount", "--play-only", *sizes]
+    play_first += ["--fresh"] if args.fresh else []
     subprocess.run(play_first, check=True)
     out_dir = Path(tempfile.mkdtemp(prefix="pagecount-"))
     cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
            f"--callgrind-out-file={out_dir}/callgrind.out.%p", sys.executable, "-m", "bench.pagecount",
-           "--rounds", str(args.rounds), "--units", ",".join(map(str, args.units)),
-           "--calls", str(args.calls), "--warm", str(args.warm), "--pages", ",".join(args.pages)]
+           *sizes, "--calls", str(args.calls), "--warm", str(args.warm), "--pages", ",".join(args.pages)]
     env = {**os.environ, "PYTHONHASHSEED": "0", "MAILCOUNT_MARKS": "1"}
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if done.returncode != 0:

@@ -4,6 +4,8 @@ and the targets are judged on made-up figures."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -196,3 +198,24 @@ def test_the_in_process_comparison_runs_the_same_statements_over_few_and_many_ga
     assert set(rows) == {"PUT orders over 2 games", "PUT orders over 6 games"}
     (few_calls, few), (many_calls, many) = rows["PUT orders over 2 games"], rows["PUT orders over 6 games"]
     assert few_calls == many_calls == 6 and few == many > 0
+
+
+def test_pagecount_measures_the_pages_of_a_kept_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """bench.pagecount plays a game into a database it keeps, then measures and saves its pages."""
+    import psycopg
+
+    from bench import pagecount
+    from bench.pgdb import ADMIN_URL
+
+    prefix = f"dicepost_bench_test_{os.getpid()}"
+    try:
+        pagecount.main(["--units", "4", "--rounds", "2", "--calls", "1", "--warm", "1",
+                        "--save", str(tmp_path), "--prefix", prefix])
+    finally:
+        with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{prefix}_4_2" WITH (FORCE)')
+    out = capsys.readouterr().out
+    assert all(f"2x4 {page}: " in out for page in pagecount.PAGES), out
+    page = (tmp_path / "round-4.html").read_text()
+    assert "pages 4</a>: round 2" in page and "<svg" in page
+    assert b'"steps"' in (tmp_path / "record-4.html").read_bytes()
