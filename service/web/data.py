@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from markupsafe import Markup
-from sqlalchemy import and_, select
+from sqlalchemy import Integer, String, and_, bindparam, select
 from sqlalchemy.orm import Session, defer, load_only
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -136,9 +136,24 @@ def game_head(session: Session, game_id: str) -> GameHead | None:
                     {r.Seat.name for r in rows if r.Seat is not None and r.latest} if rnd else set())
 
 
+@lru_cache(maxsize=1)
+def _steps_statements() -> tuple[Any, Any, Any]:
+    # Built once per process (building one costs about as much as running it): a game's
+    # latest step, its step t with and without the step's inputs, each without what the
+    # pages draw their parts from.
+    game_id, t = bindparam("game_id", type_=String), bindparam("t", type_=Integer)
+    latest = (select(Step).where(Step.game_id == game_id).order_by(Step.t.desc()).limit(1)
+              .options(*UNDRAWN, defer(Step.inputs)))
+    numbered = select(Step).where(Step.game_id == game_id, Step.t == t).options(*UNDRAWN)
+    return latest, numbered, numbered.options(defer(Step.inputs))
+
+
 def _latest_undrawn(session: Session, game_id: str) -> Step | None:
-    return session.scalars(select(Step).where(Step.game_id == game_id).order_by(Step.t.desc()).limit(1)
-                           .options(*UNDRAWN, defer(Step.inputs))).first()
+    return session.scalars(_steps_statements()[0], {"game_id": game_id}).first()
+
+
+def _step_undrawn(session: Session, game_id: str, t: int, inputs: bool = True) -> Step | None:
+    return session.scalars(_steps_statements()[1 if inputs else 2], {"game_id": game_id, "t": t}).first()
 
 
 def game_page(session: Session, game_id: str, head: GameHead | None = None) -> GamePage:
@@ -178,12 +193,10 @@ class RoundPage:
 def round_page(session: Session, game_id: str, number: int) -> RoundPage:
     with _reading(session):
         game = get_game(session, game_id)
-        step = session.scalars(select(Step).where(Step.game_id == game_id, Step.t == number + 1)
-                               .options(*UNDRAWN)).first()
+        step = _step_undrawn(session, game_id, number + 1)
         if step is None:
             raise NotFound(f"round {number} of game {game_id!r} is not resolved")
-        previous = session.scalars(select(Step).where(Step.game_id == game_id, Step.t == step.t - 1)
-                                   .options(*UNDRAWN, defer(Step.inputs))).first()
+        previous = _step_undrawn(session, game_id, step.t - 1, inputs=False)
         if previous is None:
             raise damaged(game_id, f"step {step.t - 1} is missing")
         check = key_checks(game, [previous, step])[1]
