@@ -171,10 +171,11 @@ def game_page(session: Session, game_id: str, head: GameHead | None = None) -> G
                         open_seats=takeable(game, [(s, head.controllers.get(s.id)) for s in game.seats]))
 
 
-def rounds_page(session: Session, game_id: str) -> tuple[Game, list[KeyCheck]]:
-    """Every round's link and every step's key check."""
+def rounds_page(session: Session, game_id: str, game: Game | None = None) -> tuple[Game, list[KeyCheck]]:
+    """Every round's link and every step's key check (game: when the caller read it already,
+    in this transaction)."""
     with _reading(session):
-        game = get_game(session, game_id)
+        game = game or get_game(session, game_id)
         return game, chain_checks(session, game, _latest_undrawn(session, game_id))
 
 
@@ -190,9 +191,10 @@ class RoundPage:
     orders: dict[str, Any]
 
 
-def round_page(session: Session, game_id: str, number: int) -> RoundPage:
+def round_page(session: Session, game_id: str, number: int, game: Game | None = None) -> RoundPage:
+    """game: when the caller read it already (in this transaction)."""
     with _reading(session):
-        game = get_game(session, game_id)
+        game = game or get_game(session, game_id)
         step = _step_undrawn(session, game_id, number + 1)
         if step is None:
             raise NotFound(f"round {number} of game {game_id!r} is not resolved")

@@ -163,18 +163,18 @@ def game(game_id: str) -> bytes:
 @bp.get("/games/<game_id>/rounds")
 def rounds(game_id: str) -> str:
     session = get_session()
-    access.reader(session, game_id)  # a private game: 404 without its token
-    with session.begin():
-        game, keys = rounds_page(session, game_id)
+    with session.begin():  # one transaction: the page takes the game read for the reader
+        game = access.readable_game(session, game_id)[0]  # a private game: 404 without its token
+        game, keys = rounds_page(session, game_id, game)
         return render_template("web/rounds.html", game=game, keys=keys, record_url=record_url(game_id))
 
 
 @bp.get("/games/<game_id>/rounds/<int:number>")
 def round_(game_id: str, number: int) -> bytes:
     session = get_session()
-    access.reader(session, game_id)  # a private game: 404 without its token
-    with session.begin():
-        page = round_page(session, game_id, number)
+    with session.begin():  # one transaction: the page takes the game read for the reader
+        game = access.readable_game(session, game_id)[0]  # a private game: 404 without its token
+        page = round_page(session, game_id, number, game)
         splice = Splice()  # both grids and the round's events go in as the bytes kept with them
         page.before, page.board = splice.mark(page.before), splice.mark(page.board)
         page.step_html = splice.mark(page.step_html)

@@ -253,6 +253,9 @@ def test_the_round_page_puts_its_drawn_parts_in_as_they_render(app: Flask, clien
     first = client.get(path).data
     again = _statements_of(app, client, path)
     assert not [s for s in again if re.search(r"\bsteps\.(state|events|rolls)\b", s)], again
+    # One transaction: the game (read once, for the reader and the page), the round's step,
+    # the step before it and the GM's news (SQLite's BEGIN IMMEDIATE aside).
+    assert len([s for s in again if not s.startswith("BEGIN")]) == 4, again
     assert client.get(path).data == first
     with app.test_request_context(path):
         session = get_session()
