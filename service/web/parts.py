@@ -29,19 +29,22 @@ from service.views import board_of
 CONTENT = ("state", "events", "rolls")  # what a part is drawn from: JSON that grows with the army
 
 
-class Part(Markup):
-    """A drawn part: its HTML, and that HTML as UTF-8 (encoded once, kept with it)."""
+class Part:
+    """A drawn part, kept as its HTML's UTF-8: what a page puts in (`Splice`), and no larger
+    than the string (half of it where one character is past U+00FF, as a grid's arrows
+    are); rendered in place, it is that HTML."""
 
-    encoded: bytes
+    __slots__ = ("encoded",)
 
-    @classmethod
-    def of(cls, html: str) -> Part:
-        part = cls(html)
-        part.encoded = html.encode()
-        return part
+    def __init__(self, html: str) -> None:
+        self.encoded = html.encode()
+
+    def __html__(self) -> str:
+        return self.encoded.decode()
 
 
-NO_PART = Part.of("")
+Html = Markup | Part  # what a page shows in a part's place
+NO_PART = Part("")
 
 
 class Splice:
@@ -54,7 +57,7 @@ class Splice:
         self.token = secrets.token_hex(8)
         self.parts: list[bytes] = []
 
-    def mark(self, part: Markup) -> Markup:
+    def mark(self, part: Html) -> Markup:
         self.parts.append(part.encoded if isinstance(part, Part) else str(part).encode())
         return Markup(f"<!--{self.token}:{len(self.parts) - 1}-->")  # noqa: S704  (ours: hex and a number)
 
@@ -97,7 +100,7 @@ def board_part(game: Game, step: Step | None, caption: str, board_id: str, board
             board = replace(board, marks=[])
         html = render_template("web/_board.html", game=game, board=board, svg=board_svg(board, caption),
                                board_id=board_id, board_name=board_name, legend_summary=legend_summary)
-        return Part.of(html)  # our template's output
+        return Part(html)
 
     return statecache.cached_by("page", _key(game, step, "board", caption, board_id, board_name,
                                              legend_summary, marks), draw)
@@ -106,6 +109,6 @@ def board_part(game: Game, step: Step | None, caption: str, board_id: str, board
 def step_part(game: Game, step: Step) -> Part:
     """A step's events and roll log (web/_step.html)."""
     def draw() -> Part:
-        return Part.of(render_template("web/_step.html", game=game, step=_drawable(step)))
+        return Part(render_template("web/_step.html", game=game, step=_drawable(step)))
 
     return statecache.cached_by("page", _key(game, step, "step"), draw)
