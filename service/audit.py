@@ -8,9 +8,10 @@ on the game page, the GM page and in the record (`schedule_entries`).
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Table, select
+from sqlalchemy import String, Table, bindparam, select
 from sqlalchemy.orm import Session
 
 from engine.contract import InvariantError
@@ -48,10 +49,16 @@ def log_action(session: Session, game_id: str, actor: str, action: str,
     return row
 
 
+@lru_cache(maxsize=1)
+def _entries_statement() -> Any:
+    # Built once per process: building it (its IN list) cost about as much as running it.
+    return (select(AuditLog).where(AuditLog.game_id == bindparam("game_id", type_=String),
+                                   AuditLog.action.in_(SCHEDULE_ACTIONS)).order_by(AuditLog.id))
+
+
 def schedule_entries(session: Session, game_id: str) -> list[dict[str, Any]]:
     """The game's schedule and GM entries, oldest first, as JSON for pages and the record."""
-    rows = session.scalars(select(AuditLog).where(
-        AuditLog.game_id == game_id, AuditLog.action.in_(SCHEDULE_ACTIONS)).order_by(AuditLog.id))
+    rows = session.scalars(_entries_statement(), {"game_id": game_id})
     return [{"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "detail": r.detail} for r in rows]
 
 
