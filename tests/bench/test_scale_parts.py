@@ -206,7 +206,9 @@ def test_pagecount_measures_the_pages_of_a_kept_game(tmp_path: Path, capsys: pyt
 
     from bench import pagecount
     from bench.pgdb import ADMIN_URL
+    from service import tasks
 
+    send = tasks.send
     prefix = f"dicepost_bench_test_{os.getpid()}"
     try:
         pagecount.main(["--units", "4", "--rounds", "2", "--calls", "1", "--warm", "1",
@@ -214,6 +216,7 @@ def test_pagecount_measures_the_pages_of_a_kept_game(tmp_path: Path, capsys: pyt
     finally:
         with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{prefix}_4_2" WITH (FORCE)')
+    assert tasks.send is send, "the doorbell is the service's again for the tests that follow"
     out = capsys.readouterr().out
     assert all(f"2x4 {page}: " in out for page in pagecount.PAGES), out
     page = (tmp_path / "round-4.html").read_text()
