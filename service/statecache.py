@@ -7,16 +7,18 @@ mail of a step. Each is a pure function of the ruleset and the state, so an entr
 keyed by the ruleset and a digest of the state's JSON as stored: it is exactly what
 computing it again from that row gives, and a changed or damaged row is another key
 (the database stays the source of truth; nothing secret is kept). An LRU per kind bounds
-the memory: legal orders are small (~8 KB as Python objects for universal 2×8) and
-asked for in every game a process serves, so they get room for the working set of a
-busy process (2,048 seats' views: ~16 MB); a grids entry is ~40 KB and asked for only
-while a step's mail is composed, so 128 do. A page part (a grid's SVG and legend, a step's
-events and roll log, the dice-key checks up to a step: 2 to 60 KB of HTML) is keyed by the
-game, the step and what identifies the step's content (its state hash and revealed key), so
-it needs no digest of the state; 512 of them (at most ~30 MB) cover the games being
-watched. A submission's parsed orders (service.submit: a few orders, keyed by the state's
-digest, the seat and the text) get room for 2,048 texts. A lock makes it safe for
-threaded servers.
+the memory: legal orders are asked for in every game a process serves, so they get room
+for the working set of a busy process (2,048 seats' views), but their size depends on the
+grid and the army (~8 KB as Python objects for universal 2×8, ~30 KB on its default grid:
+~240 bytes an order), so they are bounded by the orders held too (WEIGHTS: 100,000 orders,
+~24 MB; in-process, 20 universal games held 1,512 views, 43 MB, after 40 rounds); a grids
+entry is ~40 KB and asked for only while a step's mail is composed, so 128 do.
+A page part (a grid's SVG and legend, a step's events and roll log, the dice-key checks
+up to a step: 2 to 60 KB of HTML) is keyed by the game, the step and what identifies the
+step's content (its state hash and revealed key), so it needs no digest of the state; 512
+of them (at most ~30 MB) cover the games being watched. A submission's parsed orders
+(service.submit: a few orders, keyed by the state's digest, the seat and the text) get
+room for 2,048 texts. A lock makes it safe for threaded servers.
 """
 
 from __future__ import annotations
@@ -34,7 +36,17 @@ T = TypeVar("T")
 SIZES = {"legal": 2048, "grids": 128, "page": 512, "parsed": 2048}  # entries per kind
 SIZE = 128  # any other kind
 
+
+def _orders_held(legal: Mapping[str, list[Order]]) -> int:
+    return sum(map(len, legal.values()))
+
+
+# Kinds whose entries differ widely in size: what an entry weighs, and the most a kind holds.
+WEIGHTS: dict[str, tuple[Callable[[Any], int], int]] = {"legal": (_orders_held, 100_000)}
+
 _entries: dict[str, OrderedDict[tuple[Any, ...], Any]] = {}
+_weights: dict[str, dict[tuple[Any, ...], int]] = {}  # kind: {key: weight}, for WEIGHTS' kinds
+_totals: dict[str, int] = {}  # kind: the sum of its weights
 _lock = threading.Lock()
 
 
@@ -59,10 +71,19 @@ def cached_by(kind: str, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
             entries.move_to_end(key)
             return cast(T, entries[key])
     value = compute()  # outside the lock; an exception caches nothing
+    weigh, most = WEIGHTS.get(kind, (None, 0))
     with _lock:
         entries[key] = value
-        while len(entries) > SIZES.get(kind, SIZE):
-            entries.popitem(last=False)
+        if weigh is None:
+            while len(entries) > SIZES.get(kind, SIZE):
+                entries.popitem(last=False)
+            return value
+        weights = _weights.setdefault(kind, {})
+        weight = weigh(value)
+        _totals[kind] = _totals.get(kind, 0) - weights.get(key, 0) + weight
+        weights[key] = weight
+        while len(entries) > 1 and (len(entries) > SIZES.get(kind, SIZE) or _totals[kind] > most):
+            _totals[kind] -= weights.pop(entries.popitem(last=False)[0])
     return value
 
 
@@ -76,3 +97,5 @@ def legal_orders(ruleset_id: str, data: Mapping[str, Any], player: str,
 def clear() -> None:
     with _lock:
         _entries.clear()
+        _weights.clear()
+        _totals.clear()

@@ -67,3 +67,21 @@ def test_each_kind_has_its_own_bound_so_grids_do_not_evict_the_working_set_of_le
         statecache.legal_orders("universal", {"game": i}, "alice", lambda i=i: calls.append(i) or {})
     assert calls == list(range(600))  # computed once each
     assert len(statecache._entries["grids"]) == statecache.SIZES["grids"]
+
+
+def test_legal_orders_are_bounded_by_the_orders_held_too() -> None:
+    statecache.clear()
+    _weigh, most = statecache.WEIGHTS["legal"]
+    per_view = 1000
+    view = {"A1": [HOLD.order("A1")] * per_view}
+    kept = most // per_view
+    for i in range(kept + 5):  # far fewer views than SIZES["legal"], but too many orders
+        statecache.legal_orders("universal", {"game": i}, "alice", lambda: view)
+    assert len(statecache._entries["legal"]) == kept
+    assert statecache._totals["legal"] == kept * per_view
+    calls: list[int] = []
+    statecache.legal_orders("universal", {"game": 0}, "alice", lambda: calls.append(0) or view)
+    statecache.legal_orders("universal", {"game": kept + 4}, "alice", lambda: calls.append(1) or view)
+    assert calls == [0]  # the oldest was evicted, the newest kept
+    statecache.clear()
+    assert not statecache._totals
