@@ -12,7 +12,8 @@ for the working set of a busy process (2,048 seats' views), but their size depen
 grid and the army (~8 KB as Python objects for universal 2×8, ~30 KB on its default grid:
 ~240 bytes an order), so they are bounded by the orders held too (WEIGHTS: 100,000 orders,
 ~24 MB; in-process, 20 universal games held 1,512 views, 43 MB, after 40 rounds); a grids
-entry is ~40 KB and asked for only while a step's mail is composed, so 128 do.
+entry is 10 to 80 KB and asked for only while a step's mail is composed, so 128 do, and
+at most 3 M characters (WEIGHTS).
 A page part (a grid's SVG and legend, a step's events and roll log, the dice-key checks
 up to a step: 2 to 60 KB of HTML) is keyed by the game, the step and what identifies the
 step's content (its state hash and revealed key), so it needs no digest of the state; 512
@@ -41,8 +42,17 @@ def _orders_held(legal: Mapping[str, list[Order]]) -> int:
     return sum(map(len, legal.values()))
 
 
+def _characters(parts: Mapping[str, Any] | str) -> int:
+    if isinstance(parts, str):
+        return len(parts)
+    return sum(len(v) for v in parts.values() if isinstance(v, str))
+
+
 # Kinds whose entries differ widely in size: what an entry weighs, and the most a kind holds.
-WEIGHTS: dict[str, tuple[Callable[[Any], int], int]] = {"legal": (_orders_held, 100_000)}
+# A grids entry is 10 to 80 KB of text by the grid's size and the round's arrows: 3 M
+# characters keep dozens of steps' grids, more than the mails composed at once need.
+WEIGHTS: dict[str, tuple[Callable[[Any], int], int]] = {"legal": (_orders_held, 100_000),
+                                                         "grids": (_characters, 3_000_000)}
 
 _entries: dict[str, OrderedDict[tuple[Any, ...], Any]] = {}
 _weights: dict[str, dict[tuple[Any, ...], int]] = {}  # kind: {key: weight}, for WEIGHTS' kinds

@@ -318,6 +318,9 @@ def talk_lines(game: Game, seat: Seat, rows: Sequence[TableMessage],
 # jep1 game). A seat's variant adds the private messages it sent or got, so only a seat
 # with private messages in the game gets one of its own; everyone else shares the public.
 _RECORDS_KEPT = 64
+# A long game's record is hundreds of KB (458 KB after 100 rounds of 2x16), and one is
+# needed only while its step's mails are composed: the bytes kept are bounded too.
+_RECORDS_BYTES = 8 * 1024 * 1024
 _records: OrderedDict[tuple[str, int, str | None], bytes] = OrderedDict()
 _records_lock = threading.Lock()
 
@@ -339,7 +342,8 @@ def record_so_far(session: Session, game: Game, t: int, viewer: str | None = Non
     data = record_bytes(game_record(session, game, upto=t, viewer=viewer))
     with _records_lock:
         _records[key] = data
-        while len(_records) > _RECORDS_KEPT:
+        while len(_records) > 1 and (len(_records) > _RECORDS_KEPT
+                                     or sum(map(len, _records.values())) > _RECORDS_BYTES):
             _records.popitem(last=False)
     return data
 

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from flask import Flask
@@ -195,3 +196,17 @@ def test_each_players_attachment_holds_the_private_messages_that_player_may_read
     # Built once per variant: the public one shared by carol and dave, one each for alice and bob.
     assert sorted((k[1], k[2] or "") for k in context._records if k[0] == table.id and k[1] == 2) == [
         (2, ""), (2, "alice"), (2, "bob")]
+
+
+def test_the_records_kept_for_the_mails_are_bounded_by_their_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long game's record is hundreds of KB: the process keeps the newest ones only up to
+    _RECORDS_BYTES in all (and _RECORDS_KEPT of them), dropping the oldest first."""
+    context._records.clear()
+    size = context._RECORDS_BYTES // 4 + 1
+    monkeypatch.setattr(context, "game_record", lambda _session, _game, upto, viewer: {"t": upto})
+    monkeypatch.setattr(context, "record_bytes", lambda record: bytes(size))
+    game = SimpleNamespace(id="long")
+    for t in range(10):
+        assert len(context.record_so_far(None, game, t)) == size  # type: ignore[arg-type]
+    assert [key[1] for key in context._records] == [7, 8, 9]
+    context._records.clear()

@@ -85,3 +85,16 @@ def test_legal_orders_are_bounded_by_the_orders_held_too() -> None:
     assert calls == [0]  # the oldest was evicted, the newest kept
     statecache.clear()
     assert not statecache._totals
+
+
+def test_grids_are_bounded_by_the_characters_held_too() -> None:
+    """A grids entry is 10 to 80 KB of text: the kind keeps at most WEIGHTS' characters,
+    dropping the oldest steps' grids first."""
+    statecache.clear()
+    _weigh, most = statecache.WEIGHTS["grids"]
+    parts = {"grid_text": "." * (most // 10), "grid_html": ""}
+    for i in range(12):
+        statecache.cached_by("grids", ("universal", bytes([i]), ""), lambda: parts)
+    assert [key[1] for key in statecache._entries["grids"]] == [bytes([i]) for i in range(2, 12)]
+    assert statecache._totals["grids"] == 10 * (most // 10)
+    statecache.clear()
