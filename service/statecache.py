@@ -10,8 +10,9 @@ computing it again from that row gives, and a changed or damaged row is another 
 the memory: legal orders are asked for in every game a process serves, so they get room
 for the working set of a busy process (2,048 seats' views), but their size depends on the
 grid and the army (~8 KB as Python objects for universal 2×8, ~30 KB on its default grid:
-~240 bytes an order), so they are bounded by the orders held too (WEIGHTS: 100,000 orders,
-~24 MB; in-process, 20 universal games held 1,512 views, 43 MB, after 40 rounds); a grids
+~240 bytes an order), so they are bounded by the orders held too (WEIGHTS: 50,000 orders,
+~12 MB; in-process, 20 universal games held 1,512 views, 43 MB, after 40 rounds; at twice
+this bound a mail worker of the full bench still peaked at 151 MB); a grids
 entry is 10 to 80 KB and asked for only while a step's mail is composed, so 128 do, and
 at most 3 M characters (WEIGHTS).
 A page part (a grid's SVG and legend, a step's events and roll log, the dice-key checks
@@ -51,7 +52,7 @@ def _characters(parts: Mapping[str, Any] | str) -> int:
 # Kinds whose entries differ widely in size: what an entry weighs, and the most a kind holds.
 # A grids entry is 10 to 80 KB of text by the grid's size and the round's arrows: 3 M
 # characters keep dozens of steps' grids, more than the mails composed at once need.
-WEIGHTS: dict[str, tuple[Callable[[Any], int], int]] = {"legal": (_orders_held, 100_000),
+WEIGHTS: dict[str, tuple[Callable[[Any], int], int]] = {"legal": (_orders_held, 50_000),
                                                          "grids": (_characters, 3_000_000)}
 
 _entries: dict[str, OrderedDict[tuple[Any, ...], Any]] = {}
