@@ -222,3 +222,17 @@ def test_pagecount_measures_the_pages_of_a_kept_game(tmp_path: Path, capsys: pyt
     page = (tmp_path / "round-4.html").read_text()
     assert "pages 4</a>: round 2" in page and "<svg" in page
     assert b'"steps"' in (tmp_path / "record-4.html").read_bytes()
+
+
+def test_rss_plays_games_and_prints_memory_and_caches_as_they_age() -> None:
+    """bench.rss plays its games round after round, resolving and mailing as the workers do,
+    and prints the process's memory with what its caches hold; the doorbell is the
+    service's again afterwards."""
+    from bench import rss
+    from service import tasks
+
+    send = tasks.send
+    lines = rss.run(games=2, rounds=2, every=1)
+    assert [line.split(":")[0] for line in lines] == ["round 1", "round 2"]
+    assert all(" MB" in line and "legal " in line and "mail records " in line for line in lines), lines
+    assert tasks.send is send
