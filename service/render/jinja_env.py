@@ -24,12 +24,4 @@ class Environment(FlaskEnvironment):
                 return obj[attribute]
             except KeyError:
                 return self.undefined(obj=obj, name=attribute)
-        # Jinja's own reading, as it stands in jinja2.Environment.getattr.
-        try:
-            return getattr(obj, attribute)
-        except AttributeError:
-            pass
-        try:
-            return obj[attribute]
-        except (TypeError, LookupError, AttributeError):
-            return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
