@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
@@ -232,16 +233,21 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
     pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)
 
 
+@dataclass
 class GameColumns:
     """The columns of a game that resolving its round reads (`ChainGame`, `GameLike`); a
     plain object, so `chain_link` sees the sealed marks as read (`vars`), never a query."""
 
-    def __init__(self, id: str, ruleset: str, status: str, current_round: int, chain_length: int,
-                 sealed_tip: str, sealed_marks: bytes | None, salt: str | None, options: dict[str, Any],
-                 deadline_policy: dict[str, Any] | None) -> None:
-        self.id, self.ruleset, self.status, self.current_round = id, ruleset, status, current_round
-        self.chain_length, self.sealed_tip, self.sealed_marks = chain_length, sealed_tip, sealed_marks
-        self.salt, self.options, self.deadline_policy = salt, options, deadline_policy
+    id: str
+    ruleset: str
+    status: str
+    current_round: int
+    chain_length: int
+    sealed_tip: str
+    sealed_marks: bytes | None
+    salt: str | None
+    options: dict[str, Any]
+    deadline_policy: dict[str, Any] | None
 
 
 class SeatColumns(NamedTuple):
