@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +67,42 @@ def moves_only(units: dict[str, list[dict[str, Any]]], rng: random.Random) -> li
     return lines
 
 
+def new_game(api: TestClientApi, size: Size, forces: dict[str, Any], title: str) -> tuple[str, list[str]]:
+    """A universal game of the size's forces (seats with addresses), created and joined over
+    the API: its id and the players' tokens."""
+    seats = [{"name": p, "email": f"{p}@example.com", "force": forces[p]} for p in size.players]
+    status, created = api.call("POST", "/api/games", {"ruleset": "universal", "title": title,
+                                                      "options": size.options, "seats": seats})
+    if status != 201:
+        raise RuntimeError(f"create game: {status} {created}")
+    gid = created["id"]
+    tokens = [api.call("POST", f"/api/games/{gid}/join", {"invite_token": s["invite_token"]})[1]
+              ["player_token"] for s in created["seats"]]
+    return gid, tokens
+
+
+def moves_round(app: Any, api: TestClientApi, gid: str, tokens: list[str], rng: random.Random,
+                ready: list[tuple[str, int]], mail: list[int],
+                resolve: Callable[..., Any] | None = None) -> bool:
+    """Both players move (moves only), then the ready round is resolved as a worker would
+    (`resolve(session, game_id, number)`, resolve_round unless given); its mail stays in the
+    outbox (no page reads it). False, and nothing sent, when the game is over."""
+    from service.db import session_scope
+    from service.resolution import resolve_round
+
+    game = api.call("GET", f"/api/games/{gid}")[1]
+    if game["status"] != "active":
+        return False
+    for token in tokens:
+        send_orders(api, gid, token, int(game["round"]), rng, pick=moves_only)
+    with app.app_context():
+        while ready:
+            with session_scope() as session:
+                (resolve or resolve_round)(session, *ready.pop())
+    mail.clear()
+    return True
+
+
 def least_cpu(meter: Meter, client: Any, path: str, repeat: int) -> dict[str, Any]:
     """The least CPU ms of `repeat` GETs of path, its statements and the answer's bytes."""
     best, statements, size = float("inf"), 0, 0
@@ -105,7 +142,7 @@ def play(units: int, spec: HistorySpec) -> dict[str, Any]:
 
 def _play(size: Size, spec: HistorySpec, out: dict[str, Any], ready: list[tuple[str, int]],
           mail: list[int]) -> dict[str, Any]:
-    from service.db import engine_of, session_scope
+    from service.db import engine_of
     from service.resolution import resolve_round
 
     units, forces = out["units"], size.forces or {}
@@ -115,28 +152,14 @@ def _play(size: Size, spec: HistorySpec, out: dict[str, Any], ready: list[tuple[
         app = metered_app(url, meter)
         client = app.test_client()
         api = TestClientApi(client, meter)
-        seats = [{"name": p, "email": f"{p}@example.com", "force": forces[p]} for p in size.players]
-        status, created = api.call("POST", "/api/games", {"ruleset": "universal", "title": f"history {units}",
-                                                          "options": size.options, "seats": seats})
-        if status != 201:
-            raise RuntimeError(f"create game: {status} {created}")
-        gid = created["id"]
-        tokens = [api.call("POST", f"/api/games/{gid}/join", {"invite_token": s["invite_token"]})[1]
-                  ["player_token"] for s in created["seats"]]
+        gid, tokens = new_game(api, size, forces, f"history {units}")
         rng = random.Random(units)
         bar = Progress(f"history: universal {size.label}", max(spec.marks))
         resolved = 0
         while resolved < max(spec.marks):
-            status, game = api.call("GET", f"/api/games/{gid}")
-            if game["status"] != "active":
+            if not moves_round(app, api, gid, tokens, rng, ready, mail,
+                               lambda session, *at: meter.time("resolve", resolve_round, session, *at)):
                 break
-            for token in tokens:
-                send_orders(api, gid, token, int(game["round"]), rng, pick=moves_only)
-            with app.app_context():
-                while ready:
-                    with session_scope() as session:
-                        meter.time("resolve", resolve_round, session, *ready.pop())
-            mail.clear()  # the results mails stay in the outbox: no page reads them
             resolved += 1
             bar.advance()
             if resolved in spec.marks:

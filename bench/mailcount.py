@@ -279,6 +279,23 @@ def counted(out_dir: Path) -> dict[str, int]:
     return found
 
 
+def under_callgrind(module: str, args: list[str]) -> tuple[str, dict[str, int]]:
+    """`python -m module args` under callgrind, counting between its marks only: what it
+    printed (printed here too) and the instructions of each mark's dump. Exits with its
+    errors if it failed."""
+    out_dir = Path(tempfile.mkdtemp(prefix=f"{module.rpartition('.')[2]}-"))
+    cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
+           f"--callgrind-out-file={out_dir}/callgrind.out.%p", sys.executable, "-m", module, *args]
+    env = {**os.environ, "PYTHONHASHSEED": "0", "MAILCOUNT_MARKS": "1"}
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(done.stderr[-4000:])
+    print(done.stdout, end="")
+    totals = counted(out_dir)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    return done.stdout, totals
+
+
 def main() -> None:
     p = argparse.ArgumentParser(prog="python -m bench.mailcount", description=__doc__)
     p.add_argument("--rounds", type=int, default=8)
@@ -291,20 +308,11 @@ def main() -> None:
     if not args.callgrind:
         inside(args)
         return
-    out_dir = Path(tempfile.mkdtemp(prefix="mailcount-"))
-    cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
-           f"--callgrind-out-file={out_dir}/callgrind.out.%p", sys.executable, "-m", "bench.mailcount",
-           "--rounds", str(args.rounds), "--passes", str(args.passes)]
-    cmd += ["--cold"] if args.cold else []
-    cmd += ["--keep", args.keep] if args.keep else []
-    env = {**os.environ, "PYTHONHASHSEED": "0", "MAILCOUNT_MARKS": "1"}
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(done.stderr[-4000:])
-    print(done.stdout, end="")
-    totals = counted(out_dir)
-    shutil.rmtree(out_dir, ignore_errors=True)
-    for line in done.stdout.splitlines():
+    again = ["--rounds", str(args.rounds), "--passes", str(args.passes)]
+    again += ["--cold"] if args.cold else []
+    again += ["--keep", args.keep] if args.keep else []
+    stdout, totals = under_callgrind("bench.mailcount", again)
+    for line in stdout.splitlines():
         kind, _, rest = line.partition(": ")
         if kind in totals:
             n = int(rest.split()[0])

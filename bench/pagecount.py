@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import os
 import pstats
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench.mailcount import Marks, counted
+from bench.mailcount import Marks, under_callgrind
 from bench.pgdb import ADMIN_URL, url_of
 
 PAGES = ("game", "round", "record")
@@ -62,11 +60,8 @@ def play(app: Any, units: int, rounds: int) -> None:
     """A universal game of 2 × units played `rounds` rounds with moves only."""
     from bench.endpoints import Meter, catch_sends
     from bench.forces import unit_size
-    from bench.history import TestClientApi, moves_only
-    from bench.load import send_orders
+    from bench.history import TestClientApi, moves_round, new_game
     from bench.progress import Progress
-    from service.db import session_scope
-    from service.resolution import resolve_round
 
     size = unit_size("universal", units)
     if size.forces is None:
@@ -74,27 +69,12 @@ def play(app: Any, units: int, rounds: int) -> None:
     ready, mail = catch_sends()
     client = app.test_client()
     api = TestClientApi(client, Meter())
-    seats = [{"name": p, "email": f"{p}@example.com", "force": size.forces[p]} for p in size.players]
-    status, created = api.call("POST", "/api/games", {"ruleset": "universal", "title": f"pages {units}",
-                                                      "options": size.options, "seats": seats})
-    if status != 201:
-        raise RuntimeError(f"create game: {status} {created}")
-    gid = created["id"]
-    tokens = [api.call("POST", f"/api/games/{gid}/join", {"invite_token": s["invite_token"]})[1]
-              ["player_token"] for s in created["seats"]]
+    gid, tokens = new_game(api, size, size.forces, f"pages {units}")
     rng = random.Random(units)
     bar = Progress(f"pagecount: universal 2×{units}", rounds)
     for _ in range(rounds):
-        game = api.call("GET", f"/api/games/{gid}")[1]
-        if game["status"] != "active":
+        if not moves_round(app, api, gid, tokens, rng, ready, mail):
             break
-        for token in tokens:
-            send_orders(api, gid, token, int(game["round"]), rng, pick=moves_only)
-        with app.app_context():
-            while ready:
-                with session_scope() as session:
-                    resolve_round(session, *ready.pop())
-        mail.clear()
         bar.advance()
     bar.close(f"{rounds} rounds")
 
@@ -214,17 +194,8 @@ def main(argv: list[str] | None = None) -> None:
     play_first = [sys.executable, "-m", "bench.pagecount", "--play-only", *sizes]
     play_first += ["--fresh"] if args.fresh else []
     subprocess.run(play_first, check=True)
-    out_dir = Path(tempfile.mkdtemp(prefix="pagecount-"))
-    cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
-           f"--callgrind-out-file={out_dir}/callgrind.out.%p", sys.executable, "-m", "bench.pagecount",
-           *sizes, "--calls", str(args.calls), "--warm", str(args.warm), "--pages", ",".join(args.pages)]
-    env = {**os.environ, "PYTHONHASHSEED": "0", "MAILCOUNT_MARKS": "1"}
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(done.stderr[-4000:])
-    print(done.stdout, end="")
-    totals = counted(out_dir)
-    shutil.rmtree(out_dir, ignore_errors=True)
+    _stdout, totals = under_callgrind("bench.pagecount", [*sizes, "--calls", str(args.calls), "--warm",
+                                                          str(args.warm), "--pages", ",".join(args.pages)])
     for label, total in totals.items():
         page, _, units = label.partition("-")
         print(f"2x{units} {page}: {total / args.calls / 1e6:.2f} M instructions a call (callgrind)")
