@@ -172,7 +172,10 @@ def hammered(stack: Stack, requests: list[hammer.Request], spec: CapacitySpec, t
 
 
 # -- the web floor --------------------------------------------------------------------------
-def floor_stack(exits: ExitStack, sizes: FullSizes, extra_env: dict[str, str] | None = None) -> Stack:
+FLOOR_APP = "bench.floorapp:create_app()"
+
+
+def floor_stack(exits: ExitStack, sizes: FullSizes) -> Stack:
     """bench/floorapp.py under the web server as the stack runs it, on a private database,
     until exits close."""
     from bench.floorapp import prepare
@@ -183,10 +186,9 @@ def floor_stack(exits: ExitStack, sizes: FullSizes, extra_env: dict[str, str] | 
     port = stacks.free_port()
     env = stacks.base_env(port)
     env["BENCH_FLOOR_DATABASE_URL"] = url
-    env.update(extra_env or {})
     stack = Stack("webfloor", port, env, workdir, url, database=url.rsplit("/", 1)[1])
     exits.callback(stack.stop)
-    stack.start("web", stacks.web_server("bench.floorapp:create_app()", port, sizes))
+    stack.start("web", stacks.web_server(FLOOR_APP, port, sizes))
     stacks.wait_http(stack, path="/ping")
     return stack
 
@@ -201,7 +203,7 @@ def web_floor(sizes: FullSizes, spec: CapacitySpec) -> dict[str, Any]:
     tool = hammer.choose_tool(spec.tool)
     with ExitStack() as exits:
         stack = floor_stack(exits, sizes)
-        server = stacks.server_text(sizes.server, sizes.web_workers, sizes.web_threads)
+        server = stacks.server_text(FLOOR_APP, sizes.web_workers, sizes.web_threads)
         out: dict[str, Any] = {"tool": tool, "load_before": loadavg(), "server": server}
         out["ping"] = hammered(stack, [hammer.Request("GET", "/ping")], spec, tool, spec.floor_seconds,
                                "web floor GET /ping")

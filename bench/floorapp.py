@@ -33,7 +33,7 @@ def make_engine(url: str) -> Engine:
 
 
 def prepare(url: str, rows: int = ROWS) -> None:
-    """The table with `rows` rows (aid 1..rows, balance 0), made once before gunicorn starts."""
+    """The table with `rows` rows (aid 1..rows, balance 0), made once before the server starts."""
     engine = make_engine(url)
     try:
         with engine.begin() as conn:
@@ -52,10 +52,6 @@ def _fill(conn: Connection, rows: int) -> None:
 
 def create_app() -> Flask:
     app = Flask(__name__)
-    if os.environ.get("BENCH_FLOOR_JSON") == "orjson":
-        from bench.orjson_provider import OrjsonProvider
-
-        app.json = OrjsonProvider(app)
     engine = make_engine(os.environ["BENCH_FLOOR_DATABASE_URL"])
 
     @app.get("/ping")

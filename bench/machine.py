@@ -10,7 +10,7 @@ import sys
 from importlib import metadata
 from typing import Any
 
-PACKAGES = ("flask", "sqlalchemy", "celery", "gunicorn", "psycopg", "redis")
+PACKAGES = ("flask", "sqlalchemy", "celery", "granian", "psycopg", "redis")
 
 
 def load() -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.stack import server_text
+from bench.stack import SERVICE_APP, server_text
 from bench.targets import all_targets
 
 
@@ -124,8 +124,7 @@ def web_floor_text(floor: dict[str, Any], nproc: Any, md: bool) -> str:
         rows.append([what, f"{r['ok_per_s']:,.0f}", _share(r["ok_per_s"], tps),
                      f"{r['p50_ms']:,.1f} / {r['p99_ms']:,.1f}", _answers(r), _cpu_text(r["cpu_ms_per_ok"]),
                      str(r["pg_connections_opened"]), _others(r, nproc), r["load_after"]])
-    server = web.get("server") or f"gunicorn {web['gunicorn']}"  # results written before granian
-    return (f"bench/floorapp.py under {server}, loaded by {web['tool']} with "
+    return (f"bench/floorapp.py under {web['server']}, loaded by {web['tool']} with "
             f"{web['ping']['clients']} connections for {web['ping']['seconds']:.0f} s each:\n\n"
             + table(["request", "requests/s", "of pgbench", "answer ms p50 / p99", "errors",
                      "CPU ms per request", "PG connections opened", OTHERS, "load after"], rows, md))
@@ -176,7 +175,7 @@ def capacity_text(results: dict[str, Any], md: bool) -> str:
                         "task ms p50 (in the worker)", "errors", "mail left queued", OTHERS, "load after"],
                        [_resolution_row(cap["resolution"], tps, nproc)], md)
     sub, res, sizes = cap["submission"], cap["resolution"], cap["sizes"]
-    server = server_text(sizes.get("server", "gunicorn"), sizes["web_workers"], sizes["web_threads"])
+    server = server_text(SERVICE_APP, sizes["web_workers"], sizes["web_threads"])
     about = (f"{sub['games']:,} games of {sub['players']} seats on a stack of their own ({server}; "
              f"no mail worker: mail waits in its own queue), prepared over HTTP in {cap['prepare_s']:.0f} s. "
              "Submissions: seat 1 of every "

@@ -1,7 +1,7 @@
 """The service on loopback, started and stopped by the bench.
 
 Full: `dicepost db upgrade` on a private PostgreSQL database, `dicepost web` (granian, as the
-image runs it; FullSizes.server picks bare granian or gunicorn instead) serving the app,
+image runs it) serving the app,
 N `dicepost worker` processes, Redis with a private key prefix and queue names.
 Embedded: `dicepost serve` (Werkzeug threads, SQLite, tasks in-process).
 """
@@ -40,9 +40,6 @@ class FullSizes:
     concurrency: int = 1
     redis_db: int = 11
     mail_workers: int = 0  # >0: resolution workers take only the resolve queue, these the mail queue
-    # The web server: "dicepost" (`dicepost web`, granian with the startup checks and the
-    # access log: what ships), "granian" (bare) or "gunicorn" (gthread).
-    server: str = "dicepost"
 
 
 def free_port() -> int:
@@ -235,31 +232,28 @@ def migrate(stack: Stack) -> None:
     subprocess.run([*dicepost(), "db", "upgrade"], env=stack.env, cwd=ROOT, check=True, capture_output=True)
 
 
-def server_text(server: str, workers: int, threads: int) -> str:
+SERVICE_APP = "service:create_app()"
+
+
+def server_text(app: str, workers: int, threads: int) -> str:
     """The web server as the reports name it."""
-    if server == "gunicorn":
-        return f"gunicorn -w {workers} -k gthread --threads {threads}"
-    what = "`dicepost web` (granian)" if server == "dicepost" else "granian"
+    what = "`dicepost web` (granian)" if app == SERVICE_APP else "granian"
     return f"{what} --workers {workers} --threads {threads}"
 
 
 def web_server(app: str, port: int, sizes: FullSizes) -> list[str]:
     """The web server's command line: the stack's and the web floor's are the same but for `app`.
 
-    app: "module:factory()". sizes.server "dicepost": the service's `dicepost web` (another
-    app than the service's: bare granian, the same settings); "granian": granian's WSGI
-    interface with as many workers, and blocking threads for the threads; "gunicorn": gthread."""
-    if sizes.server == "dicepost" and app == "service:create_app()":
+    app: "module:factory()". The service's is `dicepost web`, as the image runs it (its
+    startup checks and access log included); another app runs under bare granian with the
+    same workers and threads (granian's blocking threads)."""
+    if app == SERVICE_APP:
         return [*dicepost(), "web", "--bind", f"127.0.0.1:{port}", "--workers", str(sizes.web_workers),
                 "--threads", str(sizes.web_threads)]
-    if sizes.server in ("dicepost", "granian"):
-        return [shutil.which("granian", path=str(BIN)) or "granian", "--interface", "wsgi", "--factory",
-                "--workers", str(sizes.web_workers), "--blocking-threads", str(sizes.web_threads),
-                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-ws",
-                app.removesuffix("()")]
-    return [shutil.which("gunicorn", path=str(BIN)) or "gunicorn", "-w", str(sizes.web_workers),
-            "-k", "gthread", "--threads", str(sizes.web_threads), "-b", f"127.0.0.1:{port}",
-            "--log-level", "warning", app]
+    return [shutil.which("granian", path=str(BIN)) or "granian", "--interface", "wsgi", "--factory",
+            "--workers", str(sizes.web_workers), "--blocking-threads", str(sizes.web_threads),
+            "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-ws",
+            app.removesuffix("()")]
 
 
 def full_stack(exits: ExitStack, sizes: FullSizes, workers: bool = True, tag: str = "svc") -> Stack:
@@ -278,7 +272,7 @@ def full_stack(exits: ExitStack, sizes: FullSizes, workers: bool = True, tag: st
     exits.callback(clear_redis, env["REDIS_URL"], env["DICEPOST_REDIS_PREFIX"])
     exits.callback(stack.stop)
     migrate(stack)
-    stack.start("web", web_server("service:create_app()", port, sizes))
+    stack.start("web", web_server(SERVICE_APP, port, sizes))
     started = launch_workers(stack, sizes) if workers else []
     wait_http(stack)
     for w in started:

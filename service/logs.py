@@ -1,9 +1,9 @@
 """Logging: one setup for the web app and the workers, request ids, tokens kept out of logs.
 
 - `configure()` puts one handler on the root logger (stderr, `DICEPOST_LOG_FORMAT` text or
-  json, `DICEPOST_LOG_LEVEL`, default INFO). Gunicorn and Celery leave the root logger
-  alone, so without it the service's INFO lines went nowhere. The web app calls it from
-  `init_app`, the worker from Celery's `setup_logging` signal (worker.celery_init_app).
+  json, `DICEPOST_LOG_LEVEL`, default INFO). Celery leaves the root logger alone, so without
+  it the service's INFO lines would go nowhere. The web app calls it from `init_app`, the
+  worker from Celery's `setup_logging` signal (worker.celery_init_app).
 - Every request gets an id: the caller's `X-Request-Id` when it is a short plain token
   (a proxy's or a load balancer's), else a new one. It is on every line logged while the
   request runs and in the answer's `X-Request-Id` header; a task's lines carry the id of
@@ -11,12 +11,10 @@
 - Player, GM, invitation, spectator, sign-in and mail-settings tokens travel in URL paths (the links
   mailed to players), so any logged path could hand a seat to whoever reads the log.
   `redact()` masks them (and secret-looking query parameters) in every line the root
-  handler writes, and `GunicornLogger` does the same for gunicorn's access log
-  (`gunicorn --logger-class service.logs.GunicornLogger`, which also writes JSON lines
-  when DICEPOST_LOG_FORMAT=json). The image's server, granian (`dicepost web`), has its
-  own access log off: `AccessLog` writes one line a request through the root handler, so
-  masked, in its format, with the request id. Pages whose URL holds a token
-  answer `Referrer-Policy: no-referrer`, so the token is not sent on to other sites.
+  handler writes. The web server, granian (`dicepost web`), has its own access log off:
+  `AccessLog` writes one line a request through the root handler, so masked, in its
+  format, with the request id. Pages whose URL holds a token answer
+  `Referrer-Policy: no-referrer`, so the token is not sent on to other sites.
 """
 
 from __future__ import annotations
@@ -35,8 +33,6 @@ from typing import Any, TextIO
 from celery import current_task
 from celery.signals import before_task_publish
 from flask import Flask, Response, g, has_request_context, request
-from gunicorn.config import AccessLogFormat
-from gunicorn.glogging import Logger as GunicornBaseLogger
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 FORMATS = ("text", "json")
@@ -234,34 +230,13 @@ def setup_worker_logging(loglevel: Any = None, **_: Any) -> None:
     configure(os.environ.get("DICEPOST_LOG_LEVEL") or loglevel)
 
 
-class GunicornLogger(GunicornBaseLogger):  # type: ignore[misc]  # gunicorn ships no type hints
-    """gunicorn's logger with tokens masked in every access-log atom (request line, path,
-    query, referrer, environ), its handlers filtered like ours, and the request id after
-    the default access-log line."""
-
-    def setup(self, cfg: Any) -> None:
-        super().setup(cfg)
-        if cfg.access_log_format == AccessLogFormat.default:
-            cfg.set("access_log_format", AccessLogFormat.default + " rid=%({x-request-id}o)s")
-        as_json = log_format(os.environ.get("DICEPOST_LOG_FORMAT")) == "json"
-        for log in (self.error_log, self.access_log):
-            for handler in log.handlers:
-                install_filters(handler)
-                if as_json:  # one format for every line of the process
-                    handler.setFormatter(JsonFormatter())
-
-    def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
-        atoms = super().atoms(resp, req, environ, request_time)
-        return {key: redact(value) if isinstance(value, str) else value for key, value in atoms.items()}
-
-
 ACCESS_LOGGER = "dicepost.access"
 _Environ = dict[str, Any]
 _StartResponse = Callable[..., Any]
 
 
 class AccessLog:
-    """WSGI middleware: an access-log line for each request, as gunicorn's default line
+    """WSGI middleware: an access-log line for each request in the common combined shape
     (address, "request line", status, body bytes, "referrer", "user agent") with the
     time taken and `rid=` the request id after it, every token masked.
 

@@ -125,7 +125,7 @@ _LOGGING = {"version": 1, "disable_existing_loggers": False,
 def server(target: str, where: tuple[str, int] | Path, workers: int, threads: int) -> Any:
     """granian serving `target` (the import path of an app factory) on (host, port) or a unix
     socket: `workers` processes of `threads` threads each running the app; a worker that
-    dies is started again, as gunicorn's arbiter does."""
+    dies is started again."""
     from granian import Granian
     from granian.constants import Interfaces
     from granian.log import LogLevels

@@ -5,7 +5,7 @@ Only in embedded mode (no REDIS_URL); in full mode mail goes out over SMTP.
 The kept mail holds every player's invitation, sign-in and reply links, so the mailbox
 is for the machine's own user only. A request is served when all of these hold:
 - the process is bound to a loopback address (the WSGI SERVER_NAME, which werkzeug's
-  and gunicorn's servers set to the address they listen on), and the client's own
+  and granian's servers set to the address they listen on), and the client's own
   address is loopback (the socket's, never a proxy header: ProxyFix's original is used);
   MAILBOX_ANY_ADDRESS (DICEPOST_MAILBOX_ANY_ADDRESS=1) lifts both, for a deliberate
   set-up such as a container whose port is published to the host only;

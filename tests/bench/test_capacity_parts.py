@@ -101,10 +101,10 @@ def _results(submissions: float, rounds: float) -> dict:
     return {"machine": MACHINE,
             "floor": {"pgbench": {"tps": 1000.0, "latency_ms": 1.0, "load": "0", "command": "pgbench"},
                       "redis": {"rps": 30000.0, "clients": 8, "rtt_ms": 0.05, "load": "0", "command": "rb"},
-                      "web": {"tool": "wrk", "server": "gunicorn -w 2 -k gthread --threads 8",
+                      "web": {"tool": "wrk", "server": "granian --workers 2 --threads 8",
                               "ping": _run(2000.0), "update": _run(600.0)}},
             "capacity": {"tool": "wrk", "prepare_s": 40.0, "submission": submission, "resolution": resolution,
-                         "memory": [{"role": "web", "pid": 1, "process": "gunicorn", "peak_rss_mb": 90.0}],
+                         "memory": [{"role": "web", "pid": 1, "process": "dicepost web", "peak_rss_mb": 90.0}],
                          "sizes": {"web_workers": 2, "web_threads": 8, "workers": 2}}}
 
 

@@ -60,7 +60,7 @@ def results() -> dict[str, object]:
         "spec": {"games": 200, "turns": 50, "storage": "flatfile"}, "runs": runs,
         "embedded": {**_hammered(320.0, 20, 60, 2.5, 0.0), "clients": 16},
         "resolution": {"workers": 2, "rounds_per_s": 520.0, "cpu_ms_per_round": {"worker": 3.5}},
-        "memory": [{"role": "web", "pid": 1, "process": "gunicorn", "peak_rss_mb": 90.0}]}}
+        "memory": [{"role": "web", "pid": 1, "process": "dicepost web", "peak_rss_mb": 90.0}]}}
 
 
 def test_the_table_shows_both_sides_their_ratio_and_the_floor_first() -> None:

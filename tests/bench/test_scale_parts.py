@@ -115,7 +115,7 @@ def _sub_run(games: int, web_ms: float) -> dict[str, Any]:
 def _scale(ms: tuple[float, ...], counts: tuple[int, ...] = (60, 600, 6000), peak: float = 120.0) -> dict:
     return {"spec": {"seconds": 8}, "rows_per_game": {"games": 1, "seats": 2},
             "runs": [_sub_run(g, m) for g, m in zip(counts, ms, strict=True)], "active_games": max(counts),
-            "memory": [{"role": "web", "pid": 1, "process": "gunicorn", "peak_rss_mb": 90.0},
+            "memory": [{"role": "web", "pid": 1, "process": "dicepost web", "peak_rss_mb": 90.0},
                        {"role": "worker 1", "pid": 2, "process": "dicepost worker", "peak_rss_mb": peak}]}
 
 

@@ -196,7 +196,7 @@ def served(image: Image, tmp_path: Path) -> Iterator[tuple[int, dict[str, str]]]
     env = image.env(DATABASE_URL=f"sqlite:///{tmp_path}/served.sqlite3", SECRET_KEY="served",
                     DICEPOST_SEAL_KEY=SEAL_KEY)
     run([image.bin("dicepost"), "db", "upgrade"], cwd=image.root, env=env)
-    with (tmp_path / "gunicorn.log").open("wb") as log:
+    with (tmp_path / "server.log").open("wb") as log:
         proc = _serve(image, argv, env, stderr=log)
         try:
             yield port, env

@@ -19,7 +19,7 @@ import click
 import pytest
 import yaml
 
-from service import cli, gunicorn_conf, webserver
+from service import cli, webserver
 from tests.conftest import ROOT, clean_env, dicepost_command, free_port, full_env
 from tests.packaging import dockerfile
 
@@ -199,4 +199,3 @@ def test_the_embedded_default_is_refused_on_a_public_bind_unless_asked() -> None
         assert problem is not None and "on 0.0.0.0:8000:" in problem
     assert webserver.refusal(["0.0.0.0:8000"], {"DICEPOST_PUBLIC_EMBEDDED": "1"}) is None
     assert webserver.refusal(["0.0.0.0:8000"], {"DICEPOST_PUBLIC_EMBEDDED": "yes"}) is not None
-    assert gunicorn_conf.refusal is webserver.refusal  # gunicorn, run by hand, refuses the same
