@@ -2,13 +2,13 @@
 
 `create_app(config=None)` reads the environment (service.config), then applies the
 given overrides. Blueprints: web pages (service.web), the JSON API (service.api),
-`/healthz` (service.health) and, when present, inbound mail (service.mail). Templates
+`/healthz` (service.health), inbound mail (service.mail.web), the GM's API and pages
+(service.gm), the verifier page and the players' dashboard. Templates
 come from the `templates` package (package data, so an installed wheel has them).
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 from collections.abc import Mapping
@@ -28,10 +28,6 @@ from service.tasks import celery_init_app
 
 csrf = CSRFProtect()
 log = logging.getLogger(__name__)
-
-# Optional blueprints written by other parts of the project: (module, attribute).
-OPTIONAL_BLUEPRINTS = [("service.mail.web", "bp"), ("service.gm.api", "bp"), ("service.gm.pages", "bp"),
-                       ("service.verify_page", "bp"), ("service.dashboard", "bp")]
 
 
 class CookieSessions(SecureCookieSessionInterface):
@@ -67,14 +63,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     db.init_app(app)
     csrf.init_app(app)
 
-    from service import api, health, web
+    from service import api, dashboard, health, verify_page, web
+    from service.gm import api as gm_api
+    from service.gm import pages as gm_pages
+    from service.mail import web as mail_web
 
     app.register_blueprint(web.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(health.bp)
     csrf.exempt(api.bp)
-    for module_name, attr in OPTIONAL_BLUEPRINTS:
-        _register_optional(app, module_name, attr)
+    for bp in (mail_web.bp, gm_api.bp, gm_pages.bp, verify_page.bp, dashboard.bp):
+        app.register_blueprint(bp)
 
     from service import ratelimit
 
@@ -94,13 +93,3 @@ def _instance_path() -> str | None:
     raw = os.environ.get("DICEPOST_INSTANCE_PATH")
     return os.path.abspath(raw) if raw else None
 
-
-def _register_optional(app: Flask, module_name: str, attr: str) -> None:
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            return  # that part of the project is not installed
-        raise
-    bp = getattr(module, attr)
-    app.register_blueprint(bp)
