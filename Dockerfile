@@ -1,8 +1,8 @@
 # One image for web, worker and beat (docker-compose.yml picks the command).
 # Stage 0 fetches the verifier page's Python runtime (npm's pyodide, pinned in the Makefile);
-# stage 1 builds the wheel from the sources and that runtime; stage 2 installs the pinned
-# dependencies of requirements.lock (`make lock` writes it), then the wheel alone: no source
-# tree in the image.
+# stage 1 builds the wheel from the sources and that runtime; stage 2 installs the runtime
+# dependencies of requirements.lock (`make lock` writes it), each file checked against its
+# hash, then the wheel alone: no source tree in the image.
 FROM node:20-slim AS runtime
 RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends make >/dev/null \
     && rm -rf /var/lib/apt/lists/*
@@ -24,7 +24,7 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
     DICEPOST_INSTANCE_PATH=/app/instance
 COPY requirements.lock /tmp/requirements.lock
-RUN pip install --no-deps --requirement /tmp/requirements.lock
+RUN pip install --require-hashes --requirement /tmp/requirements.lock
 COPY --from=build /wheels /wheels
 # pip check: the lock holds every dependency the wheel declares, at versions it accepts.
 RUN pip install --no-deps /wheels/dicepost-*.whl && pip check \

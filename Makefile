@@ -6,11 +6,15 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: venv run test lint typecheck pytest bench lock clean pyodide
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
-	touch $(STAMP)
+# The venv gets requirements-dev.lock (every file checked against its hash), then this
+# checkout, editable, built with the lock's setuptools (no build environment fetched).
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+$(STAMP): pyproject.toml requirements-dev.lock
+	@echo "make venv: installing requirements-dev.lock and dicepost into $(VENV)"
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(PIP) install -qq --require-hashes --requirement requirements-dev.lock
+	@$(PIP) install -qq --no-deps --no-build-isolation --editable .
+	@touch $(STAMP)
 
 venv: $(STAMP)
 
@@ -63,16 +67,20 @@ test: lint typecheck pytest
 bench: venv
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
-# requirements.lock, the image's pinned dependencies: a plain (not editable) install of this
-# checkout into a fresh venv, frozen. Run it after changing the dependencies in pyproject.toml.
-LOCK_VENV := build/lock-venv
-lock:
-	rm -rf $(LOCK_VENV)
-	$(PYTHON) -m venv $(LOCK_VENV)
-	$(LOCK_VENV)/bin/pip install -q .
-	{ echo "# The image's runtime dependencies, pinned (Python 3.11): regenerate with make lock."; \
-	  $(LOCK_VENV)/bin/pip freeze --exclude dicepost; } > requirements.lock
-	rm -rf $(LOCK_VENV)
+# The two locks, from pyproject.toml, every file with its hash (pip installs them with
+# --require-hashes): requirements-dev.lock is the runtime, dev and test tools (make venv),
+# requirements.lock the runtime alone (the image), resolved within the dev lock so the image
+# runs the versions the tests ran. uv rather than pip-tools: one resolver binary pinned in the
+# dev lock itself, a universal lock (markers for every platform and Python >= 3.11, not the
+# resolving machine's), PyPI alone whatever the machine's pip configuration, and seconds, not
+# minutes. Existing pins are kept while pyproject.toml allows them, so the same inputs give the
+# same locks; make lock LOCK_ARGS=--upgrade moves everything to the newest releases.
+LOCK_ARGS ?=
+UV_COMPILE := $(BIN)/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+	--custom-compile-command "make lock" $(LOCK_ARGS)
+lock: venv
+	$(UV_COMPILE) --extra dev --output-file requirements-dev.lock pyproject.toml
+	$(UV_COMPILE) --constraint requirements-dev.lock --output-file requirements.lock pyproject.toml
 
 clean:
 	rm -rf $(VENV) $(PYODIDE_DIR) instance/*.sqlite3 .pytest_cache .mypy_cache .ruff_cache
