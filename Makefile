@@ -60,9 +60,9 @@ pytest: venv pyodide
 
 test: lint typecheck pytest
 
-# Benchmarks (docs/performance.md): uses the local PostgreSQL and Redis, about 12 minutes and the scale and
-# history parts (docs/performance.md, "Scale, history and army size", gives their time); first the
-# side-by-side table with boardgame.io (its harness: --peer DIR or DICEPOST_PEER_DIR, skipped when absent).
+# Benchmarks (docs/performance.md, "How to run" gives each part and its time): uses the local
+# PostgreSQL and Redis; first the side-by-side table with boardgame.io (its harness: --peer DIR or
+# DICEPOST_PEER_DIR, skipped when absent).
 # Sizes as flags, e.g. make bench BENCH_ARGS="--games 50 --seconds 60" (python -m bench --help).
 bench: venv
 	$(BIN)/python -m bench $(BENCH_ARGS)
@@ -72,8 +72,8 @@ bench: venv
 # requirements.lock the runtime alone (the image), resolved within the dev lock so the image
 # runs the versions the tests ran. uv rather than pip-tools: one resolver binary pinned in the
 # dev lock itself, a universal lock (markers for every platform and Python >= 3.11, not the
-# resolving machine's), PyPI alone whatever the machine's pip configuration, and seconds, not
-# minutes. Existing pins are kept while pyproject.toml allows them, so the same inputs give the
+# resolving machine's), PyPI alone whatever the machine's pip configuration, and fast.
+# Existing pins are kept while pyproject.toml allows them, so the same inputs give the
 # same locks; make lock LOCK_ARGS=--upgrade moves everything to the newest releases.
 LOCK_ARGS ?=
 UV_COMPILE := $(BIN)/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \

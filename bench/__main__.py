@@ -1,8 +1,7 @@
 """`python -m bench` (`make bench`): side by side with boardgame.io, floor, engine, full stack, embedded
 default, capacity, scale (active games, memory) and history (pages and the record by rounds) in one go.
 
-Every size is a flag; the default run takes about 12 minutes on 2 cores before the scale and
-history parts (docs/performance.md gives theirs). Results print
+Every size is a flag; docs/performance.md ("How to run") says what each part takes. Results print
 as text (and optionally as JSON and as Markdown for docs/performance.md).
 """
 

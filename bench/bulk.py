@@ -1,8 +1,8 @@
 """Thousands of active games in seconds: one game made by the service, then cloned row for row.
 
 Creating a game through the service (create, then every seat joins: the chain of 4,096
-links, setup, ~13 statements in three transactions) costs 35 to 55 ms of CPU; 6,000 of
-them would take minutes. Here the template is made by the service itself (over HTTP),
+links, setup, a dozen statements in three transactions) is too dear to repeat thousands of
+times. Here the template is made by the service itself (over HTTP),
 and each clone is the template's rows copied in SQL, every table the service wrote for
 it (the game, its seats, step 1, round 1, schedules, audit rows, outbox rows, ...),
 with what the service would have made different in each game made new:

@@ -47,8 +47,7 @@ def database_url(raw: str | None, instance_path: str) -> str:
 
 # PostgreSQL connections each process keeps open. At least the web server's threads per
 # process: with fewer, the connections beyond the pool are closed after every request and
-# opened again for the next one (the bench saw 100+ new connections a minute at 8 threads
-# with SQLAlchemy's default of 5, and 12 to 25% fewer requests served).
+# opened again for the next one, and the server answers fewer requests.
 DEFAULT_DB_POOL_SIZE = 10
 
 

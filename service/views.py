@@ -167,8 +167,8 @@ def game_record(session: Session, game: Game, upto: int | None = None,
     schedule entries left out, and no outcome unless that step was the last. Its
     `messages` are those `viewer` may read (service.messages), outside the dice chain."""
     seats = list(game.seats)
-    # The states are not in the record (each step's hash is): reading them was half of its
-    # cost at 2 x 64 units.
+    # The states are not in the record (each step's hash is): reading them was much of its
+    # cost on large armies.
     query = select(Step).where(Step.game_id == game.id).options(defer(Step.state))
     if upto is not None:
         query = query.where(Step.t <= upto)
