@@ -85,6 +85,5 @@ def command(host: str, port: int, no_serve: bool) -> int:
         click.echo(f"Not serving (--no-serve); `dicepost serve --host {host} --port {port}` "
                    "serves these links.")
         return 0
-    click.echo(f"Serving on http://{host}:{port}/ (Ctrl-C stops)")
     serve(app, host, port)
     return 0

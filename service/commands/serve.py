@@ -77,10 +77,17 @@ def closed_when_sent(wsgi_app: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def serve(app: Flask, host: str, port: int) -> None:
-    from werkzeug.serving import run_simple
+    # Werkzeug's server without run_simple's banner: its red "development server" warning
+    # read as an error on every `make run`; this command says what it serves instead.
+    from werkzeug.serving import make_server
 
     require_schema(app)
     require_seal(app)
+    try:
+        server = make_server(host, port, closed_when_sent(app), threaded=True)
+    except OSError as exc:  # the address is taken or not this machine's
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    click.echo(f"Serving on http://{host}:{port}/ (Ctrl-C stops)")
     if app.config["EMBEDDED"]:
         from service.sweeper import start_thread
 
@@ -90,10 +97,7 @@ def serve(app: Flask, host: str, port: int) -> None:
         # The mailbox shows every player's mail, so it opens only with its key.
         link = mailbox_link(app, app.config.get("BASE_URL") or f"http://{host}:{port}")
         click.echo(f"Mailbox (the mail this server keeps, for this machine's own user): {link}")
-    try:
-        run_simple(host, port, closed_when_sent(app), threaded=True, use_reloader=False)
-    except OSError as exc:  # the address is taken or not this machine's
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    server.serve_forever()  # until Ctrl-C; it closes the socket then
 
 
 @click.command("serve", help="Serve the web app and API.")

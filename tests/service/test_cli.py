@@ -229,10 +229,13 @@ def test_serve_prints_the_mailbox_link_that_opens_it(tmp_path: Path) -> None:
                     DICEPOST_INSTANCE_PATH=str(tmp_path / "instance"))
     subprocess.run([*dicepost_command(), "db", "upgrade"], env=env, cwd=ROOT, check=True,
                    capture_output=True, timeout=120)
-    server = subprocess.Popen([*dicepost_command(), "serve", "--port", str(port)], env=env, cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    err = tmp_path / "stderr.txt"
+    with err.open("w") as err_file:
+        server = subprocess.Popen([*dicepost_command(), "serve", "--port", str(port)], env=env, cwd=ROOT,
+                                  stdout=subprocess.PIPE, stderr=err_file, text=True)
     try:
         assert server.stdout is not None
+        assert server.stdout.readline() == f"Serving on http://127.0.0.1:{port}/ (Ctrl-C stops)\n"
         line = server.stdout.readline()
         assert line.startswith("Mailbox ") and f"http://127.0.0.1:{port}/mailbox?key=" in line, line
         link = line.split(": ", 1)[1].strip()
@@ -252,3 +255,5 @@ def test_serve_prints_the_mailbox_link_that_opens_it(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+    # Nothing that reads as an error on a plain start: no red "development server" banner.
+    assert "WARNING" not in err.read_text() and "Traceback" not in err.read_text()
