@@ -1,7 +1,7 @@
 """The production web server: granian's WSGI interface, with the deployment's checks first.
 
 `dicepost web` (the image's and compose's command) starts it; it was chosen over gunicorn
-by measurement (docs/performance.md, "The web server, adopted by measurement"). Before
+by measurement (docs/performance.md, "Choices made by measurement"). Before
 any socket is bound:
 
 - The embedded default (no DATABASE_URL and REDIS_URL) keeps every mail in the web app's
