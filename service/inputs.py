@@ -8,7 +8,8 @@ both databases.
   view runs, and the inbound mail path applies it to a mail's subject and body.
 - Whole numbers: the columns are 32-bit INTEGER on PostgreSQL; SQLite takes 64 bits and
   raises OverflowError beyond. `whole_number` keeps both backends to the smaller range,
-  and the hook answers 404 for a URL number no row can have.
+  and the hook answers 404 for a URL number no row can have. A JSON number too long to
+  read at all (service.jsonlimits) is refused by the hook naming its field.
 - Addresses: `normal_address` is the one validator (email-validator: syntax and the
   RFC 5321 lengths, no DNS look-ups) and gives the one form an address is stored,
   counted and compared in (lower case: mail providers do not tell case apart, and a
@@ -31,6 +32,7 @@ from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import InternalServerError
 
 from service.errors import BadRequest, Invalid, NotFound
+from service.jsonlimits import LongNumber
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +64,10 @@ def check_text(value: str, field: str) -> str:
     return value
 
 
-def _strings(value: Any, path: str) -> Iterable[tuple[str, str]]:
-    """(field path, text) for every key and string inside a JSON value."""
-    if isinstance(value, str):
+def _strings(value: Any, path: str) -> Iterable[tuple[str, str | LongNumber]]:
+    """(field path, text) for every key and string inside a JSON value, and (field path,
+    number) for every number too long to read (service.jsonlimits)."""
+    if isinstance(value, str | LongNumber):
         yield path, value
     elif isinstance(value, dict):
         for key, item in value.items():
@@ -77,9 +80,13 @@ def _strings(value: Any, path: str) -> Iterable[tuple[str, str]]:
 
 
 def check_json(value: Any, path: str = "") -> None:
-    """BadRequest naming the first string (or key) of a JSON value that cannot be stored."""
-    for field, text in _strings(value, path):
-        check_text(text, field or "body")
+    """BadRequest naming the first string (or key) of a JSON value that cannot be stored,
+    or the first number too long to read."""
+    for field, item in _strings(value, path):
+        if isinstance(item, LongNumber):
+            raise BadRequest(f"{field or 'body'}: a number of {item.digits} digits is too long to read",
+                             field or "body")
+        check_text(item, field or "body")
 
 
 def whole_number(value: Any, field: str, low: int = INT_MIN, high: int = INT_MAX) -> int:
