@@ -1,4 +1,6 @@
-"""The JSON API blueprint (/api): its exact shapes are described by /api/openapi.json.
+"""The JSON API blueprint (/api). Each view declares its contract with
+`service.api_schema.operation`: the models (service.api_models) of its body and answer, which check the body
+before the view runs and make /api/openapi.json.
 
 Every refusal is JSON naming the field or line: 400 bad JSON, 401 token, 404 unknown,
 409 round not open, 413 body too large, 422 content refused. A refused request
@@ -13,12 +15,14 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from service import access, forces, games, submit, views
+from service import access, forces, games, jsonlimits, submit, views
+from service import api_models as schema
+from service.api_models import CreateGame, ForceCheckIn, ForceSchemaQuery, JoinIn, OrdersIn
+from service.api_schema import document, operation
 from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import BadRequest, Invalid, ServiceError
 from service.gm.actions import checked_policy
-from service.openapi import spec
 from service.urls import join_url, player_url
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -52,61 +56,34 @@ def unrouted(exc: HTTPException) -> tuple[Response, int] | HTTPException:
     return response, status
 
 
-def json_body() -> dict[str, Any]:
-    if not request.is_json:
-        raise BadRequest("send a JSON object with Content-Type: application/json")
-    data = request.get_json(silent=True)
-    if data is None:
-        raise BadRequest("the body is not valid JSON")
-    if not isinstance(data, dict):
-        raise BadRequest("the body must be a JSON object")
-    return data
-
-
 def bearer() -> str | None:
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
-def seat_specs(value: Any) -> list[games.SeatSpec]:
-    if not isinstance(value, list) or not value:
-        raise Invalid("seats must be a non-empty list of {\"name\", \"email\"}", "seats")
-    specs = []
-    for i, item in enumerate(value):
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise Invalid("each seat is an object with a \"name\"", f"seats[{i}]")
-        email = item.get("email")
-        if email is not None and not isinstance(email, str):
-            raise Invalid("email must be text", f"seats[{i}].email")
-        unknown = set(item) - {"name", "email", "force"}
-        if unknown:
-            raise Invalid(f"unknown seat field {sorted(unknown)[0]!r}", f"seats[{i}]")
-        specs.append(games.SeatSpec(item["name"], email or None, item.get("force")))
-    return specs
+@bp.before_request
+def token_before_body() -> None:
+    """PUT orders without a token: 401 (404 for an unknown game) before the body is read."""
+    if request.endpoint == "api.put_orders" and bearer() is None:
+        games.seat_by_token(get_session(), str((request.view_args or {}).get("game_id", "")), None)
 
 
 @bp.get("/games")
+@operation("The newest public games", answer=schema.PublicGames)
 def list_games() -> Response:
     return jsonify(views.public_games_json(get_session()))
 
 
 @bp.post("/games")
-def create_game() -> tuple[Response, int]:
-    data = json_body()
-    options = data.get("options", {})
-    if not isinstance(options, dict):
-        raise Invalid("options must be a JSON object", "options")
-    public = data.get("public", True)
-    if not isinstance(public, bool):
-        raise Invalid("public must be true or false", "public")
-    title = data.get("title")
-    if title is not None and not isinstance(title, str):
-        raise Invalid("title must be text", "title")
-
-    policy = checked_policy(data["deadline_policy"]) if data.get("deadline_policy") is not None else None
-    created = games.create_game(get_session(), data.get("ruleset"), title, seat_specs(data.get("seats")),
-                                options, public, join_url, deadline_policy=policy)
+@operation("Create a game; the dice commitment S_0 is published at once", body=CreateGame,
+           answer=schema.GameCreated, status=201)
+def create_game(body: CreateGame) -> tuple[Response, int]:
+    policy = None if body.deadline_policy is None else checked_policy(
+        body.deadline_policy.model_dump(exclude_unset=True))
+    seats = [games.SeatSpec(s.name, s.email or None, s.force) for s in body.seats]
+    created = games.create_game(get_session(), body.ruleset, body.title, seats, body.options, body.public,
+                                join_url, deadline_policy=policy)
     return jsonify({
         "id": created.id,
         "commitment": created.commitment,
@@ -117,21 +94,28 @@ def create_game() -> tuple[Response, int]:
 
 
 @bp.post("/games/<game_id>/join")
-def join(game_id: str) -> Response:
-    data = json_body()
-    joined = games.join(get_session(), game_id, data.get("invite_token"), data.get("entropy"),
-                        data.get("force"))
+@operation("Take a seat with its invite token; the last join starts the game", body=JoinIn,
+           answer=schema.Joined, refusals=(401, 404, 409))
+def join(game_id: str, body: JoinIn) -> Response:
+    joined = games.join(get_session(), game_id, body.invite_token, body.entropy, body.force)
     return jsonify({"player_token": joined.player_token,
                     "player_url": player_url(game_id, joined.player_token)})
 
 
+READABLE = "A private game: send a player's, the GM's or a spectator link's token."
+
+
 @bp.get("/games/<game_id>")
+@operation("A game's public status", answer=schema.Game, refusals=(404,), security="reader",
+           description=READABLE)
 def game(game_id: str) -> Response:
     access.reader(get_session(), game_id)  # a private game: 404 without its token
     return jsonify(views.game_json(get_session(), game_id))
 
 
 @bp.get("/games/<game_id>/orders")
+@operation("The player's legal orders and current submission", answer=schema.OrdersView,
+           refusals=(401, 404), security="bearer")
 def get_orders(game_id: str) -> Response:
     session = get_session()
     with session.begin():
@@ -140,16 +124,10 @@ def get_orders(game_id: str) -> Response:
 
 
 @bp.put("/games/<game_id>/orders")
-def put_orders(game_id: str) -> Response:
-    token = bearer()
-    if token is None:
-        games.seat_by_token(get_session(), game_id, None)  # 404 or 401, before reading the body
-    data = json_body()
-    if "round" not in data:
-        raise Invalid("round is missing: the number of the round these orders are for", "round")
-    if "orders" not in data:
-        raise Invalid("orders is missing: the order text, one order a line", "orders")
-    accepted = submit.submit(get_session(), game_id, token, data["round"], data["orders"], "api")
+@operation("Submit or amend orders; the latest version counts", body=OrdersIn,
+           answer=schema.OrdersAccepted, refusals=(401, 404, 409), security="bearer")
+def put_orders(game_id: str, body: OrdersIn) -> Response:
+    accepted = submit.submit(get_session(), game_id, bearer(), body.round, body.orders, "api")
     answer: dict[str, Any] = {"round": accepted.round, "accepted": accepted.lines,
                               "version": accepted.version, "at": accepted.at}
     if accepted.receipt:  # keep it: it proves which text was yours (dicepost verify --receipt)
@@ -158,12 +136,18 @@ def put_orders(game_id: str) -> Response:
 
 
 @bp.get("/games/<game_id>/rounds/<int:number>")
+@operation("A resolved round: events, rolls and the revealed key S_t", answer=schema.RoundView,
+           refusals=(404,), security="reader", description=READABLE)
 def round_(game_id: str, number: int) -> Response:
     access.reader(get_session(), game_id)
     return jsonify(views.round_json(get_session(), game_id, number))
 
 
 @bp.get("/games/<game_id>/record")
+@operation("The game record (dicepost-record/1) for replay and verification", answer=schema.Record,
+           refusals=(404,), security="reader",
+           description="Its messages are the reader's: a player's token brings the private messages they "
+                       "sent or got, the GM's every one, none the public talk. " + READABLE)
 def record(game_id: str) -> Response:
     """The record as its reader may read it: a player's holds the private messages they sent
     or got, the GM's every message, anyone else's the public talk."""
@@ -175,8 +159,8 @@ def record(game_id: str) -> Response:
 
 
 @bp.get("/rulesets")
+@operation("The registered rulesets and their options", answer=schema.Rulesets)
 def rulesets() -> Response:
-
     return jsonify(rulesets_json())
 
 
@@ -188,11 +172,13 @@ def _ruleset_options(ruleset_id: str, given: Any) -> tuple[Any, dict[str, Any]]:
 
 
 @bp.get("/rulesets/<ruleset_id>/force-schema")
-def force_schema(ruleset_id: str) -> Response:
+@operation("The JSON Schema of a force in a game with these options, and the default force",
+           query=ForceSchemaQuery, answer=schema.ForceSchema)
+def force_schema(ruleset_id: str, query: ForceSchemaQuery) -> Response:
     """The ruleset's force schema for a game with these options (`?options=` JSON), and
     the force a first seat gets when it brings none."""
     try:
-        given = json.loads(request.args.get("options") or "{}")
+        given = jsonlimits.loads(query.options or "{}")
     except json.JSONDecodeError as exc:
         raise BadRequest(f"options is not valid JSON: {exc.msg}", "options") from None
     ruleset, options = _ruleset_options(ruleset_id, given)
@@ -201,15 +187,16 @@ def force_schema(ruleset_id: str) -> Response:
 
 
 @bp.post("/rulesets/<ruleset_id>/force-check")
-def force_check(ruleset_id: str) -> Response:
+@operation("A force judged as joining judges it: every refusal with its field, and its cost",
+           body=ForceCheckIn, answer=schema.ForceVerdict)
+def force_check(ruleset_id: str, body: ForceCheckIn) -> Response:
     """A force judged as joining would judge it (`{"force", "options"}`): every refusal
     with the field it is about (its path, dotted), and its cost against the budget."""
-    body = json_body()
-    ruleset, options = _ruleset_options(ruleset_id, body.get("options") or {})
-    return jsonify(forces.check(ruleset, body.get("force"), options).to_json())
+    ruleset, options = _ruleset_options(ruleset_id, body.options or {})
+    return jsonify(forces.check(ruleset, body.force, options).to_json())
 
 
 @bp.get("/openapi.json")
+@operation("This description", answer=schema.Document)
 def openapi() -> Response:
-
-    return jsonify(spec())
+    return jsonify(document(current_app))
