@@ -7,6 +7,7 @@ over-long addresses.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -146,3 +147,36 @@ def test_an_unexpected_error_answers_a_generic_message(app: Any) -> None:
         r = app.test_client().get(path)
         assert r.status_code == 500
         assert "SELECT" not in r.get_data(as_text=True)
+
+
+LONG = "9" * 5001  # more digits than Python reads as one int (sys.get_int_max_str_digits)
+
+
+def with_long(body: Any) -> str:
+    """`body` as JSON text with each 123456789 written as a number of 5,001 digits."""
+    return json.dumps(body).replace("123456789", LONG)
+
+
+def test_a_number_too_long_to_read_is_refused_naming_its_field(client: Any, app: Any) -> None:
+    table = start(client)
+    before = counts(app)
+    r = client.put(f"/api/games/{table.id}/orders", headers=table.auth("alice"),
+                   data=with_long({"round": 123456789, "orders": "pass"}), content_type="application/json")
+    assert_refused(r, "round")
+    assert r.status_code == 400 and "5001 digits" in r.json["error"]
+    body = with_long(game_body(options={"width": -123456789}))
+    r = client.post("/api/games", data=body, content_type="application/json")
+    assert r.status_code == 400 and r.json["field"] == "options.width"
+    # With text no backend stores beside it: still a 400, nothing stored.
+    body = with_long(game_body(title=NUL, x=[123456789]))
+    assert_refused(client.post("/api/games", data=body, content_type="application/json"))
+    assert counts(app) == before
+
+
+def test_a_number_too_long_to_read_in_a_form_field_is_refused_as_json(client: Any, app: Any) -> None:
+    """JSON typed into a form (the GM page's policy): the form's own refusal, not a 500."""
+    table = start(client)
+    page = f"/games/{table.id}/gm/{table.created['gm_token']}"
+    policy = with_long({"kind": "duration", "duration": "PT1H", "missed_turns": {"after": 123456789}})
+    r = client.post(page + "/policy", data={"policy": policy}, follow_redirects=True)
+    assert r.status_code < 500 and "policy: not valid JSON" in r.get_data(as_text=True)

@@ -180,3 +180,43 @@ def test_list_public_games(client: Any) -> None:
     assert [g["id"] for g in listed] == [shown.id]
     assert listed[0] == {"id": shown.id, "title": "Test game", "ruleset": "universal", "status": "waiting",
                          "round": None, "commitment": shown.created["commitment"]}
+
+
+def test_refusals_name_nested_fields_in_the_services_spelling(app: Flask, client: Any) -> None:
+    """The body's model finds these; the field is written as the service writes it
+    (dotted, list items by index, the deadline policy under deadline_policy)."""
+    seats = [{"name": "a"}, {"name": "b"}]
+    cases = [
+        ({"ruleset": None, "seats": seats}, "ruleset", "ruleset is missing: the id of a ruleset"),
+        ({"seats": []}, "seats", "seats must not be empty"),
+        ({"seats": [{"name": "a"}, {"name": "b", "email": 5}]}, "seats[1].email", "must be text"),
+        ({"seats": [{"name": "a", "colour": "red"}, {"name": "b"}]}, "seats[0].colour", "unknown field"),
+        ({"seats": [{"name": "a", "force": [1]}, {"name": "b"}]}, "seats[0].force", "JSON object"),
+        ({"seats": seats, "options": []}, "options", "must be a JSON object"),
+        ({"seats": seats, "title": 7}, "title", "must be text"),
+        ({"seats": seats, "deadline_policy": "PT48H"}, "deadline_policy", "JSON object"),
+        ({"seats": seats, "deadline_policy": {"kind": "weekly"}}, "deadline_policy.kind",
+         "expected one of ['calendar', 'duration', 'none'], got 'weekly'"),
+        ({"seats": seats, "deadline_policy": {"duration": "PT4H"}}, "deadline_policy.kind", "expected one of"),
+        ({"seats": seats, "deadline_policy": {"kind": "duration", "duration": "PT4H", "typo": 1}},
+         "deadline_policy.typo", "unknown field"),
+        ({"seats": seats, "deadline_policy": {"kind": "none", "quiet_hours": {"start": "22:00"}}},
+         "deadline_policy.quiet_hours.end", "is missing"),
+        ({"seats": seats, "deadline_policy": {"kind": "none", "missed_turns": {"after": 0}}},
+         "deadline_policy.missed_turns.after", "at least 1"),
+        ({"seats": seats, "deadline_policy": {"kind": "none", "missed_turns": {"action": "panic"}}},
+         "deadline_policy.missed_turns.action", "choose one of: hold, extend, bot, replace"),
+        ({"seats": seats, "deadline_policy": {"kind": "calendar", "days": [], "time": "20:00"}},
+         "deadline_policy.days", "must not be empty"),
+        # What the model lets through, the service judges: the same spelling.
+        ({"seats": seats, "deadline_policy": {"kind": "calendar", "days": ["funday"], "time": "20:00"}},
+         "deadline_policy.days[0]", "funday"),
+    ]
+    before = counts(app)
+    for body, field, words in cases:
+        given = {k: v for k, v in {"ruleset": "universal", **body}.items() if v is not None}
+        r = client.post("/api/games", json=given)
+        assert r.status_code == 422, (body, r.json)
+        assert r.json["field"] == field and words in r.json["error"], (body, r.json)
+        assert set(r.json) == {"error", "field"}
+    assert counts(app) == before

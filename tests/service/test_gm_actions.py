@@ -305,3 +305,31 @@ def test_a_game_in_utc_shows_the_deadline_once(tmp_path):
     world = World(tmp_path).start({"kind": "duration", "duration": "PT48H"})
     player = world.client.get(f"/games/{world.game_id}/player/{world.tokens['red']}").get_data(as_text=True)
     assert ">Wed 03 Jun 2026 12:00 UTC</time>" in player
+
+
+@pytest.mark.parametrize(("method", "path", "body", "field", "words"), [
+    ("PUT", "policy", {"kind": "calendar", "days": "mon", "time": "20:00"}, "deadline_policy.days", "must be a list"),
+    ("PUT", "policy", {"kind": "none", "quiet_hours": {"start": 22}}, "deadline_policy.quiet_hours.start",
+     "must be text"),
+    ("PUT", "policy", {"kind": "tomorrow"}, "deadline_policy.kind", "expected one of"),
+    ("POST", "extend", {"by": 24}, "by", "must be text"),
+    ("POST", "replace", {"email": "x@example.org"}, "seat", "seat is missing: the name of a seat"),
+    ("POST", "announce", {"text": ["hello"]}, "text", "must be text"),
+])
+def test_a_gm_body_that_does_not_fit_names_its_field_and_changes_nothing(world, method, path, body, field, words):
+    r = world.gm(method, path, body)
+    assert (r.status_code, r.json["field"]) == (422, field), r.json
+    assert words in r.json["error"]
+    assert actions(world) == []
+
+
+@pytest.mark.parametrize(("body", "field", "words"), [
+    ({"absences": [{"from": 1, "to": "2030-01-02"}]}, "absences[0].from", "must be text"),
+    ({"absences": [{"from": "2030-01-01", "to": "2030-01-02", "why": "trip"}]}, "absences[0].why", "unknown"),
+    ({"wait": "yes"}, "wait", "true or false"),
+    ({"seat": "red"}, "seat", "unknown field"),  # what GET gives is not all settable
+])
+def test_a_settings_body_that_does_not_fit_names_its_field(world, body, field, words):
+    r = world.settings("red", body)
+    assert (r.status_code, r.json["field"]) == (422, field), r.json
+    assert words in r.json["error"]

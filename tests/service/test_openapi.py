@@ -11,8 +11,9 @@ from flask import Blueprint, Flask, Response, jsonify
 from service import api_models
 from service.api import service_error
 from service.api_models import OrdersAccepted, OrdersIn
-from service.api_schema import operation
+from service.api_schema import DECLARED, operation
 from service.errors import ServiceError
+from tests.service.play import create
 
 
 def test_every_api_route_is_described(sqlite_app: Flask) -> None:
@@ -84,3 +85,52 @@ def test_the_deadline_policy_is_a_union_over_its_kinds(sqlite_app: Flask) -> Non
         assert _schemas(spec)[kind]["additionalProperties"] is False  # a typo is refused, not ignored
     put = spec["paths"]["/api/games/{game_id}/gm/policy"]["put"]
     assert put["requestBody"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/PolicyIn"}
+
+
+def test_every_answer_of_a_whole_game_is_what_its_route_declares(sqlite_app: Flask) -> None:
+    """A game played through the API, the GM's actions included: each answer validates
+    against the model its route declares (what /api/openapi.json says it is)."""
+    client = sqlite_app.test_client()
+
+    def declared(method: str, path: str, status: int = 200, **kw: Any) -> Any:
+        r = client.open(path, method=method, **kw)
+        assert r.status_code == status, (path, r.json)
+        adapter = sqlite_app.url_map.bind("dicepost.test")
+        endpoint, _args = adapter.match(path.partition("?")[0], method=method)
+        DECLARED[sqlite_app.view_functions[endpoint]].answer.model_validate(r.json, strict=True)
+        return r.json
+
+    table = create(client)
+    base = f"/api/games/{table.id}"
+    for seat in table.created["seats"]:
+        joined = declared("POST", f"{base}/join", json={"invite_token": seat["invite_token"]})
+        table.tokens[seat["name"]] = joined["player_token"]
+    gm = {"Authorization": f"Bearer {table.created['gm_token']}"}
+    declared("GET", "/api/games")
+    declared("GET", "/api/rulesets")
+    declared("GET", "/api/rulesets/universal/force-schema?options=%7B%22width%22%3A%2010%7D")
+    declared("POST", "/api/rulesets/universal/force-check", json={"force": {"units": []}})
+    declared("GET", "/api/openapi.json")
+    declared("GET", base)
+    declared("GET", f"{base}/orders", headers=table.auth("alice"))
+    declared("PUT", f"{base}/orders", headers=table.auth("alice"), json={"round": 1, "orders": "pass"})
+    declared("PUT", f"{base}/orders", headers=table.auth("bob"), json={"round": 1, "orders": "pass"})
+    declared("GET", f"{base}/rounds/1")
+    declared("PUT", f"{base}/settings", headers=table.auth("alice"),
+             json={"wait": True, "absences": [{"from": "2030-01-01", "to": "2030-01-02"}], "zone": "Europe/Berlin"})
+    declared("GET", f"{base}/settings", headers=table.auth("alice"))
+    declared("POST", f"{base}/gm/pause", headers=gm)
+    declared("POST", f"{base}/gm/resume", headers=gm)
+    declared("POST", f"{base}/gm/extend", headers=gm, json={"by": "PT2H"})
+    declared("POST", f"{base}/gm/announce", headers=gm, json={"text": "Next round on Friday."})
+    declared("PUT", f"{base}/gm/policy", headers=gm, json={"kind": "calendar", "days": ["fri"], "time": "18:00",
+                                                          "quiet_hours": {"start": "23:00", "end": "07:00"}})
+    invite = declared("POST", f"{base}/gm/replace", headers=gm, json={"seat": "bob"})["invite_token"]
+    declared("POST", f"{base}/takeover", json={"invite_token": invite})
+    declared("POST", f"{base}/gm/remove", headers=gm, json={"seat": "bob", "units": "bot"})
+    declared("POST", f"{base}/gm/resolve", headers=gm)
+    declared("GET", f"{base}/gm", headers=gm)
+    declared("GET", f"{base}/record", headers=table.auth("alice"))
+    declared("POST", f"{base}/gm/end", headers=gm)
+    record = declared("GET", f"{base}/record", headers=gm)
+    assert record["schedule_log"] and record["steps"]
