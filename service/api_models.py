@@ -10,7 +10,7 @@ web forms and mail commands share with the API, so each such check lives once.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
@@ -26,9 +26,9 @@ class Body(BaseModel):
     text, true is not 1); fields the service does not know are ignored."""
 
     model_config = ConfigDict(strict=True, extra="ignore")
-    # Where a discriminated union sits (a field's name, "" for the body itself): pydantic
-    # puts the union's tag in an error's location there, which is no field of the body.
-    tagged: ClassVar[tuple[str, ...]] = ()
+    # Where a discriminated union sits (a field's name, "" for the body itself), with its
+    # tags: pydantic puts the tag in an error's location there, which is no field of the body.
+    tagged: ClassVar[dict[str, tuple[str, ...]]] = {}
     # The name the body's own fields are under in a refusal ("deadline_policy.duration").
     field_prefix: ClassVar[str] = ""
 
@@ -106,18 +106,20 @@ class NoDeadline(PolicyCommon):
 
 
 DeadlinePolicy = Annotated[DurationPolicy | CalendarPolicy | NoDeadline, Field(discriminator="kind")]
+POLICY_KINDS = tuple(sorted(get_args(kind.model_fields["kind"].annotation)[0]
+                            for kind in (DurationPolicy, CalendarPolicy, NoDeadline)))
 
 
 class PolicyIn(RootModel[DeadlinePolicy]):
     """A deadline policy (docs/schedule.md), checked as a whole by the service."""
 
     model_config = ConfigDict(strict=True)
-    tagged: ClassVar[tuple[str, ...]] = ("",)
+    tagged: ClassVar[dict[str, tuple[str, ...]]] = {"": POLICY_KINDS}
     field_prefix: ClassVar[str] = "deadline_policy"
 
 
 class CreateGame(Body):
-    tagged: ClassVar[tuple[str, ...]] = ("deadline_policy",)
+    tagged: ClassVar[dict[str, tuple[str, ...]]] = {"deadline_policy": POLICY_KINDS}
 
     ruleset: str = Field(description="the id of a ruleset (GET /api/rulesets)")
     seats: list[SeatIn] = Field(min_length=1, description="the seats, in turn order")

@@ -42,10 +42,9 @@ _TYPES = {"string_type": "must be text", "bool_type": "must be true or false",
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 
 
-def _field(loc: tuple[int | str, ...], model: type[BaseModel]) -> str:
-    """An error's location in the service's spelling: `seats[0].email`, with the union
-    tags pydantic inserts left out and the body's prefix in front."""
-    tagged: tuple[str, ...] = getattr(model, "tagged", ())
+def _path(loc: tuple[int | str, ...], tagged: dict[str, tuple[str, ...]]) -> str:
+    """An error's location in the service's spelling, `seats[0].email`, leaving out the
+    union tags pydantic puts after each place in `tagged`."""
     path = ""
     tag_at = 0 if "" in tagged else -1
     for i, part in enumerate(loc):
@@ -54,28 +53,31 @@ def _field(loc: tuple[int | str, ...], model: type[BaseModel]) -> str:
         path = f"{path}[{part}]" if isinstance(part, int) else f"{path}.{part}" if path else part
         if path in tagged:
             tag_at = i + 1
-    prefix: str = getattr(model, "field_prefix", "")
-    return f"{prefix}.{path}" if prefix and path else prefix or path
+    return path
 
 
 def _refusal(exc: ValidationError, model: type[BaseModel]) -> ServiceError:
-    """The first problem pydantic found, as the service's refusal naming its field."""
+    """The first problem pydantic found, as the service's refusal naming its field (under
+    the body's `field_prefix`, if it has one)."""
     error = exc.errors(include_url=False)[0]
-    kind, ctx = error["type"], error.get("ctx") or {}
-    field = _field(error["loc"], model)
+    kind, ctx, loc = error["type"], error.get("ctx") or {}, error["loc"]
+    tagged: dict[str, tuple[str, ...]] = getattr(model, "tagged", {})
+    path = _path(loc, tagged)
+    prefix: str = getattr(model, "field_prefix", "")
+    field = ".".join(p for p in (prefix, path) if p)
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        kinds, field = list(tagged.get(path, ())), f"{field}.kind"
+        if "tag" in ctx:
+            return Invalid(f"{field}: expected one of {kinds}, got {ctx['tag']!r}", field)
+        return Invalid(f"{field} is missing: one of {kinds}", field)
     if kind == "missing":
-        top = model.model_fields.get(str(error["loc"][-1])) if len(error["loc"]) == 1 else None
+        top = model.model_fields.get(str(loc[-1])) if len(loc) == 1 else None
         what = f": {top.description}" if top is not None and top.description else ""
         return Invalid(f"{field} is missing{what}", field)
     if kind in _TYPES:
         return Invalid(f"{field} {_TYPES[kind]}", field)
     if kind == "literal_error":
         return Invalid(f"{field}: choose one of: {', '.join(_QUOTED.findall(ctx['expected']))}", field)
-    if kind in ("union_tag_invalid", "union_tag_not_found"):
-        field = f"{field}.kind" if field else "kind"
-        tags = sorted(_QUOTED.findall(str(ctx.get("expected_tags", ""))))
-        got = f", got {ctx['tag']!r}" if "tag" in ctx else ""
-        return Invalid(f"{field}: expected one of {tags}{got}", field)
     if kind == "extra_forbidden":
         return Invalid(f"{field}: unknown field", field)
     if kind == "too_short":
