@@ -13,16 +13,19 @@ import json
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from sqlalchemy.orm import Session
 from werkzeug.exceptions import HTTPException
 
-from service import access, forces, games, jsonlimits, submit, views
+from service import access, forces, games, jsonlimits, messages, submit, views
 from service import api_models as schema
-from service.api_models import CreateGame, ForceCheckIn, ForceSchemaQuery, JoinIn, OrdersIn
+from service.api_models import CreateGame, ForceCheckIn, ForceSchemaQuery, JoinIn, MessageIn, OrdersIn
 from service.api_schema import document, operation
 from service.catalog import rulesets_json
 from service.db import get_session
-from service.errors import BadRequest, Invalid, ServiceError
+from service.errors import BadRequest, Invalid, ServiceError, Unauthorized
 from service.gm.actions import checked_policy
+from service.models import Game
+from service.tokens import same_hash
 from service.urls import join_url, player_url
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -64,8 +67,9 @@ def bearer() -> str | None:
 
 @bp.before_request
 def token_before_body() -> None:
-    """PUT orders without a token: 401 (404 for an unknown game) before the body is read."""
-    if request.endpoint == "api.put_orders" and bearer() is None:
+    """Orders or a message without a token: 401 (404 for an unknown game) before the body
+    is read."""
+    if request.endpoint in ("api.put_orders", "api.post_message") and bearer() is None:
         games.seat_by_token(get_session(), str((request.view_args or {}).get("game_id", "")), None)
 
 
@@ -133,6 +137,33 @@ def put_orders(game_id: str, body: OrdersIn) -> Response:
     if accepted.receipt:  # keep it: it proves which text was yours (dicepost verify --receipt)
         answer["receipt"] = accepted.receipt
     return jsonify(answer)
+
+
+def _writer(session: Session, game_id: str, token: str | None) -> tuple[Game, str]:
+    """The game and who writes in it: the seat whose player token this is, or the GM."""
+    try:
+        seat = games.seat_by_token(session, game_id, token)
+        return seat.game, seat.name
+    except Unauthorized:
+        game = session.get(Game, game_id)
+        if token and game is not None and same_hash(token, game.gm_token_hash):
+            return game, "gm"
+        raise Unauthorized("a player's or the GM's token is needed (Authorization: Bearer <token>)") from None
+
+
+@bp.post("/games/<game_id>/messages")
+@operation("Write at the table: to everyone, to the GM or privately to one seat", body=MessageIn,
+           answer=schema.Sent, status=201, refusals=(401, 404), security="bearer",
+           description="With a player's token (or the GM's). The recipients get it on their pages, and by "
+                       "mail as their message preference says.")
+def post_message(game_id: str, body: MessageIn) -> tuple[Response, int]:
+    session = get_session()
+    with session.begin():
+        game, sender = _writer(session, game_id, bearer())
+        row = messages.post(session, game, sender, body.to, body.text, "api")
+        sent = {"id": row.id, "round": row.round, "from": row.sender, "to": row.recipient,
+                "at": row.created_at.isoformat(), "text": row.text}
+    return jsonify(sent), 201
 
 
 @bp.get("/games/<game_id>/rounds/<int:number>")

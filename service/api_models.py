@@ -192,6 +192,11 @@ class SettingsIn(Closed):
     email: str = optional("the seat's address; giving one clears its bounce record")
 
 
+class MessageIn(Body):
+    to: str = Field(description="all (everyone at the table), gm, or the name of a seat (privately)")
+    text: str = Field(description="the message, at most 2000 characters")
+
+
 class TakeoverIn(Body):
     invite_token: str | None = Field(None, description="the invitation the GM's replace gave")
 
@@ -341,6 +346,12 @@ class Message(Answer):
     to: str = Field(description="all, gm or a seat's name")
     at: str
     text: str
+
+
+class Sent(Message):
+    """A message as stored (and mailed to its recipient seats)."""
+
+    id: int
 
 
 class LogEntry(Answer):

@@ -130,7 +130,8 @@ def test_every_answer_of_a_whole_game_is_what_its_route_declares(sqlite_app: Fla
     declared("POST", f"{base}/gm/remove", headers=gm, json={"seat": "bob", "units": "bot"})
     declared("POST", f"{base}/gm/resolve", headers=gm)
     declared("GET", f"{base}/gm", headers=gm)
-    declared("GET", f"{base}/record", headers=table.auth("alice"))
+    declared("POST", f"{base}/messages", 201, headers=table.auth("alice"), json={"to": "gm", "text": "Hi GM"})
+    assert declared("GET", f"{base}/record", headers=table.auth("alice"))["messages"]
     declared("POST", f"{base}/gm/end", headers=gm)
     record = declared("GET", f"{base}/record", headers=gm)
     assert record["schedule_log"] and record["steps"]
