@@ -70,7 +70,10 @@ def token_before_body() -> None:
     """Orders or a message without a token: 401 (404 for an unknown game) before the body
     is read."""
     if request.endpoint in ("api.put_orders", "api.post_message") and bearer() is None:
-        games.seat_by_token(get_session(), str((request.view_args or {}).get("game_id", "")), None)
+        game_id = str((request.view_args or {}).get("game_id", ""))
+        if request.endpoint == "api.post_message":
+            _writer(get_session(), game_id, None)
+        games.seat_by_token(get_session(), game_id, None)
 
 
 @bp.get("/games")

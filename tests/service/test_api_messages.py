@@ -47,6 +47,9 @@ def test_a_player_writes_privately_and_to_everyone(world: World) -> None:
 def test_the_gm_writes_with_the_gm_token(world: World) -> None:
     r = write(world, world.gm_token, {"to": "all", "text": "Round 2 closes on Friday."})
     assert r.status_code == 201 and r.json["from"] == "gm"
+    for token in (None, "nope"):  # either token will do, and the refusal says so
+        r = write(world, token, {"to": "all", "text": "hi"})
+        assert r.status_code == 401 and "a player's or the GM's token" in r.json["error"]
 
 
 @pytest.mark.parametrize(("token", "body", "status", "field"), [
