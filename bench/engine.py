@@ -26,6 +26,7 @@ class Case:
     """One round to resolve: everything run_round takes, and the hash it must give."""
 
     ruleset: str
+    revision: int
     state: dict[str, Any]
     inputs: dict[str, str]
     t: int
@@ -45,7 +46,7 @@ def collect(size: Size, min_rounds: int, max_rounds: int = 200) -> tuple[list[Ca
         seed += 1
         steps = game.record["steps"]
         for prev, step, result in zip(game.results[:-1], steps[1:], game.results[1:], strict=True):
-            cases.append(Case(size.ruleset, prev.state, step["inputs"], step["t"],
+            cases.append(Case(size.ruleset, game.record["revision"], prev.state, step["inputs"], step["t"],
                               bytes.fromhex(step["step_key"]), tuple(r["n"] for r in step["rolls"]),
                               result.state_hash))
         state_sizes += [len(canonical(r.state)) for r in game.results]
@@ -61,7 +62,7 @@ def time_rounds(cases: list[Case]) -> tuple[float, float]:
     for c in cases:
         dice = Dice(c.key, c.t)
         start, start_cpu = clock(), cpu_clock()
-        run_round(c.ruleset, c.state, c.inputs, c.t, dice)
+        run_round(c.ruleset, c.state, c.inputs, c.t, dice, revision=c.revision)
         wall += clock() - start
         cpu += cpu_clock() - start_cpu
     return wall, cpu
@@ -78,7 +79,7 @@ def time_dice(cases: list[Case]) -> tuple[float, float]:
 def check(cases: list[Case]) -> None:
     """The timed path gives the recorded states (a bench of a wrong result means nothing)."""
     for c in cases:
-        result = run_round(c.ruleset, c.state, c.inputs, c.t, Dice(c.key, c.t))
+        result = run_round(c.ruleset, c.state, c.inputs, c.t, Dice(c.key, c.t), revision=c.revision)
         if result.state_hash != c.state_hash:
             raise RuntimeError(f"{c.ruleset} step {c.t}: replay differs from the recorded state")
 

@@ -9,10 +9,11 @@ state type: it stores `dump(state)` (JSON) and its canonical hash.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar, Generic, Literal, TypeVar, final
+from typing import Any, ClassVar, Generic, Literal, Self, TypeVar, final
 
 from engine.dice import Dice, Roll
 from engine.eventwords import PLAIN_WORDS, EventWords
@@ -55,6 +56,15 @@ class OptionError(RulesError):
 class StateError(RulesError, ValueError):
     """A dumped state that a ruleset refuses to load: inconsistent, so playing on from it
     would go wrong later (a ValueError too, for callers that treat bad data as such)."""
+
+
+class UnknownRevision(RulesError):
+    """A revision of a ruleset that its history does not list."""
+
+    def __init__(self, ruleset_id: str, revision: object, known: int) -> None:
+        self.ruleset_id = ruleset_id
+        self.revision = revision
+        super().__init__(f"{ruleset_id} has no revision {revision!r}; its revisions are 1 to {known}")
 
 
 class ForceError(RulesError):
@@ -123,6 +133,18 @@ COMMON_OPTIONS: tuple[OptionSpec, ...] = (
 
 
 @dataclass(frozen=True)
+class Revision:
+    """One revision of a ruleset's rules: what it changed, in words a player reads on the
+    rules page. A game plays under the revision it was created under, to its end."""
+
+    number: int
+    changes: tuple[str, ...]
+
+
+FIRST_REVISION = Revision(1, ("The rules as this ruleset's page first read them.",))
+
+
+@dataclass(frozen=True)
 class RulesetInfo:
     id: str
     title: str
@@ -137,6 +159,28 @@ class RulesetInfo:
     # Which of its events' kinds and data keys mean what to a player (engine.eventwords):
     # what the turn summary on the player page and in the results mail reads.
     events: EventWords = PLAIN_WORDS
+    # Every revision of the rules, oldest first, numbered 1, 2, ...: a change to what setup,
+    # the order parser or resolve does for existing state is a new one (AUTHORING.md).
+    revisions: tuple[Revision, ...] = (FIRST_REVISION,)
+
+    def __post_init__(self) -> None:
+        numbers = [r.number for r in self.revisions]
+        if (not numbers or numbers != list(range(1, len(numbers) + 1))
+                or not all(r.changes for r in self.revisions)):
+            raise ValueError(f"{self.id}: revisions must be numbered 1, 2, ... in order, "
+                             f"each with its changes in words, not {numbers}")
+
+    @property
+    def revision(self) -> int:
+        """The newest revision: the one a new game is created under."""
+        return self.revisions[-1].number
+
+    def revision_named(self, number: object) -> Revision:
+        """The revision with this number, or UnknownRevision."""
+        if (isinstance(number, int) and not isinstance(number, bool)
+                and 1 <= number <= len(self.revisions)):
+            return self.revisions[number - 1]
+        raise UnknownRevision(self.id, number, self.revision)
 
     def option(self, name: str) -> OptionSpec:
         for spec in self.options:
@@ -238,10 +282,30 @@ class Board:
 
 
 class Ruleset(ABC, Generic[S]):
-    """A rule system. Subclasses are stateless: all game state lives in S."""
+    """A rule system. Subclasses are stateless: all game state lives in S.
+
+    One instance plays one revision of the rules (`revision`): the registry's instance plays
+    the newest, and `at_revision` gives the one of an older revision, whose game keeps it to
+    its end. Code that a revision changed branches on `self.revision`.
+    """
 
     info: ClassVar[RulesetInfo]
     verbs: ClassVar[tuple[Verb, ...]]
+    _revision: int | None = None  # None: the newest, info.revision
+
+    @property
+    def revision(self) -> int:
+        """The revision of the rules this instance plays."""
+        return self.info.revision if self._revision is None else self._revision
+
+    def at_revision(self, number: int) -> Self:
+        """This ruleset as it plays under revision `number` (UnknownRevision for one that
+        `info.revisions` does not list): the same class, with `revision` set. Use
+        `engine.registry.find_ruleset(id, number)`, which makes each once."""
+        self.info.revision_named(number)
+        other = copy.copy(self)
+        other._revision = number
+        return other
 
     # -- configuration ---------------------------------------------------------
     def options(self, given: Options | None = None) -> dict[str, Any]:

@@ -3,11 +3,12 @@
 Built in one place so that the service's `/record`, the engine's self-play and the
 verifiers (`engine.verify`, `dicepost verify`, the page at `/verify`) agree on its shape.
 
-Top level: format, profile, game_id, ruleset, commitment (S_0 hex), chain_length,
-players (seat order), entropy {player: hex}, salt (G hex), steps, outcome (null while
-the game goes on), checksum. Each step: t, inputs, key (the revealed S_t hex),
-inputs_digest (D_t hex), step_key (K_t hex), rolls [{step, j, n, face, label}], events,
-state_hash, checksum.
+Top level: format, profile, game_id, ruleset, revision (the rules revision the setup
+document names; a record written before rulesets had revisions has neither and is
+revision 1), commitment (S_0 hex), chain_length, players (seat order), entropy {player:
+hex}, salt (G hex), steps, outcome (null while the game goes on), checksum. Each step:
+t, inputs, key (the revealed S_t hex), inputs_digest (D_t hex), step_key (K_t hex), rolls
+[{step, j, n, face, label}], events, state_hash, checksum.
 
 A `dicepost-dice/v2` record also holds (docs/dice-spec.md, v2):
 - `server_made`: the seats that joined without entropy (theirs is H(.., "server-made", S_0,
@@ -45,6 +46,7 @@ from engine.dice import (
     inputs_digest,
     step_key,
 )
+from engine.steps import setup_revision
 
 RECORD_FORMAT = "dicepost-record/1"
 CHECKSUM = "checksum"
@@ -101,6 +103,8 @@ def build_record(
         "steps": [seal_step(s, salt, profile) for s in steps],
         "outcome": dict(outcome) if outcome is not None else None,
     }
+    if steps:
+        record["revision"] = setup_revision(steps[0]["inputs"])
     if profile == PROFILE_V2:
         record.update({k: [] for k in V2_FIELDS})
     record.update({k: v for k, v in (extra or {}).items() if k != CHECKSUM})

@@ -2,7 +2,8 @@
 
 A record (format `dicepost-record/1`, see `engine.record`) holds what docs/dice-spec.md needs to
 recompute every roll. `replay()` is the short answer of `engine.verify`'s full check
-(dice and rules): one row a step and the first difference. The step-by-step rules check
+(dice and rules): the ruleset and the rules revision it ran under, one row a step and the
+first difference. The step-by-step rules check
 both use lives in `engine.stepcheck`.
 """
 
@@ -30,6 +31,8 @@ class StepCheck:
 
 @dataclass
 class ReplayReport:
+    ruleset: str = ""
+    revision: int | None = None  # the rules revision the record's setup names
     steps: list[StepCheck] = field(default_factory=list)
     difference: Difference | None = None
     final_state: dict[str, Any] | None = None
@@ -40,9 +43,12 @@ class ReplayReport:
 
 
 def replay(record: Mapping[str, Any]) -> ReplayReport:
-    """Check a whole record (dice and rules); the first difference, if any."""
+    """Check a whole record (dice and rules) under its own rules revision; the first
+    difference, if any."""
     result = verify(record)
     return ReplayReport(
+        ruleset=result.ruleset,
+        revision=result.revision,
         steps=[StepCheck(s.t, len(s.rolls), s.events or 0, s.state_hash, s.ok) for s in result.steps],
         difference=result.difference,
         final_state=result.final_state,

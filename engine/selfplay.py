@@ -57,13 +57,15 @@ def play(
     bots: Mapping[str, BotKind] | None = None,
     profile: str = PROFILE,
     server_made: Sequence[str] = (),
+    revision: int | None = None,
 ) -> SelfPlay:
-    """A whole game of bots. Under v2 (`profile`), the bots choose with the bound key, the
-    inputs are canonical, every bot order set gets a version and its receipt, and the
-    `server_made` seats get the entropy the service gives a seat that brings none."""
+    """A whole game of bots under the ruleset's `revision` (None: the newest). Under v2
+    (`profile`), the bots choose with the bound key, the inputs are canonical, every bot
+    order set gets a version and its receipt, and the `server_made` seats get the entropy
+    the service gives a seat that brings none."""
     check_profile(profile)
     v2 = profile == PROFILE_V2
-    ruleset = find_ruleset(ruleset_id)
+    ruleset = find_ruleset(ruleset_id, revision)
     opts = ruleset.options(options)
     chosen = {p: dict((forces or {}).get(p) or ruleset.default_force(i, opts))
               for i, p in enumerate(players)}
@@ -77,7 +79,7 @@ def play(
     results: list[StepResult] = []
     bot_rounds: list[dict[str, Any]] = []
     versions: list[dict[str, Any]] = []
-    inputs = setup_inputs(ruleset_id, opts, players, chosen)
+    inputs = setup_inputs(ruleset_id, opts, players, chosen, ruleset.revision)
     result = run_setup(inputs, Dice(step_key(links[1], salt, 1, inputs, profile), 1, profile))
     results.append(result)
     t = 1
@@ -97,7 +99,8 @@ def play(
                 texts[p] = bot_orders(ruleset, state, p, seed, kind)
         inputs_t = round_inputs(players, texts)
         result = run_round(ruleset_id, result.state, inputs_t, t,
-                           Dice(step_key(links[t], salt, t, inputs_t, profile), t, profile))
+                           Dice(step_key(links[t], salt, t, inputs_t, profile), t, profile),
+                           revision=ruleset.revision)
         results.append(result)
     steps = [{**r.summary(), "key": links[r.t].hex()} for r in results]
     extra: dict[str, Any] = {"outcome": result.outcome}

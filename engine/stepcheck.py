@@ -45,15 +45,16 @@ class Difference:
 
 
 def run_recorded_step(ruleset: str, state: dict[str, Any] | None, inputs: Any, t: int,
-                      dice: Dice) -> StepResult:
-    """Run step t of a record: setup for t = 1, else round t-1 from `state`."""
+                      dice: Dice, *, revision: int) -> StepResult:
+    """Run step t of a record under its rules revision (the one its setup names): setup
+    for t = 1, else round t-1 from `state`."""
     if t == 1:
         if not isinstance(inputs, dict) or inputs.get("ruleset") != ruleset:
             raise RecordError("the setup names another ruleset than the record")
         return run_setup(inputs, dice)
     if state is None:
         raise RecordError(f"step {t} has no state to start from")
-    return run_round(ruleset, state, inputs, t, dice)
+    return run_round(ruleset, state, inputs, t, dice, revision=revision)
 
 
 def compare_step(t: int, result: StepResult, step: Mapping[str, Any]) -> Difference | None:

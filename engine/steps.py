@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.contract import JSON, ForceError, PlayerId, Ruleset
+from engine.contract import JSON, ForceError, PlayerId, RulesError, Ruleset
 from engine.dice import Dice, state_hash
 from engine.registry import find_ruleset
 
@@ -44,14 +44,26 @@ def setup_inputs(
     options: Mapping[str, Any],
     players: Sequence[PlayerId],
     forces: Mapping[PlayerId, Mapping[str, Any]],
+    revision: int,
 ) -> JSON:
-    """The setup document: the inputs of step 1."""
+    """The setup document: the inputs of step 1. It names the rules revision the game
+    plays under, so the dice of every step bind it."""
     return {
         "ruleset": ruleset_id,
+        "revision": revision,
         "options": dict(options),
         "players": list(players),
         "forces": {p: dict(forces[p]) for p in players},
     }
+
+
+def setup_revision(inputs: Mapping[str, Any]) -> int:
+    """The rules revision a setup document names: 1 for one written before rulesets had
+    revisions (no `revision` field); RulesError for anything but a whole number from 1."""
+    value = inputs.get("revision", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RulesError(f"the setup's revision must be a whole number from 1, not {value!r}")
+    return value
 
 
 def round_inputs(players: Sequence[PlayerId], texts: Mapping[PlayerId, str]) -> JSON:
@@ -89,8 +101,9 @@ def _finish(ruleset: Ruleset[Any], t: int, inputs: JSON, state: Any, events: lis
 
 
 def run_setup(inputs: JSON, dice: Dice) -> StepResult:
-    """Step 1: check every force, then let the ruleset set up the board."""
-    ruleset = find_ruleset(str(inputs["ruleset"]))
+    """Step 1: check every force, then let the ruleset, at the setup's revision, set up
+    the board."""
+    ruleset = find_ruleset(str(inputs["ruleset"]), setup_revision(inputs))
     options = ruleset.options(inputs.get("options", {}))
     players = [str(p) for p in inputs["players"]]
     forces = inputs["forces"]
@@ -104,13 +117,14 @@ def run_setup(inputs: JSON, dice: Dice) -> StepResult:
 
 
 def run_round(ruleset_id: str, state_json: Mapping[str, Any], inputs: Mapping[PlayerId, str],
-              t: int, dice: Dice) -> StepResult:
-    """Step t = round t-1: parse each player's accepted text against the state, resolve.
+              t: int, dice: Dice, *, revision: int) -> StepResult:
+    """Step t = round t-1 under the game's rules revision: parse each player's accepted
+    text against the state, resolve.
 
     Texts were accepted against this same state, so they parse; an OrderErrors here
     means a record was tampered with, and it propagates.
     """
-    ruleset = find_ruleset(ruleset_id)
+    ruleset = find_ruleset(ruleset_id, revision)
     state = ruleset.load(state_json)
     orders = {p: ruleset.parse_orders(state, p, text) for p, text in inputs.items() if text}
     res = ruleset.resolve(state, orders, dice)

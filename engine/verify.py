@@ -7,8 +7,9 @@
 3. for every step t: the revealed S_t against the previous link (H(S_t) = S_{t-1},
    from the commitment S_0), the inputs' digest D_t, the step key K_t, and every roll
    (its step, its number j, its sides n, and its face recomputed by rejection sampling);
-4. the same step re-run through the engine (`engine.stepcheck`): the rolls the rules ask
-   for, with their labels, every event and the state hash;
+4. the same step re-run through the engine (`engine.stepcheck`) under the rules revision
+   the setup names (1 when it names none; the record's `revision` must say the same): the
+   rolls the rules ask for, with their labels, every event and the state hash;
 5. each step's checksum, the outcome and the record's checksum.
 
 A `dicepost-dice/v2` record (the record names its profile) is also checked for what v2
@@ -66,14 +67,14 @@ from engine.stepcheck import (
     same_json,
     show_json,
 )
-from engine.steps import canonical_input
+from engine.steps import canonical_input, setup_revision
 from engine.strictjson import parse_strict
 
 __all__ = ["Held", "RecordError", "RollRow", "StepRow", "Verification", "parse_record", "verify"]
 
 RECORD_FIELDS = ("format", "profile", "game_id", "ruleset", "commitment", "chain_length",
                  "players", "entropy", "salt", "steps", CHECKSUM)
-OPTIONAL_RECORD_FIELDS = ("outcome",)
+OPTIONAL_RECORD_FIELDS = ("outcome", "revision")
 STEP_FIELDS = ("t", "key", "inputs", "inputs_digest", "step_key", "rolls", "events",
                "state_hash", CHECKSUM)
 ROLL_FIELDS = ("step", "j", "n", "face", "label")
@@ -135,6 +136,7 @@ class StepRow:
 class Verification:
     game_id: str = ""
     ruleset: str = ""
+    revision: int | None = None  # the rules revision the setup names (1 if it names none)
     commitment: str = ""
     salt: str = ""  # recomputed from the entropy
     salt_ok: bool | None = None
@@ -165,7 +167,8 @@ class Verification:
     def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok, "game_id": self.game_id, "ruleset": self.ruleset,
-            "commitment": self.commitment, "salt": self.salt, "salt_ok": self.salt_ok,
+            "revision": self.revision, "commitment": self.commitment, "salt": self.salt,
+            "salt_ok": self.salt_ok,
             "first_difference": self.difference.to_json() if self.difference else None,
             "differences": [d.to_json() for d in self.differences],
             "unchecked": self.unchecked, "replayed": self.replayed, "profile": self.profile,
@@ -397,6 +400,14 @@ class _Checker:
                 self.diff(t, "inputs ruleset", self.v.ruleset, inputs.get("ruleset", "missing"))
             if inputs.get("players") != players:
                 self.diff(t, "inputs players", show_json(players), inputs.get("players", "missing"))
+            try:
+                self.v.revision = setup_revision(inputs)
+            except RulesError:
+                self.diff(t, "inputs revision", "a whole number from 1", inputs["revision"])
+                return
+            stated = self.record.get("revision", self.v.revision)
+            if not _is_int(stated) or stated != self.v.revision:
+                self.diff(0, "revision", f"{self.v.revision}, the setup's", stated)
             return
         if (not isinstance(inputs, dict) or sorted(inputs) != sorted(players)
                 or not all(isinstance(v, str) for v in inputs.values())):
@@ -443,7 +454,7 @@ class _Checker:
         rnd = t - 1
         if state is not None:
             try:
-                ruleset = find_ruleset(self.v.ruleset)
+                ruleset = find_ruleset(self.v.ruleset, self.v.revision)
                 loaded = ruleset.load(state)
             except (RulesError, KeyError, ValueError, TypeError) as exc:
                 self.diff(t, "inputs", "a state to read the orders against", f"error: {exc}")
@@ -502,8 +513,9 @@ class _Checker:
         if self.row is None:
             raise InvariantError("step_rules before the step's row")
         try:
+            # step 1 runs under the revision its setup names; later ones only after it did
             result = run_recorded_step(self.v.ruleset, state, step["inputs"], t,
-                                       Dice(k_t, t, self.profile))
+                                       Dice(k_t, t, self.profile), revision=self.v.revision or 1)
         except (OrderErrors, RulesError, KeyError, ValueError, TypeError) as exc:
             self.row.rules = False
             self.diff(t, "rules", "the step to run", f"error: {exc}")

@@ -267,6 +267,7 @@ class SeatState(Answer):
 class Game(Answer):
     id: str
     ruleset: str
+    revision: int = Field(description="the rules revision the game plays to its end (/rules/<ruleset>/<n>)")
     title: str
     status: GameStatus
     round: int | None
@@ -371,6 +372,7 @@ class Record(Answer):
     profile: str
     game_id: str
     ruleset: str
+    revision: int = Field(description="the rules revision its setup names (a record without it: 1)")
     commitment: str
     chain_length: int
     players: list[str]
@@ -393,6 +395,11 @@ class RulesetOption(Answer):
     maximum: int | None
 
 
+class RulesRevision(Answer):
+    number: int
+    changes: list[str] = Field(description="what the revision changed, in words")
+
+
 class Ruleset(Answer):
     id: str
     title: str
@@ -400,6 +407,8 @@ class Ruleset(Answer):
     max_players: int
     summary: str
     options: list[RulesetOption]
+    revision: int = Field(description="the rules revision new games play")
+    revisions: list[RulesRevision] = Field(description="every revision, oldest first")
 
 
 class Rulesets(RootModel[list[Ruleset]]):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine import find_ruleset, rulesets
+from engine import Revision, find_ruleset, rulesets
 from engine.dice import DEFAULT_CHAIN_LENGTH
 from engine.orders import OrderErrors, Verb, parse_order_text
 
@@ -44,6 +44,12 @@ class RulesHelp:
     verbs: tuple[VerbHelp, ...]
     options: tuple[dict[str, Any], ...]
     glossary: tuple[tuple[str, str], ...]
+    revision: int  # the revision these rules are (a game's, or the newest)
+    revisions: tuple[Revision, ...]  # every revision, oldest first, with its changes
+
+    @property
+    def newest(self) -> int:
+        return self.revisions[-1].number
 
     @property
     def order_lines(self) -> list[str]:
@@ -71,15 +77,16 @@ def players_words(low: int, high: int) -> str:
     return f"{low} players" if low == high else f"{low}–{high} players"
 
 
-def rules_help(ruleset_id: str) -> RulesHelp:
-    """Raises engine.registry.UnknownRuleset for a ruleset that is not registered."""
-    ruleset = find_ruleset(ruleset_id)
+def rules_help(ruleset_id: str, revision: int | None = None) -> RulesHelp:
+    """The ruleset as it plays under `revision` (None: the newest). Raises
+    engine.registry.UnknownRuleset or UnknownRevision for one that is not there."""
+    ruleset = find_ruleset(ruleset_id, revision)
     info = ruleset.info
     verbs = tuple(VerbHelp(v.usage(), v.help, _example(v), v.role, v.aliases) for v in ruleset.verbs)
     verbs += (VerbHelp(PASS_HELP[0], PASS_HELP[1], PASS_HELP[2], "setting", ()),)
     options = next(r["options"] for r in rulesets_json() if r["id"] == info.id)
     return RulesHelp(info.id, info.title, info.summary, players_words(info.min_players, info.max_players),
-                     verbs, tuple(options), info.glossary)
+                     verbs, tuple(options), info.glossary, ruleset.revision, info.revisions)
 
 
 def rulesets_json() -> list[dict[str, Any]]:
@@ -93,7 +100,10 @@ def rulesets_json() -> list[dict[str, Any]]:
                         "doc": "most steps the game's dice chain covers (service option)",
                         "kind": "int", "choices": [], "minimum": 2, "maximum": 100_000})
         out.append({"id": info.id, "title": info.title, "min_players": info.min_players,
-                    "max_players": info.max_players, "summary": info.summary, "options": options})
+                    "max_players": info.max_players, "summary": info.summary, "options": options,
+                    "revision": info.revision,
+                    "revisions": [{"number": v.number, "changes": list(v.changes)}
+                                  for v in info.revisions]})
     return out
 
 

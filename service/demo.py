@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Dice, bot_orders, find_ruleset, run_round, run_setup, step_key
+from engine import Dice, bot_orders, find_ruleset, run_round, run_setup, setup_revision, step_key
 from engine.dice import PROFILE, H, chain_link_ok
 
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
@@ -115,6 +115,8 @@ def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: in
     result = run_setup(setup["inputs"], Dice(step_key(previous_key, salt, 1, setup["inputs"], profile),
                                              1, profile))
     _check_step(result.state_hash, result.rolls, setup, 1)
+    revision = setup_revision(setup["inputs"])  # the server's: the bots play the game's rules
+    ruleset = find_ruleset(ruleset_id, revision)
     state = result.state
     pages = 0
     number = 0
@@ -138,7 +140,8 @@ def play(base: str, ruleset_id: str, seed: str, players: int = 2, max_rounds: in
         _check_link(key, previous_key, t, profile)
         previous_key = key
         result = run_round(ruleset_id, state, step["inputs"], t,
-                           Dice(step_key(key, salt, t, step["inputs"], profile), t, profile))
+                           Dice(step_key(key, salt, t, step["inputs"], profile), t, profile),
+                           revision=revision)
         _check_step(result.state_hash, result.rolls, step, t)
         state = result.state
     _, record = client.call("GET", f"/api/games/{game_id}/record", token=gm)

@@ -63,6 +63,7 @@ class Joined:
 
 
 def ruleset_or_invalid(name: Any) -> Ruleset[Any]:
+    """The ruleset at its newest revision, the one a new game is created under."""
     if not isinstance(name, str):
         raise Invalid("ruleset must be the id of a ruleset (text)", "ruleset")
     try:
@@ -134,7 +135,7 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
         check_invitations(session, [(s.email, f"seats[{i}].email") for i, s in enumerate(seats)])
         game_id = _free_game_id(session)
         sealed, commitment, marks = new_chain(game_id, length, NEW_GAME_PROFILE)
-        game = Game(id=game_id, ruleset=ruleset.info.id, title=title,
+        game = Game(id=game_id, ruleset=ruleset.info.id, revision=ruleset.revision, title=title,
                     options={**opts, "chain_length": length, PROFILE_OPTION: NEW_GAME_PROFILE},
                     public=public, status="waiting",
                     sealed_tip=sealed, sealed_marks=marks, chain_length=length, commitment=commitment,
@@ -229,7 +230,7 @@ def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
             game, seat = seat_by_id(session, game_id, seat_id)
         if seat.joined_at is not None:
             raise Conflict(f"seat {seat.name} has already joined this game", "invite_token")
-        ruleset = find_ruleset(game.ruleset)
+        ruleset = find_ruleset(game.ruleset, game.revision)
         opts = ruleset.options({k: v for k, v in game.options.items() if k not in SERVICE_OPTIONS})
         if force is not None:
             check_force(ruleset, force, opts, "force")
@@ -260,7 +261,8 @@ def _start(session: Session, game: Game, ruleset: Ruleset[Any],
     entropy = {s.name: bytes.fromhex(s.entropy or "") for s in seats}
     game.salt = game_salt(game.id, entropy, game_profile(game)).hex()
     players = [s.name for s in seats]
-    inputs = setup_inputs(ruleset.info.id, opts, players, {s.name: s.force or {} for s in seats})
+    inputs = setup_inputs(ruleset.info.id, opts, players, {s.name: s.force or {} for s in seats},
+                          game.revision)
     dice, s_1 = step_dice(game, 1, inputs)
     try:
         result = run_setup(inputs, dice)

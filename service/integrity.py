@@ -94,6 +94,8 @@ class GameLike(Protocol):
     @property
     def ruleset(self) -> str: ...
     @property
+    def revision(self) -> int: ...
+    @property
     def status(self) -> str: ...
     @property
     def current_round(self) -> int: ...
@@ -137,12 +139,12 @@ def latest_state(session: Session, game: Game) -> tuple[Step, Any]:
 
 def loaded_state(game: GameLike, step: StepLike) -> Any:
     """The ruleset's state of a stored step; DamagedData when it does not load."""
-    return load_state(game.id, game.ruleset, step.t, step.state)
+    return load_state(game.id, game.ruleset, game.revision, step.t, step.state)
 
 
-def load_state(game_id: str, ruleset_id: str, t: int, data: Mapping[str, Any]) -> Any:
+def load_state(game_id: str, ruleset_id: str, revision: int, t: int, data: Mapping[str, Any]) -> Any:
     """loaded_state from the columns alone (a caller that read only those)."""
-    ruleset = find_ruleset(ruleset_id)
+    ruleset = find_ruleset(ruleset_id, revision)
     try:
         return ruleset.load(data)
     except Exception as exc:

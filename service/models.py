@@ -73,6 +73,8 @@ class Game(Base):
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     ruleset: Mapped[str] = mapped_column(String(64))
+    # The rules revision the game was created under and plays to its end (engine.registry).
+    revision: Mapped[int] = mapped_column(Integer, server_default="1")
     title: Mapped[str] = mapped_column(String(200))
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     public: Mapped[bool] = mapped_column(Boolean, default=True)

@@ -220,7 +220,7 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
         raise damaged(game_id, f"the dice chain's link S_{t} does not follow the S_{number} revealed "
                                "before it: the sealed tip or marks are wrong")
     try:
-        result = run_round(game.ruleset, previous.state, inputs, t, dice)
+        result = run_round(game.ruleset, previous.state, inputs, t, dice, revision=game.revision)
     except Exception as exc:  # the rules failed on a state that loads: the GM must look
         log.exception("game %s: resolving round %d failed", game_id, number)
         raise damaged(game_id, f"resolving round {number} failed ({type(exc).__name__}: "
@@ -248,6 +248,7 @@ class GameColumns:
     salt: str | None
     options: dict[str, Any]
     deadline_policy: dict[str, Any] | None
+    revision: int
 
 
 class SeatColumns(NamedTuple):
@@ -293,14 +294,14 @@ _ROUND_COLUMNS = union_all(
            _FOLLOWED.label("followed"), _LATEST.c.t, _LATEST.c.state, _LATEST.c.key, _LATEST.c.steps,
            _none(Seat.id), _none(Seat.name), _none(Seat.email), _none(Seat.mail_pref),
            _none(Seat.message_pref), _none(SeatSchedule.controller), _none(SeatSchedule.absences),
-           _none(Submission.accepted))
+           _none(Submission.accepted), Game.revision)
     .select_from(Game).outerjoin(_LATEST, true()).where(Game.id == bindparam("game_id")),
     select(Seat.seat_index, _none(Game.ruleset), _none(Game.status), _none(Game.current_round),
            _none(Game.chain_length), _none(Game.sealed_tip), _none(Game.sealed_marks), _none(Game.salt),
            _none(Game.options), _none(Game.deadline_policy), _none(Boolean()), _none(Step.t),
            _none(Step.state), _none(Step.key), _none(Integer()), Seat.id, Seat.name, Seat.email,
            Seat.mail_pref, Seat.message_pref, SeatSchedule.controller, SeatSchedule.absences,
-           _LATEST_ACCEPTED)
+           _LATEST_ACCEPTED, _none(Game.revision))
     .select_from(Seat).outerjoin(SeatSchedule, SeatSchedule.seat_id == Seat.id)
     .where(Seat.game_id == bindparam("game_id")),
 ).order_by(literal_column("pos"))
@@ -317,7 +318,7 @@ def _read_round(session: Session, rnd: Claimed) -> tuple[
     if not rows or rows[0][0] != -1:
         raise InvariantError(f"round {rnd.number} of game {rnd.game_id} has no game")
     g = rows[0]
-    game = GameColumns(rnd.game_id, g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9])
+    game = GameColumns(rnd.game_id, g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[23])
     latest = LatestStep(g[11], g[12], g[13]) if g[11] is not None else None
     seats = [SeatColumns(r[15], r[16], r[17], r[18], r[19], r[20] if r[20] is not None else "human",
                          r[21] or [], r[22] or "") for r in rows[1:]]

@@ -3,8 +3,9 @@ the parts of the game and round pages that every viewer of a step sees alike.
 
 A player's legal orders are asked for by GET orders, then by the confirmation, status
 and results mails of the same step; the grids are the same in every player's results
-mail of a step. Each is a pure function of the ruleset and the state, so an entry is
-keyed by the ruleset and a digest of the state's JSON as stored: it is exactly what
+mail of a step. Each is a pure function of the ruleset at the game's rules revision and
+the state, so an entry is keyed by the ruleset, the revision and a digest of the state's
+JSON as stored: it is exactly what
 computing it again from that row gives, and a changed or damaged row is another key
 (the database stays the source of truth; nothing secret is kept). An LRU per kind bounds
 the memory: legal orders are asked for in every game a process serves, so they get room
@@ -66,11 +67,13 @@ def digest(data: Mapping[str, Any]) -> bytes:
     return hashlib.blake2b(json.dumps(data, separators=(",", ":")).encode(), digest_size=20).digest()
 
 
-def cached(kind: str, ruleset: str, data: Mapping[str, Any], arg: str, compute: Callable[[], T]) -> T:
-    """compute(), or what it gave before for the same kind, ruleset, state JSON and argument.
+def cached(kind: str, ruleset: str, revision: int, data: Mapping[str, Any], arg: str,
+           compute: Callable[[], T]) -> T:
+    """compute(), or what it gave before for the same kind, ruleset, revision, state JSON
+    and argument.
 
     The caller must not change what it gets (copy it first)."""
-    return cached_by(kind, (ruleset, digest(data), arg), compute)
+    return cached_by(kind, (ruleset, revision, digest(data), arg), compute)
 
 
 def cached_by(kind: str, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
@@ -98,10 +101,10 @@ def cached_by(kind: str, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
     return value
 
 
-def legal_orders(ruleset_id: str, data: Mapping[str, Any], player: str,
+def legal_orders(ruleset_id: str, revision: int, data: Mapping[str, Any], player: str,
                  compute: Callable[[], dict[str, list[Order]]]) -> dict[str, list[Order]]:
     """A player's legal orders in this state (fresh lists each call; orders are frozen)."""
-    found = cached("legal", ruleset_id, data, player, compute)
+    found = cached("legal", ruleset_id, revision, data, player, compute)
     return {unit: list(lines) for unit, lines in found.items()}
 
 

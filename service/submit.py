@@ -75,6 +75,7 @@ class _Open:
     expected: list[str]
     t: int
     state: Mapping[str, Any]
+    revision: int  # the game's rules revision
 
 
 @dataclass(frozen=True)
@@ -130,13 +131,15 @@ def _parsed(opened: _Open, text: str) -> list[Order]:
     sent again in the same step (a re-send, a reloaded form) is not checked again (the
     path search of every move); a refusal is not kept, each is worked out anew."""
     def parse() -> tuple[Order, ...]:
-        state = load_state(opened.game_id, opened.ruleset, opened.t, opened.state)  # DamagedData: 503
+        rules = find_ruleset(opened.ruleset, opened.revision)
+        state = load_state(opened.game_id, opened.ruleset, opened.revision, opened.t,
+                           opened.state)  # DamagedData: 503
         try:
-            return tuple(find_ruleset(opened.ruleset).parse_orders(state, opened.seat_name, text))
+            return tuple(rules.parse_orders(state, opened.seat_name, text))
         except OrderErrors as exc:
             raise OrdersRefused([e.to_json() for e in exc.errors]) from None
 
-    key = (opened.ruleset, statecache.digest(opened.state), opened.seat_name, text)
+    key = (opened.ruleset, opened.revision, statecache.digest(opened.state), opened.seat_name, text)
     return list(statecache.cached_by("parsed", key, parse))
 
 
@@ -151,7 +154,7 @@ def _opening(by_seat_id: bool) -> Executable:
     return (select(seat.c.id, seat.c.name, seat.c.email, seat.c.mail_pref, game.c.status, game.c.ruleset,
                    game.c.options, rnd.c.id.label("round_id"), rnd.c.status.label("round_status"),
                    rnd.c.expected, step.c.t.label("step_t"), step.c.state, steps.label("steps"),
-                   last_t.label("last_t"))
+                   last_t.label("last_t"), game.c.revision)
             .join(game, game.c.id == seat.c.game_id)
             .join(rnd, and_(rnd.c.game_id == seat.c.game_id, rnd.c.number == bindparam("number")))
             .outerjoin(step, and_(step.c.game_id == seat.c.game_id, step.c.t == game.c.current_round))
@@ -174,7 +177,7 @@ def _open_at_once(conn: Connection, game_id: str, token: str | None, seat_id: in
             or row.step_t is None or row.steps != row.step_t or row.last_t != row.step_t):
         return None
     return _Open(game_id, row.ruleset, row.options, row.id, row.name, row.email, row.mail_pref,
-                 row.round_id, number, row.round_status, row.expected, row.step_t, row.state)
+                 row.round_id, number, row.round_status, row.expected, row.step_t, row.state, row.revision)
 
 
 def _open_checked(session: Session, game_id: str, token: str | None, seat_id: int | None,
@@ -194,7 +197,7 @@ def _open_checked(session: Session, game_id: str, token: str | None, seat_id: in
                        f"(expected: {', '.join(rnd.expected)})", "round")
     step, _state = latest_state(session, game)  # DamagedData: 503
     return _Open(game_id, game.ruleset, game.options, seat.id, seat.name, seat.email, seat.mail_pref,
-                 rnd.id, number, rnd.status, rnd.expected, step.t, step.state)
+                 rnd.id, number, rnd.status, rnd.expected, step.t, step.state, game.revision)
 
 
 def _seats_now(conn: Connection, game_id: str, round_id: int) -> list[_SeatNow]:

@@ -287,8 +287,8 @@ def state_digest(step: Step) -> bytes:
 def legal_of(game: Game, step: Step, player: str) -> dict[str, list[Order]]:
     """The player's legal orders per unit in the state after `step` (cached per state, as
     statecache.legal_orders keeps them: fresh lists each call)."""
-    ruleset = find_ruleset(game.ruleset)
-    found = statecache.cached_by("legal", (game.ruleset, state_digest(step), player),
+    ruleset = find_ruleset(game.ruleset, game.revision)
+    found = statecache.cached_by("legal", (game.ruleset, game.revision, state_digest(step), player),
                                  lambda: ruleset.legal_orders(ruleset.load(step.state), player))
     return {unit: list(lines) for unit, lines in found.items()}
 
@@ -309,7 +309,7 @@ def seat_turn(session: Session, game: Game, seat: Seat, t: int | None = None) ->
     else:
         before = board_at(session, game, steps.get(step.t - 1))
         summary = summarize(step.t - 1, seat.name, step.events, before, board_at(session, game, step),
-                            find_ruleset(game.ruleset).info.events)
+                            find_ruleset(game.ruleset, game.revision).info.events)
     rnd = round_numbered(session, game.id, step.t)
     if rnd is None or game.status != "active":
         return summary

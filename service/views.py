@@ -78,6 +78,7 @@ def game_json(session: Session, game_id: str) -> dict[str, Any]:
         return {
             "id": game.id,
             "ruleset": game.ruleset,
+            "revision": game.revision,  # the rules revision it plays to its end
             "title": game.title,
             "status": game.status,
             "round": game.current_round if open_round else (game.current_round or None),
@@ -107,9 +108,9 @@ def seat_legal_orders(session: Session, seat: Seat) -> dict[str, list[Order]]:
     rnd = current_round(session, game)
     if game.status != "active" or rnd is None or seat.name not in rnd.expected:
         return {}
-    ruleset = find_ruleset(game.ruleset)
+    ruleset = find_ruleset(game.ruleset, game.revision)
     checked, state = latest_state(session, game)
-    return statecache.legal_orders(game.ruleset, checked.state, seat.name,
+    return statecache.legal_orders(game.ruleset, game.revision, checked.state, seat.name,
                                    lambda: ruleset.legal_orders(state, seat.name))
 
 
@@ -209,4 +210,4 @@ def game_record(session: Session, game: Game, upto: int | None = None,
 def board_of(game: Game, step: Step | None) -> Board | None:
     if step is None:
         return None
-    return find_ruleset(game.ruleset).board(loaded_state(game, step))
+    return find_ruleset(game.ruleset, game.revision).board(loaded_state(game, step))

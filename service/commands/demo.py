@@ -87,7 +87,7 @@ def command(ruleset: str, seed: str, players: int, record: str, max_rounds: int,
         result = play(url or start_server(), ruleset, seed, players, max_rounds, wait, public=public)
     except DemoError as exc:
         raise click.ClickException(f"demo failed: {exc}") from None
-    rules = find_ruleset(ruleset)
+    rules = find_ruleset(ruleset, result.record.get("revision"))
     board = rules.board(rules.load(result.final_state))
     from service.render.ascii_grid import ascii_board
 
@@ -99,7 +99,7 @@ def command(ruleset: str, seed: str, players: int, record: str, max_rounds: int,
                f"({outcome.get('reason', '')})")
     click.echo(f"see it at {game_link(url, result)}")
     report = replay(result.record)
-    click.echo("record replayed: "
+    click.echo(f"record replayed under {report.ruleset} rules revision {report.revision}: "
                + ("every roll, event and state hash checks" if report.ok else str(report.difference)))
     if record:
         try:

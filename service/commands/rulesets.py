@@ -24,6 +24,7 @@ def command(as_json: bool) -> int:
     for r in data:
         click.echo(f"{r['id']}: {r['title']} ({player_count(r['min_players'], r['max_players'])})")
         click.echo(f"    {r['summary']}")
+        click.echo(f"    rules revision {r['revision']} (new games play it; older games keep theirs)")
         for o in r["options"]:
             click.echo(f"    --option {o['name']}={json.dumps(o['default'])}  {o['doc']}")
     return 0

@@ -70,8 +70,10 @@ def _short(hex_text: str) -> str:
 
 
 def print_table(v: Verification, out: TextIO) -> None:
-    print(f"game {v.game_id or '?'} ({v.ruleset or '?'}), commitment S_0 {v.commitment or '?'}",
-          file=out)
+    rules = v.ruleset or "?"
+    if v.revision is not None:
+        rules += f", rules revision {v.revision}"
+    print(f"game {v.game_id or '?'} ({rules}), commitment S_0 {v.commitment or '?'}", file=out)
     if v.salt:
         print(f"salt G {v.salt} {_mark(v.salt_ok)}", file=out)
     if v.profile:

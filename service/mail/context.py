@@ -103,7 +103,7 @@ def grids(game: Game, step: Step | None) -> dict[str, Any]:
     """board_parts of the step's state: the same in every player's mail of that step."""
     if step is None:
         return board_parts(None)
-    return dict(statecache.cached_by("grids", (game.ruleset, state_digest(step), ""),
+    return dict(statecache.cached_by("grids", (game.ruleset, game.revision, state_digest(step), ""),
                                      lambda: board_parts(board_of(game, step))))
 
 
@@ -147,10 +147,10 @@ _order_help: dict[int, tuple[object, list[str]]] = {}
 
 def order_help(game: Game) -> list[str]:
     """The ruleset's verbs as the rules page lists them (one source: catalog.rules_help)."""
-    ruleset = find_ruleset(game.ruleset)
+    ruleset = find_ruleset(game.ruleset, game.revision)
     kept = _order_help.get(id(ruleset))
     if kept is None or kept[0] is not ruleset:
-        kept = _order_help[id(ruleset)] = (ruleset, list(rules_help(game.ruleset).order_lines))
+        kept = _order_help[id(ruleset)] = (ruleset, list(rules_help(game.ruleset, game.revision).order_lines))
     return kept[1]
 
 
@@ -220,7 +220,8 @@ def latest_legal(session: Session, game: Game, player: str,
         step = session.scalars(select(Step).where(Step.game_id == game.id, Step.t == t)).first()
         return tuple(legal_for(game, step, player))
 
-    return list(statecache.cached_by("legal summary by hash", (game.ruleset, state_hash, player), summary))
+    return list(statecache.cached_by("legal summary by hash",
+                                     (game.ruleset, game.revision, state_hash, player), summary))
 
 
 def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
@@ -228,7 +229,8 @@ def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
     if step is None:
         return []
     # The summary kept beside the orders (a mail per submission asks for the same state's).
-    return list(statecache.cached_by("legal summary", (game.ruleset, state_digest(step), player),
+    return list(statecache.cached_by("legal summary",
+                                     (game.ruleset, game.revision, state_digest(step), player),
                                      lambda: tuple(legal_summary(legal_of(game, step, player)))))
 
 
@@ -284,7 +286,7 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     ctx["units"] = unit_lines(board, player)
     # The words of the roster's notes, explained in text (the mail has no tooltips).
     ctx["unit_words"] = glossary_used([p.note for p in board.pieces if p.side == player] if board else [],
-                                      find_ruleset(game.ruleset).info.glossary)
+                                      find_ruleset(game.ruleset, game.revision).info.glossary)
     ctx["turn"] = seat_turn(session, game, seat, t) if seat is not None and t > 1 else None
     ctx["round_url"] = open_url(game, seat, "web.round_", number=t - 1) if t > 1 else ""
     nxt = round_numbered(session, game.id, t)
@@ -381,7 +383,7 @@ def game_context(session: Session, game: Game, seat: Seat | None, settings: Mail
         "verify_url": verify_url(record, game, seat),
         "player": seat.name if seat else "",
         "order_help": order_help(game),
-        "rules_url": urls.absolute("web.rules", ruleset_id=game.ruleset),
+        "rules_url": urls.absolute("web.rules", ruleset_id=game.ruleset, revision=game.revision),
     }
     if seat is not None:
         ctx["your_page_url"] = urls.absolute("dashboard.play", seat_id=seat.id)

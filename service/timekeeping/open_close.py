@@ -61,7 +61,7 @@ def submit_for_bot(session: Session, game: Game, rnd: Round, seat: Seat) -> Subm
     step = latest_step(session, game.id)
     if step is None:
         raise InvariantError(f"game {game.id}: a round opens only after its step is stored")
-    ruleset = find_ruleset(game.ruleset)
+    ruleset = find_ruleset(game.ruleset, game.revision)
     state = ruleset.load(step.state)
     if is_v2(game):  # the bound key: secret until S_{r+1} is revealed, then recomputable
         if game.salt is None:

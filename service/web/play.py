@@ -54,7 +54,7 @@ class Builder:
 
 
 def _builder(game: Game, seat: Seat | None) -> Builder:
-    ruleset = find_ruleset(game.ruleset)
+    ruleset = find_ruleset(game.ruleset, game.revision)
     opts = ruleset.options({k: v for k, v in (game.options or {}).items() if k not in games.SERVICE_OPTIONS})
     default = (seat.force if seat is not None and seat.force is not None
                else ruleset.default_force(seat.seat_index if seat is not None else 0, opts))
@@ -169,7 +169,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "zone": seat_zone(session, seat), "zones": time_zones(),
         "seat": seat, "game": game, "round": rnd, "orders": orders, "legal": legal,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
-        "form": order_form(legal, [v.name for v in find_ruleset(game.ruleset).verbs],
+        "form": order_form(legal, [v.name for v in find_ruleset(game.ruleset, game.revision).verbs],
                            sent.text if sent and sent.errors else latest.accepted if latest else "",
                            {p.id: p.square for p in board.pieces} if board else None),
         "units": sorted((p for p in board.pieces if p.side == seat.name),
@@ -179,7 +179,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "mail_failing": failing(session, seat.email),
         "receipts": seat_receipts(session, game, seat),
         "turn": turn,
-        "rules": rules_help(game.ruleset),
+        "rules": rules_help(game.ruleset, game.revision),
         "you": you_are(board, seat.name),
         "countdown": countdown(turn.closes_at, clock.now()) if turn and turn.closes_at else "",
         "verify_url": verify_link(record_url(game.id), held={

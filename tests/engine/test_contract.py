@@ -111,8 +111,8 @@ def check_deterministic(game: SelfPlay, ruleset_id: str, where: str) -> None:
     """Resolving the same step twice gives the same state, events and rolls."""
     for before, step in list(zip(game.results, game.results[1:], strict=False))[:3]:
         key = b"contract-determinism".ljust(32, b".")
-        runs = [run_round(ruleset_id, before.state, step.inputs, step.t, Dice(key, step.t))
-                for _ in range(2)]
+        runs = [run_round(ruleset_id, before.state, step.inputs, step.t, Dice(key, step.t),
+                          revision=game.record["revision"]) for _ in range(2)]
         assert runs[0] == runs[1], f"{where}: step {step.t} resolved differently twice"
 
 

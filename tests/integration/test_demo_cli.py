@@ -25,7 +25,8 @@ def _demo(env: dict[str, str], record: Path, seed: str) -> subprocess.CompletedP
 def _check(done: subprocess.CompletedProcess[str], record: Path, database_url: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "winner: " in done.stdout
-    assert "record replayed: every roll, event and state hash checks" in done.stdout
+    assert ("record replayed under universal rules revision 1: every roll, event and state hash "
+            "checks") in done.stdout
     assert "      a   b   c" in done.stdout  # the final grid
     assert "] finished" in done.stderr  # the progress bar
     # Nothing but the bar on stderr: no web-server request lines breaking it up.

@@ -47,7 +47,7 @@ class Table:
             return step.state
 
     def bot(self, app: Flask, seat: str, seed: str = "t") -> str:
-        ruleset = find_ruleset(self.created["ruleset"])
+        ruleset = find_ruleset(self.created["ruleset"], self.status()["revision"])
         return bot_orders(ruleset, ruleset.load(self.state(app)), seat, seed)
 
 
@@ -105,7 +105,8 @@ def opening(ruleset_id: str) -> tuple[dict[str, list[Order]], dict[str, str], li
     options = rules.options({})
     players = ["red", "blue"]
     inputs = setup_inputs(ruleset_id, {}, players,
-                          {p: rules.default_force(i, options) for i, p in enumerate(players)})
+                          {p: rules.default_force(i, options) for i, p in enumerate(players)},
+                          rules.revision)
     state = rules.load(run_setup(inputs, Dice(b"\1" * 32, 1)).state)
     squares = {p.id: p.square for p in rules.board(state).pieces}
     return rules.legal_orders(state, "red"), squares, [v.name for v in rules.verbs]

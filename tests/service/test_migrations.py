@@ -150,7 +150,7 @@ def test_renaming_the_constraints_keeps_the_rows_and_their_links(empty_engine: E
                                       "invite_token_hash": "d" * 64, "mail_pref": "all"})
         conn.execute(seat_schedule.insert(), {"seat_id": 7, "absences": [], "misses": 2})
     upgrade(empty_engine, seal_key=SEAL)
-    assert current(empty_engine) == "0011_chain_marks"
+    assert current(empty_engine) == "0012_rules_revision"
     with empty_engine.connect() as conn:
         assert conn.execute(select(games.c.title)).scalars().all() == ["Old"]
         assert conn.execute(select(seat_schedule.c.misses, seat_schedule.c.controller)).all() == [(2, "human")]
@@ -247,3 +247,19 @@ def test_the_chain_marks_are_made_from_each_sealed_tip(empty_engine: Engine) -> 
     assert marks["g3"] is None
     upgrade_down(empty_engine, "0010_spectators", SEAL)
     assert "sealed_marks" not in {c["name"] for c in inspect(empty_engine).get_columns("games")}
+
+
+def test_a_game_stored_before_rules_revisions_plays_revision_one(empty_engine: Engine) -> None:
+    """0012: a game stored before rulesets had revisions (its setup names none) is revision 1."""
+    upgrade(empty_engine, "0011_chain_marks")
+    games = Base.metadata.tables["games"]
+    with empty_engine.begin() as conn:
+        conn.execute(games.insert(), {"id": "g1", "ruleset": "jep1", "title": "Old", "options": {},
+                                      "public": True, "status": "active", "sealed_tip": "x", "chain_length": 3,
+                                      "commitment": "b" * 64, "current_round": 1, "gm_token_hash": "c" * 64,
+                                      "created_at": clock.now()})
+    upgrade(empty_engine, seal_key=SEAL)
+    with empty_engine.connect() as conn:
+        assert conn.execute(text("SELECT id, revision FROM games")).all() == [("g1", 1)]
+    upgrade_down(empty_engine, "0011_chain_marks", SEAL)
+    assert "revision" not in {c["name"] for c in inspect(empty_engine).get_columns("games")}

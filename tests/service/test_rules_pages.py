@@ -40,6 +40,7 @@ def test_the_help_mail_lists_the_same_verbs_as_the_rules_page() -> None:
 
     class Game:
         ruleset = "jep1"
+        revision = 1
 
     assert order_help(Game()) == rules_help("jep1").order_lines  # type: ignore[arg-type]
     assert order_help(Game())[-1] == "pass  - submit no orders this round: every unit holds"

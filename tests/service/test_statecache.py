@@ -16,13 +16,13 @@ def test_the_same_state_json_computes_once_and_hands_out_copies() -> None:
         return {"A1": [HOLD.order("A1"), MOVE.order("A1", "b2")]}
 
     state = {"units": [{"id": "A1", "at": "a1"}], "round": 3}
-    first = statecache.legal_orders("universal", state, "alice", compute)
+    first = statecache.legal_orders("universal", 1, state, "alice", compute)
     first["A1"].append(MOVE.order("A1", "c3"))  # changed by the caller
-    again = statecache.legal_orders("universal", dict(state), "alice", compute)
+    again = statecache.legal_orders("universal", 1, dict(state), "alice", compute)
     assert again == {"A1": [HOLD.order("A1"), MOVE.order("A1", "b2")]} and calls == ["x"]
 
 
-def test_another_state_player_ruleset_or_key_order_is_another_entry() -> None:
+def test_another_state_player_ruleset_revision_or_key_order_is_another_entry() -> None:
     statecache.clear()
     calls: list[str] = []
 
@@ -31,11 +31,12 @@ def test_another_state_player_ruleset_or_key_order_is_another_entry() -> None:
         return "v"
 
     state = {"a": 1, "b": 2}
-    for ruleset, data, arg in [("universal", state, "p"), ("universal", {"a": 1, "b": 3}, "p"),
-                               ("jep1", state, "p"), ("universal", state, "q"),
-                               ("universal", {"b": 2, "a": 1}, "p")]:
-        statecache.cached("k", ruleset, data, arg, compute)
-    assert len(calls) == 5
+    for ruleset, revision, data, arg in [
+            ("universal", 1, state, "p"), ("universal", 1, {"a": 1, "b": 3}, "p"),
+            ("jep1", 1, state, "p"), ("universal", 1, state, "q"),
+            ("universal", 1, {"b": 2, "a": 1}, "p"), ("universal", 2, state, "p")]:
+        statecache.cached("k", ruleset, revision, data, arg, compute)
+    assert len(calls) == 6
 
 
 def test_a_failure_is_not_kept_and_the_size_is_bounded() -> None:
@@ -46,13 +47,13 @@ def test_a_failure_is_not_kept_and_the_size_is_bounded() -> None:
 
     for _ in range(2):
         try:
-            statecache.cached("k", "universal", {"x": 1}, "", fail)
+            statecache.cached("k", "universal", 1, {"x": 1}, "", fail)
         except ValueError:
             pass
         else:
             raise AssertionError("the failure was cached")
     for i in range(statecache.SIZE + 10):
-        statecache.cached("k", "universal", {"i": i}, "", lambda: "v")
+        statecache.cached("k", "universal", 1, {"i": i}, "", lambda: "v")
     assert len(statecache._entries["k"]) == statecache.SIZE
 
 
@@ -60,11 +61,11 @@ def test_each_kind_has_its_own_bound_so_grids_do_not_evict_the_working_set_of_le
     statecache.clear()
     calls: list[int] = []
     for i in range(600):  # the legal orders of 600 games' seats: all kept
-        statecache.legal_orders("universal", {"game": i}, "alice", lambda i=i: calls.append(i) or {})
+        statecache.legal_orders("universal", 1, {"game": i}, "alice", lambda i=i: calls.append(i) or {})
     for i in range(statecache.SIZES["grids"] + 50):
-        statecache.cached("grids", "universal", {"grid": i}, "", lambda: "g")
+        statecache.cached("grids", "universal", 1, {"grid": i}, "", lambda: "g")
     for i in range(600):
-        statecache.legal_orders("universal", {"game": i}, "alice", lambda i=i: calls.append(i) or {})
+        statecache.legal_orders("universal", 1, {"game": i}, "alice", lambda i=i: calls.append(i) or {})
     assert calls == list(range(600))  # computed once each
     assert len(statecache._entries["grids"]) == statecache.SIZES["grids"]
 
@@ -76,12 +77,12 @@ def test_legal_orders_are_bounded_by_the_orders_held_too() -> None:
     view = {"A1": [HOLD.order("A1")] * per_view}
     kept = most // per_view
     for i in range(kept + 5):  # far fewer views than SIZES["legal"], but too many orders
-        statecache.legal_orders("universal", {"game": i}, "alice", lambda: view)
+        statecache.legal_orders("universal", 1, {"game": i}, "alice", lambda: view)
     assert len(statecache._entries["legal"]) == kept
     assert statecache._totals["legal"] == kept * per_view
     calls: list[int] = []
-    statecache.legal_orders("universal", {"game": 0}, "alice", lambda: calls.append(0) or view)
-    statecache.legal_orders("universal", {"game": kept + 4}, "alice", lambda: calls.append(1) or view)
+    statecache.legal_orders("universal", 1, {"game": 0}, "alice", lambda: calls.append(0) or view)
+    statecache.legal_orders("universal", 1, {"game": kept + 4}, "alice", lambda: calls.append(1) or view)
     assert calls == [0]  # the oldest was evicted, the newest kept
     statecache.clear()
     assert not statecache._totals

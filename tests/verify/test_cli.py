@@ -54,7 +54,8 @@ def test_a_good_file_prints_a_row_per_step_and_exits_zero(finished, record_file:
     out = io.StringIO()
     assert check(str(record_file), out=out) == EXIT_OK
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith(f"game {finished['game_id']} (universal), commitment S_0 {finished['commitment']}")
+    assert lines[0].startswith(f"game {finished['game_id']} (universal, rules revision 1), "
+                               f"commitment S_0 {finished['commitment']}")
     assert lines[1] == f"salt G {finished['salt']} ok"
     rows = [line for line in lines if line[:5].strip().isdigit()]
     assert len(rows) == len(finished["steps"])

@@ -26,4 +26,5 @@ def test_every_ruleset_and_both_turn_modes_are_kept() -> None:
 def test_an_old_record_verifies_as_revision_one(path: Path) -> None:
     out = io.StringIO()
     assert check(str(path), out=out) == EXIT_OK, out.getvalue()
-    assert out.getvalue().splitlines()[-1].startswith("OK: every check holds")
+    lines = out.getvalue().splitlines()
+    assert "rules revision 1)" in lines[0] and lines[-1].startswith("OK: every check holds")

@@ -78,7 +78,8 @@ def forge_last_step(game: SelfPlay, record: dict[str, Any], inputs: dict[str, st
     s_t = bytes.fromhex(step["key"])
     salt = bytes.fromhex(record["salt"])
     dice = Dice(step_key(s_t, salt, t, inputs, PROFILE_V2), t, PROFILE_V2)
-    result = run_round("universal", game.results[t - 2].state, inputs, t, dice)
+    result = run_round("universal", game.results[t - 2].state, inputs, t, dice,
+                       revision=record["revision"])
     step.update(result.summary())
     record["outcome"] = result.outcome
     reseal(record)

@@ -15,6 +15,7 @@ from engine.contract import (
     OptionSpec,
     PlayerId,
     Resolution,
+    Revision,
     RulesetInfo,
     UnitId,
 )
@@ -68,6 +69,12 @@ class FivediceRuleset(StandingRuleset[GameState]):
             *((a.name, f"armor: +{a.bonus} defence, speed {a.speed}") for a in GEAR.armor.values()),
         ),
         events=board_view.EVENTS,
+        # A change to what setup, the order parser or resolve does is a new revision here
+        # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
+        revisions=(Revision(1, (
+            "The rules as first played here: five dice a unit a round, placed on attack, "
+            "initiative and defence by policy, as this page reads them.",
+        )),),
     )
     verbs = VERBS
 

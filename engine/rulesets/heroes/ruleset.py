@@ -15,6 +15,7 @@ from engine.contract import (
     Outcome,
     PlayerId,
     Resolution,
+    Revision,
     RulesetInfo,
     UnitId,
 )
@@ -76,6 +77,12 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
         ),
         shared_squares=True,  # "Attacking on the same space: +1 to Result"
         events=board_events,
+        # A change to what setup, the order parser or resolve does is a new revision here
+        # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
+        revisions=(Revision(1, (
+            "The rules as first played here: heroes, henchmen, civvies and nemeses in Regal "
+            "City, as this page reads them.",
+        )),),
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
 

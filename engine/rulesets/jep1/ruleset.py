@@ -17,6 +17,7 @@ from engine.contract import (
     OptionSpec,
     PlayerId,
     Resolution,
+    Revision,
     RulesetInfo,
 )
 from engine.dice import Dice
@@ -72,6 +73,13 @@ class Jep1Ruleset(StandingRuleset[JepState]):
             *((name, f"a roster unit: {entry['text'].rstrip('.')}") for name, entry in forces.ROSTER.items()),
         ),
         events=board_events,
+        # A change to what setup, the order parser or resolve does is a new revision here
+        # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
+        revisions=(Revision(1, (
+            "The rules as first played here: initiative, melee and ranged dice pools, blocks, "
+            "toughness, armor and skills, with a strike back for every melee attack, as this "
+            "page reads them.",
+        )),),
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS
     words: ClassVar[StandingWords] = progress.WORDS

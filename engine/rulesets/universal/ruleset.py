@@ -14,6 +14,7 @@ from engine.contract import (
     OptionSpec,
     PlayerId,
     Resolution,
+    Revision,
     RulesetInfo,
 )
 from engine.dice import Dice
@@ -70,6 +71,12 @@ class UniversalRuleset(StandingRuleset[State]):
             ("token", "what a defeated character leaves for the side that beat it: 1/0/5, no types"),
         ),
         events=board_events,
+        # A change to what setup, the order parser or resolve does is a new revision here
+        # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
+        revisions=(Revision(1, (
+            "The rules as first played here: point-buy characters, dice from adjacency, one "
+            "attack per side a round and capture tokens, as this page reads them.",
+        )),),
     )
     verbs: ClassVar[tuple[Verb, ...]] = VERBS
     words: ClassVar[StandingWords] = StandingWords(

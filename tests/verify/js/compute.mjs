@@ -31,7 +31,7 @@ async function run(c) {
         return { readable: false, error: e.message };
       }
       const v = await V.verifyRecord(record, c.held || {});
-      return { readable: true, ok: v.ok, complete: v.complete, differences: v.differences,
+      return { readable: true, ok: v.ok, complete: v.complete, revision: v.revision, differences: v.differences,
         unchecked: v.unchecked, server_made: v.server_made, held: v.held,
         steps: v.steps.map((s) => ({ t: s.t, chain: s.chain, keys: s.keys, checksum: s.checksum,
           rolls: s.rolls.map((r) => r.ok) })) };
