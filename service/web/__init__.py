@@ -8,7 +8,7 @@ from functools import cache
 from flask import Blueprint, render_template
 from markupsafe import Markup, escape
 
-from engine import find_ruleset
+from engine import ruleset_info
 from service.catalog import gloss, glossary_used
 from service.errors import ServiceError
 from service.render.design import stylesheet_text
@@ -31,21 +31,26 @@ def stylesheet() -> Markup:
 def glossed(text: str, ruleset_id: str) -> Markup:
     """A stat string with each word of the ruleset's glossary in an <abbr> whose title is
     its meaning (the tooltip; the glossary below the table says the same in text)."""
-    runs = gloss(text or "", find_ruleset(ruleset_id).info.glossary)
+    runs = gloss(text or "", ruleset_info(ruleset_id).glossary)
     return Markup("").join(Markup('<abbr title="{}">{}</abbr>').format(meaning, run) if meaning
                            else escape(run) for run, _word, meaning in runs)
 
 
+def newest_revision(ruleset_id: str) -> int:
+    """The rules revision new games of this ruleset play (a game keeps its own)."""
+    return ruleset_info(ruleset_id).revision
+
+
 def words_of(texts: Iterable[str], ruleset_id: str) -> list[tuple[str, str]]:
     """The ruleset's glossary entries these stat strings use."""
-    return glossary_used(texts, find_ruleset(ruleset_id).info.glossary)
+    return glossary_used(texts, ruleset_info(ruleset_id).glossary)
 
 
 @bp.app_context_processor
 def board_helpers() -> dict[str, object]:
     return {"piece_rows": piece_rows, "mark_text": mark_text, "board_caption": board_caption,
             "deadline_text": deadline_text, "stylesheet": stylesheet, "glossed": glossed,
-            "words_of": words_of}
+            "words_of": words_of, "newest_revision": newest_revision}
 
 
 @bp.app_errorhandler(ServiceError)

@@ -9,6 +9,7 @@ from flask import redirect, render_template, request, session, url_for
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response
 
+from engine.contract import UnknownRevision
 from engine.registry import UnknownRuleset
 from service import access, games
 from service import jsonlimits as limited_json
@@ -221,9 +222,14 @@ def rules_index() -> str:
 
 
 @bp.get("/rules/<ruleset_id>")
-def rules(ruleset_id: str) -> str:
+@bp.get("/rules/<ruleset_id>/<int:revision>")
+def rules(ruleset_id: str, revision: int | None = None) -> str:
+    """A ruleset's rules as they play under `revision` (the newest without one), with what
+    each revision changed; a game's pages link the revision it plays."""
     try:
-        rules = rules_help(ruleset_id)
+        rules = rules_help(ruleset_id, revision)
     except UnknownRuleset:
         raise NotFound(f"there is no ruleset {ruleset_id!r}: see /rules for the ones there are") from None
+    except UnknownRevision as exc:
+        raise NotFound(f"{exc}: see /rules/{ruleset_id} for every revision") from None
     return render_template("web/rules.html", rules=rules)

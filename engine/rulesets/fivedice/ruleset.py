@@ -73,7 +73,7 @@ class FivediceRuleset(StandingRuleset[GameState]):
         # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
         revisions=(Revision(1, (
             "The rules as first played here: five dice a unit a round, placed on attack, "
-            "initiative and defence by policy, as this page reads them.",
+            "initiative and defence by policy.",
         )),),
     )
     verbs = VERBS

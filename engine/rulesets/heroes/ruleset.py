@@ -80,8 +80,8 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
         # A change to what setup, the order parser or resolve does is a new revision here
         # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
         revisions=(Revision(1, (
-            "The rules as first played here: heroes, henchmen, civvies and nemeses in Regal "
-            "City, as this page reads them.",
+            "The rules as first played here: heroes race to save civvies and capture their "
+            "Nemesis while the game runs henchmen, civvies and nemeses.",
         )),),
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS

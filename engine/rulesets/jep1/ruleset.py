@@ -77,8 +77,7 @@ class Jep1Ruleset(StandingRuleset[JepState]):
         # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
         revisions=(Revision(1, (
             "The rules as first played here: initiative, melee and ranged dice pools, blocks, "
-            "toughness, armor and skills, with a strike back for every melee attack, as this "
-            "page reads them.",
+            "toughness, armor and skills, with a strike back for every melee attack.",
         )),),
     )
     verbs: ClassVar[tuple[Verb, ...]] = orders.VERBS

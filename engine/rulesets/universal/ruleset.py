@@ -75,7 +75,7 @@ class UniversalRuleset(StandingRuleset[State]):
         # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
         revisions=(Revision(1, (
             "The rules as first played here: point-buy characters, dice from adjacency, one "
-            "attack per side a round and capture tokens, as this page reads them.",
+            "attack per side a round and capture tokens.",
         )),),
     )
     verbs: ClassVar[tuple[Verb, ...]] = VERBS
