@@ -47,7 +47,7 @@ def setup_inputs(
     revision: int,
 ) -> JSON:
     """The setup document: the inputs of step 1. It names the rules revision the game
-    plays under, so the dice of every step bind it."""
+    plays under: step 1's dice bind it, and every later step is replayed under it."""
     return {
         "ruleset": ruleset_id,
         "revision": revision,

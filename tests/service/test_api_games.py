@@ -41,7 +41,7 @@ def test_create_game_shape(app: Flask, client: Any) -> None:
         assert sorted(o.to_address for o in invitations) == ["a@example.org", "b@example.org"]
         assert all(o.message_id.startswith("<") and o.payload["join_url"] for o in invitations)
     page = client.get(f"/api/games/{body['id']}").json
-    assert page == {"id": body["id"], "ruleset": "universal", "title": "Skirmish", "status": "waiting",
+    assert page == {"id": body["id"], "ruleset": "universal", "revision": 1, "title": "Skirmish", "status": "waiting",
                     "round": None, "commitment": body["commitment"],
                     "seats": [{"name": "alice", "joined": False, "submitted": False},
                               {"name": "bob", "joined": False, "submitted": False}],

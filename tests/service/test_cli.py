@@ -47,6 +47,7 @@ def test_every_command_registers() -> None:
 def test_rulesets() -> None:
     out = invoke("rulesets").stdout
     assert "universal:" in out and "--option max_rounds=0" in out and "chain_length" in out
+    assert "    rules revision 1 (new games play it; older games keep theirs)" in out
 
 
 def test_a_ruleset_for_exactly_two_reads_two_players() -> None:

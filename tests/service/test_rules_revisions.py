@@ -106,6 +106,10 @@ def test_the_rules_page_lists_every_revision_with_its_changes(app: Flask, client
             gone = client.get(f"/rules/{SCRATCH}/{missing}")
             assert gone.status_code == 404
             assert f"has no revision {missing}" in gone.get_data(as_text=True)
+        listed = next(r for r in client.get("/api/rulesets").json if r["id"] == SCRATCH)
+        assert listed["revision"] == 2
+        assert listed["revisions"] == [{"number": 1, "changes": list(Scratch.info.revisions[0].changes)},
+                                       {"number": 2, "changes": [MORALE, ONE_SQUARE]}]
     shipped = _html(client.get("/rules/universal"))
     assert "Rules revision <strong>1</strong>, the one new games play" in shipped
     assert 'id="revision-1"' in shipped
