@@ -25,15 +25,14 @@ def bot_dice(seed: str, player: PlayerId, round_number: int) -> Dice:
 
 
 def bot_orders(ruleset: Ruleset[Any], state: Any, player: PlayerId, seed: str = "",
-               kind: BotKind = "greedy", key: bytes | None = None) -> str:
+               kind: BotKind = "greedy", key: bytes | None = None,
+               profile: str = PROFILE_V2) -> str:
     """An order text the ruleset accepts for this player now ("" when nothing works).
 
-    key: the v2 bot key B; the j-th choice among n options is then roll(B, j, n).
+    key: the bot key B of the game's profile (v2 or v3); the j-th choice among n options is
+    then roll(B, j, n) under that profile.
     """
-    if key is not None:
-        dice = Dice(key, 0, PROFILE_V2)
-    else:
-        dice = bot_dice(seed, player, ruleset.round_number(state))
+    dice = Dice(key, 0, profile) if key is not None else bot_dice(seed, player, ruleset.round_number(state))
     chosen: list[Order] | None
     if kind == "greedy":
         chosen = ruleset.bot_orders(state, player, dice)

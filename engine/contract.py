@@ -420,6 +420,16 @@ class Ruleset(ABC, Generic[S]):
                                for p in problems])
         return orders
 
+    def reading_key(self, state: S, player: PlayerId, order: Order) -> tuple[int | str, ...]:
+        """Where the rules read this line among the seat's others: the canonical text
+        (dicepost-dice/v3, engine.steps.canonical_input) sorts a seat's lines stably by it.
+        Lines with equal keys keep the player's order, so give equal keys to lines the rules
+        read in sequence, and each other line the one place the rules act on it (by unit,
+        then phase). The default, () for every line, keeps the order written: right for a
+        ruleset that reads every line in sequence, never wrong, but it leaves a host the
+        choice among orderings that mean the same orders."""
+        return ()
+
     @abstractmethod
     def resolve(self, state: S, orders: Mapping[PlayerId, Sequence[Order]], dice: Dice) -> Resolution[S]:
         """Pure: the same state, orders and dice always give the same Resolution."""

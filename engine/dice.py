@@ -1,10 +1,12 @@
-"""dicepost-dice/v1 and v2: the only source of randomness in dicepost (docs/fair-dice.md).
+"""dicepost-dice/v1, v2 and v3: the only source of randomness in dicepost (docs/fair-dice.md).
 
 Everything here follows docs/dice-spec.md to the byte: a hash chain committed before
 anyone joins, a salt from every player's entropy, one HMAC key per step, and
 rejection-sampled faces numbered in the order the rules ask for them. v2 adds the values
 that leave the host no choice: server-made entropy fixed by the commitment, the bot key
-bound to the chain, and receipts for every accepted version.
+bound to the chain, and receipts for every accepted version. v3 adds the values a player
+holds to account for the rest: the game's terms, their force, entropy from the words they
+typed, and a running hash over the record's steps.
 
 Every derivation takes the profile it runs under; a record names its profile, so a v1
 record keeps verifying under v1. The default is v1 for the engine's own callers (tests,
@@ -16,13 +18,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 PROFILE_V1 = "dicepost-dice/v1"
 PROFILE_V2 = "dicepost-dice/v2"
-PROFILES = (PROFILE_V1, PROFILE_V2)
+PROFILE_V3 = "dicepost-dice/v3"
+PROFILES = (PROFILE_V1, PROFILE_V2, PROFILE_V3)
 PROFILE = PROFILE_V1
 NEW_GAME_PROFILE = PROFILE_V2  # what every new game of the service uses
 DEFAULT_CHAIN_LENGTH = 4096
@@ -112,22 +117,82 @@ def chain_link_ok(s_t: bytes, s_prev: bytes, profile: str = PROFILE) -> bool:
     return hmac.compare_digest(H(profile, "chain", s_t), s_prev)
 
 
-def server_entropy(commitment: bytes, game_id: str, player: str) -> bytes:
-    """v2: the entropy of a seat that brought none, E_p = H(PROFILE, "server-made", S_0,
-    game_id, p). Fixed by the commitment before anyone joins, so the host cannot draw it
+def server_entropy(commitment: bytes, game_id: str, player: str, profile: str = PROFILE_V2) -> bytes:
+    """v2 and v3: the entropy of a seat that brought none, E_p = H(PROFILE, "server-made",
+    S_0, game_id, p). Fixed by the commitment before anyone joins, so the host cannot draw it
     after seeing the other seats' entropy; it adds nothing to the salt, and says so."""
-    return H(PROFILE_V2, "server-made", commitment, game_id, player)
+    return H(_bound(profile), "server-made", commitment, game_id, player)
 
 
-def bot_key(s_t: bytes, salt: bytes, t: int, player: str) -> bytes:
-    """v2: the key a bot playing `player` in round t-1 chooses with,
+def bot_key(s_t: bytes, salt: bytes, t: int, player: str, profile: str = PROFILE_V2) -> bytes:
+    """v2 and v3: the key a bot playing `player` in round t-1 chooses with,
     B = M(S_t, PROFILE, "bot", G, t, p): secret until S_t is revealed with the results."""
-    return M(s_t, PROFILE_V2, "bot", salt, t, player)
+    return M(s_t, _bound(profile), "bot", salt, t, player)
 
 
-def receipt(game_id: str, round_number: int, player: str, version: int, text: str) -> bytes:
-    """v2: R = H(PROFILE, "receipt", game_id, round, p, version, accepted_text)."""
-    return H(PROFILE_V2, "receipt", game_id, round_number, player, version, text)
+def receipt(game_id: str, round_number: int, player: str, version: int, text: str,
+            profile: str = PROFILE_V2) -> bytes:
+    """v2 and v3: R = H(PROFILE, "receipt", game_id, round, p, version, accepted_text)."""
+    return H(_bound(profile), "receipt", game_id, round_number, player, version, text)
+
+
+def _bound(profile: str) -> str:
+    """A profile that has server-made entropy, bot keys and receipts (v2 on)."""
+    if profile not in (PROFILE_V2, PROFILE_V3):
+        raise ValueError(f"{check_profile(profile)} has no server-made entropy, bot keys or receipts")
+    return profile
+
+
+_HEX_ENTROPY = re.compile(r"(?:[0-9a-fA-F]{2}){16,64}\Z")
+
+
+def join_words(text: str) -> str:
+    """v3: the words a player typed after JOIN as they count: Unicode NFC, every run of
+    white space one space, none at either end."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def words_entropy(game_id: str, player: str, words: str) -> bytes:
+    """v3: the entropy of words a mail joiner typed, E_p = H(PROFILE, "words", game_id, p,
+    join_words(words)): any words, recomputable by the player from what they sent."""
+    return H(PROFILE_V3, "words", game_id, player, join_words(words))
+
+
+def join_entropy(game_id: str, player: str, text: str) -> tuple[bytes | None, str]:
+    """v3: what `JOIN <text>` gives a seat: (E_p, "hex") for one token of 32 to 128 hex
+    digits (the bytes it spells), (E_p, "words") for any other words, (None, "none") for
+    nothing (the seat then gets server_entropy)."""
+    words = join_words(text)
+    if not words:
+        return None, "none"
+    if _HEX_ENTROPY.match(words):
+        return bytes.fromhex(words), "hex"
+    return words_entropy(game_id, player, words), "words"
+
+
+def terms_digest(game_id: str, terms: Any) -> bytes:
+    """v3: T = H(PROFILE, "terms", game_id, canonical(terms)), the game's terms as a player
+    holds them from the invitation on (ruleset, revision, options, seats, bot, missed turns)."""
+    return H(PROFILE_V3, "terms", game_id, canonical(terms))
+
+
+def force_digest(game_id: str, player: str, force: Any) -> bytes:
+    """v3: F_p = H(PROFILE, "force", game_id, p, canonical(force)), the force a player
+    joined with (its units, their names) as they hold it from the join on."""
+    return H(PROFILE_V3, "force", game_id, player, canonical(force))
+
+
+def step_hash_start(game_id: str, commitment: bytes, terms: bytes, salt: bytes) -> bytes:
+    """v3: A_0 = H(PROFILE, "record", game_id, S_0, T, G), what the running step hash starts
+    from: the game, its chain, its terms and everyone's entropy."""
+    return H(PROFILE_V3, "record", game_id, commitment, terms, salt)
+
+
+def step_hash_next(previous: bytes, t: int, step_digest: bytes) -> bytes:
+    """v3: A_t = H(PROFILE, "step", A_{t-1}, t, C_t), C_t the SHA-256 of the canonical JSON
+    of step t without its checksum field (the bytes its checksum spells): each results mail
+    carries A_t, which pins every step up to t."""
+    return H(PROFILE_V3, "step", previous, t, step_digest)
 
 
 def game_salt(game_id: str, entropy: Mapping[str, bytes], profile: str = PROFILE) -> bytes:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.contract import JSON, ForceError, PlayerId, RulesError, Ruleset
-from engine.dice import Dice, state_hash
+from engine.dice import PROFILE_V2, PROFILE_V3, Dice, state_hash
 from engine.registry import find_ruleset
 
 
@@ -71,15 +71,20 @@ def round_inputs(players: Sequence[PlayerId], texts: Mapping[PlayerId, str]) -> 
     return {p: texts.get(p, "") for p in players}
 
 
-def canonical_input(ruleset: Ruleset[Any], state: Any, player: PlayerId, text: str) -> str:
-    """The one text that stands for a player's orders (dicepost-dice/v2): parse, then
-    format, so no respelling reaches the dice; no orders (nothing, or `pass`) is "".
+def canonical_input(ruleset: Ruleset[Any], state: Any, player: PlayerId, text: str,
+                    profile: str = PROFILE_V2) -> str:
+    """The one text that stands for a player's orders: parse, then format, so no respelling
+    reaches the dice; no orders (nothing, or `pass`) is "". Under dicepost-dice/v3 the lines
+    are also sorted, stably, by the ruleset's `reading_key`, so no two orderings of lines
+    that the rules read alike give two texts (docs/dice-spec.md, v3).
 
     Raises OrderErrors when the text does not parse against `state`.
     """
     if not text.strip():
         return ""
     orders = ruleset.parse_orders(state, player, text)
+    if profile == PROFILE_V3:
+        orders = sorted(orders, key=lambda o: ruleset.reading_key(state, player, o))
     return "\n".join(o.format() for o in orders)
 
 

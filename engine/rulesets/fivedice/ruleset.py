@@ -133,6 +133,12 @@ class FivediceRuleset(StandingRuleset[GameState]):
                         orders: Sequence[Order]) -> list[OrderProblem]:
         return check_order_set(orders)
 
+    def reading_key(self, state: GameState, player: PlayerId, order: Order) -> tuple[int | str, ...]:
+        """Each unit "carries out its orders, line by line as written" on its initiative turn
+        (docs/rulesets/fivedice.md), so by unit, its lines in the player's order; its `dice`
+        line is a standing order read before any unit acts, so first."""
+        return (order.unit or "", 0 if order.verb == "dice" else 1)
+
     def resolve(self, state: GameState, orders: Mapping[PlayerId, Sequence[Order]],
                 dice: Dice) -> Resolution[GameState]:
         return resolve_round(state, orders, dice, self.expected(state))

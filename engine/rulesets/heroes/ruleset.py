@@ -165,6 +165,18 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
                         given: Sequence[Order]) -> list[OrderProblem]:
         return orders.check_set(state, player, given)
 
+    # "Orders are carried out in phase order whatever their line order; general actions in
+    # their line order" (docs/rulesets/heroes.md); attack lines add targets in their order.
+    PHASES: ClassVar[tuple[str, ...]] = ("reroll", "action", "move", "face", "run", "attack")
+
+    def reading_key(self, state: HeroesState, player: PlayerId, order: Order) -> tuple[int | str, ...]:
+        """By figure, then phase; general actions (last) and attack lines keep their order. A
+        villain figure moves and turns in the order written, then strikes (npc.ordered_act)."""
+        if player == state.villain:
+            return (order.unit or "", 1 if order.verb == "attack" else 0)
+        phase = self.PHASES.index(order.verb) if order.verb in self.PHASES else len(self.PHASES)
+        return (order.unit or "", phase)
+
     def resolve(self, state: HeroesState, given: Mapping[PlayerId, Sequence[Order]],
                 dice: Dice) -> Resolution[HeroesState]:
         new = state.copy()

@@ -132,6 +132,12 @@ class Jep1Ruleset(StandingRuleset[JepState]):
                         given: Sequence[Order]) -> list[OrderProblem]:
         return orders.check_order_set(state, player, given)
 
+    def reading_key(self, state: JepState, player: PlayerId, order: Order) -> tuple[int | str, ...]:
+        """Units act in the order of action and "the move always comes before the attack,
+        whatever the line order" (docs/rulesets/jep1.md): a unit has one line of each kind,
+        so by unit, then verb."""
+        return (order.unit or "", order.verb)
+
     def resolve(self, state: JepState, given: Mapping[PlayerId, Sequence[Order]],
                 dice: Dice) -> Resolution[JepState]:
         return resolve_round(state, given, dice)

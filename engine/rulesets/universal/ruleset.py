@@ -123,6 +123,11 @@ class UniversalRuleset(StandingRuleset[State]):
         clashes between lines included, is reported on its own line."""
         return OrderPlan(state, player).check
 
+    def reading_key(self, state: State, player: str, order: Order) -> tuple[int | str, ...]:
+        """"A side's orders act in the order they are written" (docs/rulesets/universal.md):
+        moves and attacks keep the player's order; a hold only says so, after them by unit."""
+        return (1, order.unit or "") if order.verb == "hold" else (0,)
+
     def resolve(self, state: State, orders: Mapping[str, Sequence[Order]], dice: Dice) -> Resolution[State]:
         new, events = resolve_round(state, orders, dice)
         return Resolution(new, events, list(dice.rolls))
