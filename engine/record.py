@@ -23,6 +23,18 @@ A `dicepost-dice/v2` record also holds (docs/dice-spec.md, v2):
   in its detail or open at that time; listed by the verifiers, not checkable: the player
   must trust or dispute them).
 
+A `dicepost-dice/v3` record holds `server_made`, `versions` and `gm_actions` as v2 does
+(versions: the players' own, never a bot's), and instead of `bots`:
+- `terms`: {ruleset, revision (where the setup names one), options, seats, bot,
+  missed_turns}: what every player holds the digest T of from the invitation on
+  (engine.dice.terms_digest); the setup document must agree with it;
+- `handovers`: [{round, seat, to, by, at}]: from `round` on, `seat` is played by the bot
+  (`to` "bot", `by` "gm" or "missed_turns") or by a person again (`to` "player", `by`
+  "player" for its own player, "replacement" for a new one). The rounds the bot played
+  follow from them, and the verifiers recompute the bot's orders for each.
+Its steps carry no new field: the running step hash A_t (`step_hashes`) is derived, as
+D_t and K_t are, and each results mail carries the latest.
+
 `inputs_digest` and `step_key` are derived values, written so a player checking by hand
 can compare each stage (docs/dice-spec.md) and a verifier can say which stage differs. The two
 `checksum`s are plain SHA-256 over the canonical JSON of the rest of the step / record:
@@ -42,15 +54,26 @@ from engine.dice import (
     DEFAULT_CHAIN_LENGTH,
     PROFILE,
     PROFILE_V2,
+    PROFILE_V3,
     canonical,
     inputs_digest,
+    step_hash_next,
+    step_hash_start,
     step_key,
+    terms_digest,
 )
 from engine.steps import setup_revision
 
 RECORD_FORMAT = "dicepost-record/1"
 CHECKSUM = "checksum"
 V2_FIELDS = ("server_made", "bots", "versions", "gm_actions")
+V3_LISTS = ("server_made", "handovers", "versions", "gm_actions")
+V3_FIELDS = ("terms", *V3_LISTS)
+
+
+def profile_fields(profile: str) -> tuple[str, ...]:
+    """The fields a record of this profile carries beyond the v1 ones."""
+    return {PROFILE_V2: V2_FIELDS, PROFILE_V3: V3_FIELDS}.get(profile, ())
 
 
 def checksum(node: Mapping[str, Any]) -> str:
@@ -87,8 +110,9 @@ def build_record(
 
     `extra` fields are kept (the verifiers list them as not checked by the rules) and
     covered by the record checksum; an `outcome` given in `extra` is the same as the
-    `outcome` argument. A v2 record always carries the V2_FIELDS (empty lists when
-    nothing happened), so a verifier can tell "none" from "left out".
+    `outcome` argument. A v2 record always carries the V2_FIELDS and a v3 record the
+    V3_LISTS (empty lists when nothing happened), so a verifier can tell "none" from "left
+    out"; a v3 record's `terms` come in `extra`.
     """
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
@@ -107,6 +131,22 @@ def build_record(
         record["revision"] = setup_revision(steps[0]["inputs"])
     if profile == PROFILE_V2:
         record.update({k: [] for k in V2_FIELDS})
+    elif profile == PROFILE_V3:
+        record.update({k: [] for k in V3_LISTS})
     record.update({k: v for k, v in (extra or {}).items() if k != CHECKSUM})
     record[CHECKSUM] = checksum(record)
     return record
+
+
+def step_hashes(record: Mapping[str, Any]) -> list[bytes]:
+    """[A_0, A_1, ..., A_n] of a v3 record (docs/dice-spec.md, v3): A_t is what the results
+    mail of step t carries. Values are taken as the record states them (a verifier checks
+    them first); raises KeyError or ValueError on a record without them."""
+    a = step_hash_start(str(record["game_id"]), bytes.fromhex(record["commitment"]),
+                        terms_digest(str(record["game_id"]), record["terms"]),
+                        bytes.fromhex(record["salt"]))
+    out = [a]
+    for t, step in enumerate(record["steps"], start=1):
+        a = step_hash_next(a, t, bytes.fromhex(checksum(step)))
+        out.append(a)
+    return out
