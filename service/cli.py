@@ -35,6 +35,7 @@ COMMANDS = [
     "service.commands.demo",
     "service.commands.sweep",
     "service.commands.verify",
+    "service.commands.receipt",
     "service.commands.balance",
     "service.commands.mail_ingest",
     "service.commands.mail_ingest:poll_command",

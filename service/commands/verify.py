@@ -7,12 +7,17 @@ only reads the record and prints a short table per step, or `--json` for machine
 What the player holds, from the invitation, the join page and the confirmation mails
 (`--commitment HEX`, `--entropy SEAT=HEX`, `--receipt SEAT:ROUND:VERSION:HEX`), is checked
 against the record too: a record of another chain, another entropy or another text than
-the player's latest receipt fails even when it is consistent in itself.
+the player's latest receipt fails even when it is consistent in itself. `--mails PATH` (a
+folder of .eml files, an mbox file or an .eml file; repeatable) reads all of it from the
+player's own mails (engine.held): the commitment, the terms, their entropy and where it
+came from, their force, every receipt with the text they sent, every step hash.
 
 Exit status: 0 only when everything holds (chain, salt, keys, faces, replayed events and
-state hashes, checksums); 1 when something differs (the first difference is named, with
-what was expected and what was found); 2 when the record cannot be read at all (one line
-on stderr; with --json, also the report on stdout).
+state hashes, checksums), with an AMBER line instead of OK where it holds but says less
+than it seems (only the host chose the dice; rounds the mails given do not reach); 1 when
+something differs (the first difference is named, with what was expected and what was
+found); 2 when the record or the mails cannot be read at all (one line on stderr; with
+--json, also the report on stdout).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from typing import TextIO
 import click
 
 from engine.gmlog import action_text
-from engine.held import read_receipts
+from engine.held import held_from_mails, read_receipts
 from engine.verify import Held, RecordError, Verification, parse_record, verify
 from service.verify_bundle import RUNTIME, bundle_files, write_bundle
 
@@ -61,6 +66,29 @@ def read_source(source: str, timeout: float = 30.0, token: str | None = None) ->
     return data
 
 
+def mail_files(paths: Sequence[Path]) -> list[tuple[str, bytes]]:
+    """The player's mails as (name, bytes): every .eml file of a folder, or a file (an .eml
+    or an mbox) as it is; a path that cannot be read is a RecordError naming it."""
+    out: list[tuple[str, bytes]] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".eml")
+            if not found:
+                raise RecordError(f"{path} holds no .eml files")
+        else:
+            found = [path]
+        for item in found:
+            try:
+                with item.open("rb") as f:
+                    data = f.read(MAX_RECORD_BYTES + 1)
+            except OSError as exc:
+                raise RecordError(f"cannot read {item}: {exc.strerror or exc}") from None
+            if len(data) > MAX_RECORD_BYTES:
+                raise RecordError(f"{item} is larger than {MAX_RECORD_BYTES} bytes")
+            out.append((str(item), data))
+    return out
+
+
 def _mark(value: bool | None) -> str:
     return {True: "ok", False: "BAD", None: "-"}[value]
 
@@ -78,6 +106,8 @@ def print_table(v: Verification, out: TextIO) -> None:
         print(f"salt G {v.salt} {_mark(v.salt_ok)}", file=out)
     if v.profile:
         print(f"profile {v.profile}", file=out)
+    if v.terms:
+        print(f"terms T {v.terms}", file=out)
     if v.unchecked:
         print(f"fields covered by the checksum only: {', '.join(v.unchecked)}", file=out)
     for seat in v.server_made:
@@ -90,12 +120,19 @@ def print_table(v: Verification, out: TextIO) -> None:
         for seat, numbers in sorted(rounds.items()):
             print(f"played by the bot: {seat} in round {', '.join(numbers)} (orders recomputed)",
                   file=out)
+    for h in v.handovers:
+        whom = "the bot" if h.get("to") == "bot" else "a player"
+        print(f"handed over: {h.get('seat')} to {whom} from round {h.get('round')} "
+              f"({HANDED_BY.get(str(h.get('by')), h.get('by'))})", file=out)
     for action in v.gm_actions:
         print(f"GM action: {action_text(action)}", file=out)
     for item in v.held:
         print(f"matches what you hold: {item}", file=out)
+    for caution in v.cautions:
+        print(f"caution: {caution}", file=out)
+    hashes = any(s.step_hash for s in v.steps)
     print(f"{'step':>5}  {'S_t':<11}  {'chain':<5}  {'D,K':<3}  {'rolls':<9}  "
-          f"{'rules':<5}  {'events':>6}  {'state':<11}  sum", file=out)
+          f"{'rules':<5}  {'events':>6}  {'state':<11}  sum" + ("  A_t" if hashes else ""), file=out)
     for s in v.steps:
         good = sum(r.ok for r in s.rolls)
         rolls = f"{good}/{len(s.rolls)}" + ("" if good == len(s.rolls) else " BAD")
@@ -103,6 +140,8 @@ def print_table(v: Verification, out: TextIO) -> None:
         line = (f"{s.t:>5}  {_short(s.revealed):<11}  {_mark(s.chain):<5}  {_mark(s.keys):<3}  "
                 f"{rolls:<9}  {_mark(s.rules):<5}  {events:>6}  {_short(s.state_hash):<11}  "
                 f"{_mark(s.checksum)}")
+        if hashes:
+            line += f"   {_short(s.step_hash)}"
         print(line, file=out)
 
 
@@ -136,14 +175,23 @@ def held_values(commitment: str | None, entropy: Sequence[str], receipts: Sequen
     return held
 
 
+HANDED_BY = {"gm": "by the GM", "missed_turns": "by the missed-turn policy",
+             "player": "its own player", "replacement": "a replacement player"}
+BOUND = {"dicepost-dice/v2": "canonical inputs, server-made entropy, bot orders, receipts, ",
+         "dicepost-dice/v3": "canonical inputs in the rules' reading order, the terms, server-made "
+                             "entropy, hand-overs and bot orders, receipts, step hashes, "}
+
+
 def report(v: Verification, out: TextIO) -> int:
     print_table(v, out)
     if v.ok:
-        v2 = ("canonical inputs, server-made entropy, bot orders, receipts, "
-              if v.profile.endswith("/v2") else "")
-        print(f"OK: every check holds: {len(v.steps)} steps, {v.rolls} rolls; chain from the "
-              f"commitment, salt, step keys, faces, {v2}replayed events and state hashes, "
-              "checksums.", file=out)
+        holds = (f"every check holds: {len(v.steps)} steps, {v.rolls} rolls; chain from the "
+                 f"commitment, salt, step keys, faces, {BOUND.get(v.profile, '')}replayed events "
+                 "and state hashes, checksums")
+        if v.cautions:
+            print(f"AMBER: {holds}; but {'; and '.join(v.cautions)}.", file=out)
+        else:
+            print(f"OK: {holds}.", file=out)
         return EXIT_OK
     first = v.difference
     if first is None:
@@ -157,10 +205,15 @@ def report(v: Verification, out: TextIO) -> int:
 
 def check(source: str, as_json: bool = False, timeout: float = 30.0,
           out: TextIO | None = None, err: TextIO | None = None, held: Held | None = None,
-          token: str | None = None) -> int:
+          token: str | None = None, mails: Sequence[Path] = ()) -> int:
     out = out or sys.stdout
     try:
         record = parse_record(read_source(source, timeout, token))
+        if mails:
+            game_id = record.get("game_id") if isinstance(record, dict) else None
+            if not isinstance(game_id, str):
+                raise RecordError("the record names no game_id to read your mails for")
+            held = (held or Held()).merged(held_from_mails(mail_files(mails), game_id))
     except RecordError as exc:
         if as_json:
             print(json.dumps({"ok": False, "error": str(exc)}), file=out)
@@ -204,6 +257,10 @@ def bundle(folder: Path, out: TextIO) -> int:
               help="a receipt from a confirmation mail or the player page (repeatable)")
 @click.option("--receipts", "receipts_file", type=click.Path(dir_okay=False, path_type=Path),
               help="the receipts file the player page offers (commitment, entropy, receipts)")
+@click.option("--mails", "mails", multiple=True, metavar="PATH",
+              type=click.Path(exists=True, path_type=Path),
+              help="your own mails of the game: a folder of .eml files, an mbox file or an .eml "
+                   "file (repeatable); every value they carry is checked against the record")
 @click.option("--token", envvar="DICEPOST_TOKEN", metavar="TOKEN",
               help="for a private game's record URL: a player's, the GM's or a spectator link's "
                    "token (the link's last part), sent as Authorization: Bearer; or set DICEPOST_TOKEN")
@@ -211,7 +268,7 @@ def bundle(folder: Path, out: TextIO) -> int:
               help="write the verifier page, its runtime and the engine into this folder")
 def command(record: str | None, as_json: bool, timeout: float, commitment: str | None,
             entropy: tuple[str, ...], receipts: tuple[str, ...], receipts_file: Path | None,
-            bundle_dir: Path | None, token: str | None) -> int:
+            bundle_dir: Path | None, token: str | None, mails: tuple[Path, ...]) -> int:
     if bundle_dir is not None:
         if record is not None:
             raise click.UsageError("--bundle writes the verifier; give no RECORD with it")
@@ -224,7 +281,7 @@ def command(record: str | None, as_json: bool, timeout: float, commitment: str |
             held = held.merged(read_receipts(read_source(str(receipts_file))))
         except RecordError as exc:
             raise click.BadParameter(str(exc), param_hint="--receipts") from None
-    return check(record, as_json, timeout, held=held, token=token)
+    return check(record, as_json, timeout, held=held, token=token, mails=mails)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
