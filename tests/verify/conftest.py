@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 import subprocess
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
+from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +95,43 @@ def play_rounds(client: Any, rounds: int, game: tuple[str, dict[str, str]] | Non
                              json={"round": view["round"], "orders": line})
             assert put.status_code == 200, put.json
     return game_id
+
+
+def mail(block: str, seat: str, n: int, game_id: str = "") -> bytes:
+    """A mail as the service sends one: a text part around the evidence block and an HTML one
+    beside it (quoted-printable, as most mailers write them)."""
+
+    kind = next((line.split(": ", 1)[1] for line in block.splitlines() if line.startswith("kind: ")), "mail")
+    msg = EmailMessage()
+    msg["From"] = "dicepost <game@dicepost.example>"
+    msg["To"] = f"{seat}@example.org"
+    msg["Subject"] = f"[dicepost] {game_id} {kind} {n}"
+    msg["Date"] = format_datetime(datetime(2026, 6, 1, tzinfo=UTC) + timedelta(hours=n))
+    msg["Message-ID"] = f"<{n}.{seat}@dicepost.example>"
+    text = (f"Hello {seat},\n\nthis is mail {n} of game {game_id}: é, ü and a long line "
+            + "that a mailer would fold " * 6 + "\n\nKeep this mail: it is your evidence.\n\n"
+            + block + "\n-- \ndicepost\n")
+    msg.set_content(text, cte="quoted-printable")
+    msg.add_alternative(f"<p>Hello {seat}, mail {n}.</p>", subtype="html")
+    return msg.as_bytes()
+
+
+def write_mails(folder: Path, blocks: list[str], seat: str, game_id: str = "") -> list[Path]:
+    """One .eml file a mail, as a mail program saves them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for n, block in enumerate(blocks, start=1):
+        path = folder / f"{n:03d}.eml"
+        path.write_bytes(mail(block, seat, n, game_id))
+        paths.append(path)
+    return paths
+
+
+def mbox(blocks: list[str], seat: str, game_id: str = "") -> bytes:
+    """The same mails in one mbox file (mboxrd: body lines "From " escaped)."""
+    out = b""
+    for n, block in enumerate(blocks, start=1):
+        body = re.sub(rb"(?m)^(>*From )", rb">\1", mail(block, seat, n, game_id))
+        out += b"From game@dicepost.example Mon Jun  1 00:00:00 2026\n" + body.replace(b"\r\n", b"\n")
+        out += b"\n" if out.endswith(b"\n") else b"\n\n"
+    return out
