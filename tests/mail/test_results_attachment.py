@@ -72,7 +72,8 @@ def test_the_attached_record_from_a_real_mail_verifies_alone(sqlite_app: Flask, 
         path.write_bytes(data)
         done = invoke("verify", str(path), "--commitment", commitment)
         assert done.exit_code == 0, done.stdout
-        assert "OK: every check holds" in done.stdout
+        # both seats joined without entropy of their own: only the host chose these dice
+        assert "AMBER: every check holds" in done.stdout and "only the host chose these dice" in done.stdout
 
     # A die changed in the kept copy: the player's own file says so.
     name, data = attachment(mails[-1])

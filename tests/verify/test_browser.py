@@ -218,14 +218,17 @@ def test_the_services_check_these_dice_links_open_a_green_verifier(browser, live
 
 def test_the_player_pages_link_carries_what_the_player_holds_and_turns_green(browser, live_service) -> None:
     """The link's fragment holds the commitment, the seat and its entropy; with the runtime
-    the page checks everything and says the record matches them."""
+    the page checks everything and says the record matches them (red brought entropy of its
+    own: a game where no seat did is amber, only the host chose its dice)."""
     base, app = live_service
     client = app.test_client()
     created = client.post("/api/games", json={"ruleset": "universal", "seats": [
         {"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "blue@example.org"}]}).json
     tokens = {}
     for seat in created["seats"]:
-        joined = client.post(f"/api/games/{created['id']}/join", json={"invite_token": seat["invite_token"]})
+        own = {"entropy": "5e" * 16} if seat["name"] == "red" else {}
+        joined = client.post(f"/api/games/{created['id']}/join",
+                             json={"invite_token": seat["invite_token"], **own})
         tokens[seat["name"]] = joined.json["player_token"]
     record = client.get(f"/api/games/{created['id']}/record").json
     context = browser.new_context()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 from engine.dice import H, M, canonical, chain_link_ok, enc, face_and_words, game_salt, step_key
@@ -138,3 +140,14 @@ def test_the_pages_gm_action_words_are_the_commands() -> None:
 
     actions = gm_actions()
     assert js_compute([{"op": "gm_action_text", "action": a} for a in actions]) == [action_text(a) for a in actions]
+
+
+def test_v3_vectors_in_the_pages_javascript(tmp_path: Path) -> None:
+    from tests.engine import dice_v3_reference as ref
+    from tests.engine.test_dice_v3_vectors import VECTORS
+
+    path = tmp_path / "v3.json"
+    path.write_text(json.dumps({"vectors": VECTORS, "inputs": {
+        "game": ref.GAME, "terms": ref.TERMS, "force": ref.FORCE, "step1": ref.STEP1, "step2": ref.STEP2,
+        "c1": ref.C1.hex(), "c2": ref.C2.hex()}}), encoding="utf-8")
+    assert node("dice_v3_vectors.mjs", str(PAGE), str(path)).strip() == "ok 21"

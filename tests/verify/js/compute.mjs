@@ -32,9 +32,10 @@ async function run(c) {
       }
       const v = await V.verifyRecord(record, c.held || {});
       return { readable: true, ok: v.ok, complete: v.complete, revision: v.revision, differences: v.differences,
-        unchecked: v.unchecked, server_made: v.server_made, held: v.held,
+        unchecked: v.unchecked, server_made: v.server_made, held: v.held, terms: v.terms,
+        cautions: v.cautions,
         steps: v.steps.map((s) => ({ t: s.t, chain: s.chain, keys: s.keys, checksum: s.checksum,
-          rolls: s.rolls.map((r) => r.ok) })) };
+          step_hash: s.step_hash, rolls: s.rolls.map((r) => r.ok) })) };
     }
     default: throw new Error("unknown op " + c.op);
   }
