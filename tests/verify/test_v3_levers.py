@@ -13,6 +13,7 @@ too; where it does not, that is checked as well, to show the mails are what catc
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -44,23 +45,38 @@ def game(ruleset: str = "jep1", **kwargs: Any) -> SelfPlay:
     return g
 
 
-@pytest.fixture(scope="module")
-def honest() -> SelfPlay:
+@functools.cache
+def honest_game() -> SelfPlay:
     """jep1 (whose rules read a unit's lines in one order): alice joined with words, bob
     with none, alice sat out the last round."""
     return game(words={"alice": WORDS}, server_made=("bob",), idle={"alice": [LAST]})
 
 
-@pytest.fixture(scope="module")
-def in_sequence() -> SelfPlay:
+@functools.cache
+def sequence_game() -> SelfPlay:
     """universal, whose rules read a side's lines in the order written."""
     return game("universal")
 
 
-@pytest.fixture(scope="module")
-def bot_game() -> SelfPlay:
+@functools.cache
+def handed_game() -> SelfPlay:
     """bob handed to the bot by the GM for the last round."""
     return game(handovers={"bob": (LAST, "gm")})
+
+
+@pytest.fixture(scope="module")
+def honest() -> SelfPlay:
+    return honest_game()
+
+
+@pytest.fixture(scope="module")
+def in_sequence() -> SelfPlay:
+    return sequence_game()
+
+
+@pytest.fixture(scope="module")
+def bot_game() -> SelfPlay:
+    return handed_game()
 
 
 @pytest.fixture(scope="module")
@@ -214,12 +230,14 @@ def test_reordered_lines_are_not_the_canonical_text(honest: SelfPlay, run: Run) 
     assert report["first_difference"]["expected"] == f"the canonical text {text!r}"
 
 
-def test_reordered_lines_the_rules_read_in_sequence_are_caught_by_the_text_you_sent(
-        in_sequence: SelfPlay, run: Run) -> None:
-    """Where the rules read lines in the order written (universal), another order is other
-    orders: the host that counts them, with a receipt of its text and your own text quoted
-    beside it, passes the record alone, and fails against the text in your mail."""
-    record = copy(in_sequence.record)
+Forged = tuple[dict[str, Any], list[str], str]  # the record the host serves, the seat's mails, the seat
+
+
+def reordered_in_sequence() -> Forged:
+    """universal: alice's last lines counted in another order, with a receipt of it, her own
+    text quoted beside it in the confirmation."""
+    g = sequence_game()
+    record = copy(g.record)
     ruleset = find_ruleset("universal")
     state = ruleset.load(round_state(record, LAST))
     text = last_input(record, "alice")
@@ -228,42 +246,61 @@ def test_reordered_lines_the_rules_read_in_sequence_are_caught_by_the_text_you_s
                      if o != text and canonical_input(ruleset, state, "alice", o, PROFILE_V3) == o)
     receipts = set_versions(record, LAST, "alice", [reordered])
     forge_last_step(record, {**record["steps"][-1]["inputs"], "alice": reordered})
-    assert run(record)[0] == EXIT_OK  # consistent in itself
     confirmation = orders_evidence(record["game_id"], PROFILE_V3, "alice", LAST, 1, receipts[0],
-                                   in_sequence.sent[(LAST, "alice")], reordered, None)
-    mine = [*mails(in_sequence, "alice", record, keep=lambda b: f"round: {LAST}\n" not in b), confirmation]
-    code, report = run(record, mine, "alice")
+                                   g.sent[(LAST, "alice")], reordered, None)
+    return record, [*mails(g, "alice", record, keep=lambda b: f"round: {LAST}\n" not in b), confirmation], "alice"
+
+
+def test_reordered_lines_the_rules_read_in_sequence_are_caught_by_the_text_you_sent(
+        in_sequence: SelfPlay, run: Run) -> None:
+    """Where the rules read lines in the order written (universal), another order is other
+    orders: the host that counts them, with a receipt of its text and your own text quoted
+    beside it, passes the record alone, and fails against the text in your mail."""
+    record, mine, seat = reordered_in_sequence()
+    assert run(record)[0] == EXIT_OK  # consistent in itself
+    code, report = run(record, mine, seat)
     assert code == EXIT_DIFFERENT and first(report) == (LAST + 1, "input of alice")
+    text = last_input(in_sequence.record, "alice")
     assert report["first_difference"]["expected"].startswith(f"your orders as the rules read them, {text!r}")
 
 
-def test_orders_written_for_a_seat_that_sent_none_are_caught_by_its_mails(honest: SelfPlay, run: Run) -> None:
-    """alice sat out the last round; the host writes her orders and lists a version with its
-    receipt. The record is consistent; alice's mails hold no receipt for that round."""
-    record = copy(honest.record)
+def written_for_a_seat_that_sent_none() -> Forged:
+    """alice sat out the last round; the host writes her orders, with a version and receipt."""
+    g = honest_game()
+    record = copy(g.record)
     assert last_input(record, "alice") == ""
     written = other_orders(record, "alice")
     set_versions(record, LAST, "alice", [written])
     forge_last_step(record, {**record["steps"][-1]["inputs"], "alice": written})
+    return record, mails(g, "alice", record), "alice"
+
+
+def test_orders_written_for_a_seat_that_sent_none_are_caught_by_its_mails(run: Run) -> None:
+    """The record is consistent; alice's mails hold no receipt for that round."""
+    record, mine, seat = written_for_a_seat_that_sent_none()
     assert run(record)[0] == EXIT_OK
-    code, report = run(record, mails(honest, "alice", record), "alice")
+    code, report = run(record, mine, seat)
     assert code == EXIT_DIFFERENT and first(report) == (LAST + 1, "input of alice")
     assert report["first_difference"]["expected"] == (
         f"no orders: your mails hold no receipt of alice for round {LAST}")
 
 
-def test_entropy_chosen_for_a_seat_that_gave_none_is_caught_by_its_join_mail(honest: SelfPlay, run: Run) -> None:
+def entropy_chosen_for_a_seat_that_gave_none() -> Forged:
     """bob joined without entropy. The host gives his seat a value of its choosing, calls it
     his, and runs the whole game on it; it even tells bob that value at join."""
     forged = game(words={"alice": WORDS}, idle={"alice": [LAST]})  # bob's entropy is not server-made
     record = forged.record
-    assert record["server_made"] == [] and run(record)[0] == EXIT_OK
     joined = joined_evidence(record["game_id"], PROFILE_V3, bytes.fromhex(record["commitment"]),
                              bytes.fromhex(_terms(record)), "bob", 1,
                              bytes.fromhex(record["entropy"]["bob"]), "server",
                              _force(record, "bob"), None, None)
-    mine = [*mails(forged, "bob", keep=lambda b: "kind: joined" not in b), joined]
-    code, report = run(record, mine, "bob")
+    return record, [*mails(forged, "bob", keep=lambda b: "kind: joined" not in b), joined], "bob"
+
+
+def test_entropy_chosen_for_a_seat_that_gave_none_is_caught_by_its_join_mail(run: Run) -> None:
+    record, mine, seat = entropy_chosen_for_a_seat_that_gave_none()
+    assert record["server_made"] == [] and run(record)[0] == EXIT_OK
+    code, report = run(record, mine, seat)
     assert code == EXIT_DIFFERENT and first(report) == (0, "entropy of bob")
     assert report["first_difference"]["expected"] == "server-made: you gave none (your join mail)"
 
@@ -291,18 +328,22 @@ def test_a_game_where_no_seat_brought_entropy_is_amber_never_plain_ok(run: Run, 
     assert last.startswith("AMBER: every check holds") and "only the host chose these dice" in last
 
 
-def test_a_dropped_bot_hand_over_with_the_hosts_orders_is_caught_by_the_seats_mails(
-        bot_game: SelfPlay, run: Run) -> None:
+def hand_over_dropped() -> Forged:
     """The GM handed bob to the bot for the last round; the host drops the hand-over and
     writes bob's orders itself, with a version and receipt."""
-    record = copy(bot_game.record)
+    g = handed_game()
+    record = copy(g.record)
     record["handovers"] = []
     written = other_orders(record, "bob")
-    assert written != last_input(record, "bob")
     set_versions(record, LAST, "bob", [written])
     forge_last_step(record, {**record["steps"][-1]["inputs"], "bob": written})
+    return record, mails(g, "bob", record), "bob"
+
+
+def test_a_dropped_bot_hand_over_with_the_hosts_orders_is_caught_by_the_seats_mails(run: Run) -> None:
+    record, mine, seat = hand_over_dropped()
     assert run(record)[0] == EXIT_OK
-    code, report = run(record, mails(bot_game, "bob", record), "bob")
+    code, report = run(record, mine, seat)
     assert code == EXIT_DIFFERENT and first(report) == (LAST + 1, "input of bob")
 
 
@@ -315,13 +356,17 @@ def test_other_orders_under_a_hand_over_are_caught_by_the_record_alone(bot_game:
     assert repr(bots) in report["first_difference"]["expected"]
 
 
-def test_a_relabelled_bot_kind_is_caught_by_the_terms_every_player_holds(bot_game: SelfPlay, run: Run) -> None:
+def bot_kind_relabelled(seat: str = "alice") -> Forged:
     """The host plays the bot's rounds as the `random` bot instead of the game's."""
     forged = game(handovers={"bob": (LAST, "gm")}, bot_kind="random")
-    assert forged.record["terms"]["bot"] == "random" and run(forged.record)[0] == EXIT_OK
+    return forged.record, mails(handed_game(), seat, forged.record, keep=lambda b: "kind: invitation" in b), seat
+
+
+def test_a_relabelled_bot_kind_is_caught_by_the_terms_every_player_holds(run: Run) -> None:
     for seat in ("alice", "bob"):
-        held = mails(bot_game, seat, forged.record, keep=lambda b: "kind: invitation" in b)
-        code, report = run(forged.record, held, seat)
+        record, held, seat = bot_kind_relabelled(seat)
+        assert record["terms"]["bot"] == "random" and run(record)[0] == EXIT_OK
+        code, report = run(record, held, seat)
         assert code == EXIT_DIFFERENT and first(report) == (0, "terms")
 
 
@@ -361,15 +406,21 @@ def test_the_policys_own_hand_over_passes_with_its_misses_counted(policy_game: S
     assert {(b["round"], b["seat"]) for b in report["bots"]} == {(r, "alice") for r in range(6, LAST + 1)}
 
 
-def test_a_truncated_record_is_caught_by_the_latest_results_mail(honest: SelfPlay, run: Run) -> None:
+def truncated() -> Forged:
     """The host serves the record with its last three rounds dropped: it verifies in itself."""
-    record = copy(honest.record)
+    g = honest_game()
+    record = copy(g.record)
     del record["steps"][-3:]
     record["outcome"] = None
     record["versions"] = [v for v in record["versions"] if v["round"] < LAST - 2]
     reseal(record)
+    return record, mails(g, "bob"), "bob"
+
+
+def test_a_truncated_record_is_caught_by_the_latest_results_mail(run: Run) -> None:
+    record, mine, seat = truncated()
     assert run(record)[0] == EXIT_OK
-    code, report = run(record, mails(honest, "bob"), "bob")
+    code, report = run(record, mine, seat)
     assert code == EXIT_DIFFERENT and first(report) == (0, "steps")
     assert report["first_difference"]["expected"] == f"at least {LAST + 1} steps (your results mail of step {LAST + 1})"
 
@@ -386,18 +437,21 @@ def test_a_record_rewritten_after_the_results_mail_is_caught_by_its_step_hash(ho
     assert code == EXIT_DIFFERENT and first(report) == (LAST + 1, "step hash")
 
 
-def test_a_renamed_unit_in_the_setup_is_caught_by_the_force_its_player_joined_with(run: Run) -> None:
+def unit_renamed() -> Forged:
     """The host renames one of alice's units and plays the game from there: the rules do not
     care, the dice differ, and alice's join mail pins her force."""
-    honest_game = game("universal")
     ruleset = find_ruleset("universal")
     force = ruleset.default_force(0, ruleset.options())
     renamed = {"units": [{**u, "name": "Sprinter"} if u["name"] == "Runner" else u for u in force["units"]]}
     forged = game("universal", forces={"alice": renamed})
-    assert run(forged.record)[0] == EXIT_OK
-    held = mails(honest_game, "alice", forged.record,
-                 keep=lambda b: "kind: invitation" in b or "kind: joined" in b)
-    code, report = run(forged.record, held, "alice")
+    return forged.record, mails(sequence_game(), "alice", forged.record,
+                                keep=lambda b: "kind: invitation" in b or "kind: joined" in b), "alice"
+
+
+def test_a_renamed_unit_in_the_setup_is_caught_by_the_force_its_player_joined_with(run: Run) -> None:
+    record, held, seat = unit_renamed()
+    assert run(record)[0] == EXIT_OK
+    code, report = run(record, held, seat)
     assert code == EXIT_DIFFERENT and first(report) == (1, "inputs forces alice")
 
 
@@ -429,3 +483,16 @@ def test_server_made_entropy_is_the_commitments(honest: SelfPlay) -> None:
     r = honest.record
     assert r["entropy"]["bob"] == server_entropy(bytes.fromhex(r["commitment"]), r["game_id"], "bob",
                                                  PROFILE_V3).hex()
+
+
+# Levers the browser verifier is played with too (test_v3_page.py), with the place both
+# verifiers name first.
+BROWSER_LEVERS: dict[str, tuple[Callable[[], Forged], tuple[int, str]]] = {
+    "lines reordered": (reordered_in_sequence, (LAST + 1, "input of alice")),
+    "orders for a seat that sent none": (written_for_a_seat_that_sent_none, (LAST + 1, "input of alice")),
+    "entropy chosen": (entropy_chosen_for_a_seat_that_gave_none, (0, "entropy of bob")),
+    "hand-over dropped": (hand_over_dropped, (LAST + 1, "input of bob")),
+    "bot kind relabelled": (bot_kind_relabelled, (0, "terms")),
+    "record truncated": (truncated, (0, "steps")),
+    "unit renamed": (unit_renamed, (1, "inputs forces alice")),
+}
