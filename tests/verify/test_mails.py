@@ -218,3 +218,31 @@ def test_the_honest_record_with_the_mails_is_ok(game: SelfPlay, tmp_path: Path) 
     write_mails(folder, game.held["bob"], "bob", game.record["game_id"])
     assert main(["verify", str(record), "--mails", str(folder), "--mails",
                  str(write_mails(tmp_path / "alice", game.held["alice"], "alice")[0])]) == EXIT_OK
+
+
+def test_the_docs_example_block_is_read_and_its_receipt_is_of_its_text() -> None:
+    """docs/fair-dice.md shows the evidence block of a confirmation: it reads, and its
+    receipt is the v3 vector's, of the text it says counts."""
+    import re
+
+    from engine.held import held_from_blocks, read_blocks
+    from tests.conftest import ROOT
+    from tests.engine.dice_v3_reference import vectors
+
+    doc = (ROOT / "docs" / "fair-dice.md").read_text(encoding="utf-8")
+    (text,) = re.findall(rf"```\n({re.escape(BEGIN)}\n.*?{re.escape(END)}\n)```", doc, re.S)
+    held = held_from_blocks(read_blocks(text, "fair-dice.md"), "g-7f3a")
+    assert held.conflicts == [] and held.receipts == [("alice", 1, 2, bytes.fromhex(vectors()["R_alice"]))]
+    assert held.sent[("alice", 1, 2)] == "a1 move c3\nA1 attack B2"
+
+
+def test_the_hand_check_in_the_docs_reads_v3_records(game: SelfPlay, tmp_path: Path) -> None:
+    from tests.verify.test_fair_dice_doc import hand_check
+    from tests.verify.test_fair_dice_doc import run as run_script
+
+    script = tmp_path / "check_dice.py"
+    script.write_text(hand_check(), encoding="utf-8")
+    path = tmp_path / "record.json"
+    path.write_bytes(serialize(game.record))
+    done = run_script(script, path)
+    assert done.returncode == 0, done.stderr
