@@ -832,7 +832,8 @@ class _Checker:
                 f"you gave is of step {latest}; give your later mails to check them)")
         for seat in sorted(self.held.mine):
             if latest > 1 and seat in self.players:
-                self.v.held.append(f"every order of {seat} up to round {latest - 1} (your mails)")
+                self.v.held.append(f"every order of {seat} up to round {latest - 1}: yours (your mails), the "
+                                   "bot's or none")
 
     def run(self) -> Verification:
         v = self.v

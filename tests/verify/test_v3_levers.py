@@ -496,3 +496,36 @@ BROWSER_LEVERS: dict[str, tuple[Callable[[], Forged], tuple[int, str]]] = {
     "record truncated": (truncated, (0, "steps")),
     "unit renamed": (unit_renamed, (1, "inputs forces alice")),
 }
+
+
+def test_rounds_after_the_latest_mail_given_are_amber_not_ok(honest: SelfPlay, run: Run) -> None:
+    """alice gives her mails up to the results of step 5 only: the later rounds are not
+    compared with them, and the command says so instead of OK."""
+    def early(block: str) -> bool:
+        number = next((int(line.split(": ")[1]) for line in block.splitlines()
+                       if line.startswith(("step: ", "round: "))), 0)
+        return number <= (5 if "kind: results" in block else 4)
+
+    code, report = run(honest.record, [b for b in honest.held["alice"] if early(b)], "alice")
+    assert code == EXIT_OK and report["ok"]
+    assert report["cautions"] == ["round 5 and later: not compared with your mails (the latest results mail "
+                                  "you gave is of step 5; give your later mails to check them)"]
+    assert any(h.startswith("every order of alice up to round 4") for h in report["held"])
+
+
+def test_a_replacement_players_rounds_are_not_the_first_players(honest: SelfPlay, run: Run) -> None:
+    """bob's seat went to a replacement player from round 5: bob's own mails speak for the
+    rounds before only, and the hand-over is listed for the table."""
+    def bobs(block: str) -> bool:
+        return not any(line.startswith("round: ") and int(line.split(": ")[1]) >= 5 for line in block.splitlines()
+                       if "kind: orders" in block)
+
+    mine = [b for b in honest.held["bob"] if bobs(b)]
+    code, report = run(honest.record, mine, "bob")
+    assert code == EXIT_DIFFERENT and first(report) == (6, "input of bob")  # round 5: no receipt of his
+    record = copy(honest.record)
+    record["handovers"].append({"round": 5, "seat": "bob", "to": "player", "by": "replacement", "at": ""})
+    reseal(record)
+    code, report = run(record, mine, "bob")
+    assert code == EXIT_OK, report["differences"][:2]
+    assert report["handovers"] == [{"round": 5, "seat": "bob", "to": "player", "by": "replacement", "at": ""}]
