@@ -94,9 +94,16 @@ def test_the_pages_javascript_says_only_the_host_chose_the_dice() -> None:
 
 # ---- in Chromium --------------------------------------------------------------------------
 
+def settled(page: Any) -> None:
+    """Wait for the check under way, if any, to give its headline."""
+    page.wait_for_selector("#summary:not([data-done=no])", timeout=ENGINE_TIMEOUT)
+
+
 def check(page: Any, tmp_path: Path, record: dict[str, Any], mail_files: list[Path],
           drop: bool = False) -> tuple[str, str]:
-    """Load the mails (chosen, or dropped on the page as a player would), then the record."""
+    """Load the mails (chosen, or dropped on the page as a player would), then the record.
+    New mails check the record loaded before again: that check ends before the record is
+    loaded, so the headline read is this record's."""
     if drop:
         payload = [{"name": p.name, "mimeType": "message/rfc822",
                     "buffer": base64.b64encode(p.read_bytes()).decode()} for p in mail_files]
@@ -108,9 +115,12 @@ def check(page: Any, tmp_path: Path, record: dict[str, Any], mail_files: list[Pa
             }
             document.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
         }""", payload)
-        page.wait_for_function("document.querySelector('#mails-list').textContent.includes('mail file')")
     else:
         page.set_input_files("#mails-file", [str(p) for p in mail_files])
+    count = f"{len(mail_files)} mail file{'s' * (len(mail_files) != 1)}:"
+    page.wait_for_function("(count) => document.querySelector('#mails-list').textContent.startsWith(count)",
+                           arg=count)
+    settled(page)
     path = tmp_path / f"record-{hashlib.sha256(serialize(record)).hexdigest()[:12]}.json"
     path.write_bytes(serialize(record))
     page.set_input_files("#record-file", str(path))
@@ -120,8 +130,12 @@ def check(page: Any, tmp_path: Path, record: dict[str, Any], mail_files: list[Pa
 
 @pytest.fixture
 def fresh(engine_page: Any) -> Iterator[Any]:  # noqa: F811
+    """The shared page with nothing held but what a test gives it."""
     engine_page.fill("#held-commitment", "")
+    engine_page.fill("#held-seat", "")
+    engine_page.fill("#held-entropy", "")
     engine_page.set_input_files("#receipts-file", [])
+    settled(engine_page)
     yield engine_page
 
 
