@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import click
 
+from engine.contract import RulesError
 from engine.dice import PROFILE_V2, PROFILE_V3, receipt
 from engine.orders import OrderErrors
-from engine.registry import UnknownRuleset, find_ruleset
-from engine.steps import canonical_input
+from engine.registry import find_ruleset
+from engine.steps import canonical_input, setup_revision
 from engine.verify import RecordError, parse_record, round_state
 from service.commands import Refused
 from service.commands.verify import read_source
@@ -76,9 +77,9 @@ def command(game: str, round_number: int, seat: str, version: int, file: str,
             if seat not in record.get("players", []):
                 raise RecordError(f"the record has no seat {seat!r}")
             state_json = round_state(record, round_number)
-            ruleset = find_ruleset(str(record["ruleset"]))
+            ruleset = find_ruleset(str(record["ruleset"]), setup_revision(record["steps"][0]["inputs"]))
             state = ruleset.load(state_json)
-        except (RecordError, UnknownRuleset) as exc:
+        except (RecordError, RulesError) as exc:
             raise Refused(str(exc)) from None
         try:
             text = canonical_input(ruleset, state, seat, text, profile)

@@ -84,7 +84,8 @@ def resolved(ruleset_id: str, before: Any, players: tuple[str, ...], player: str
              key: bytes) -> tuple[str, list[Any]]:
     """The round after `before` with only `player`'s orders, on fixed dice."""
     inputs = {q: "" for q in players} | {player: text}
-    r = run_round(ruleset_id, before.state, inputs, before.t + 1, Dice(key, before.t + 1))
+    r = run_round(ruleset_id, before.state, inputs, before.t + 1, Dice(key, before.t + 1),
+                  revision=find_ruleset(ruleset_id).revision)
     return r.state_hash, r.rolls
 
 

@@ -27,7 +27,7 @@ from engine.held import joined_evidence, orders_evidence, results_evidence
 from engine.record import step_hashes
 from engine.registry import find_ruleset
 from engine.selfplay import SelfPlay, play
-from engine.steps import canonical_input, run_round
+from engine.steps import canonical_input, run_round, setup_revision
 from engine.verify import round_state
 from service.cli import main
 from service.commands.verify import EXIT_DIFFERENT, EXIT_OK
@@ -140,7 +140,8 @@ def forge_last_step(record: dict[str, Any], inputs: dict[str, str]) -> None:
     ordered = {p: inputs[p] for p in record["players"]}
     dice = Dice(step_key(bytes.fromhex(step["key"]), bytes.fromhex(record["salt"]), t, ordered,
                          PROFILE_V3), t, PROFILE_V3)
-    result = run_round(record["ruleset"], round_state(record, t - 1), ordered, t, dice)
+    result = run_round(record["ruleset"], round_state(record, t - 1), ordered, t, dice,
+                       revision=setup_revision(record["steps"][0]["inputs"]))
     step.update(result.summary())
     record["outcome"] = result.outcome
     reseal(record)
