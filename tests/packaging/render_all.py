@@ -315,6 +315,7 @@ def play(app: Flask, web: Player) -> None:
     for ruleset in ("universal", "jep1", "fivedice", "heroes"):
         check(f'href="/rules/{ruleset}"' in index, f"/rules does not link /rules/{ruleset}")
         web.get(f"/rules/{ruleset}")
+        web.get(f"/rules/{ruleset}/1")
     web.get("/rules/chess", 404)
     web.get("/healthz")
 
