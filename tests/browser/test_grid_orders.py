@@ -28,6 +28,13 @@ def test_tap_a_unit_then_a_square_then_an_enemy(served, pages, shot, viewport) -
     red.goto(red_url)
     assert "You are red: your units are A1, A2" in red.inner_text("p.you")
     assert "starting from the bottom edge" in red.inner_text("p.you")
+    # The very first tap, on the unit whose list comes first, chooses it (it is not taken
+    # as an order of that unit against itself).
+    first = red.locator("form select[data-unit]").first.get_attribute("data-unit")
+    tap_square(red, _square_of(red, first))
+    assert red.inner_text("#picked") == f"{first} chosen: tap a square to move it there, or an enemy to attack it."
+    tap_square(red, _square_of(red, first))  # tapped again, it stays chosen
+    assert "has no order" not in red.inner_text("#picked")
     attack = an_attack(red, {})
     assert attack, "a mortar can reach blue's line in round 1"
     gunner, line = next(iter(attack.items()))
