@@ -180,12 +180,12 @@ def forget_caches() -> None:
     encoded lines and attachments, the links)."""
     from flask import current_app
 
-    from service import statecache, urls
+    from service import caches, urls
     from service.mail import context, mime
 
     with context._records_lock:
         context._records.clear()
-    statecache.clear()
+    caches.clear_all()
     mime.base64_lines.cache_clear()
     mime._qp_body.cache_clear()
     current_app.extensions.pop(urls.KEPT_URLS, None)

@@ -48,7 +48,7 @@ def timed(parts: defaultdict[str, float], name: str, call: Callable[..., Any]) -
 
 
 def run(url: str, args: argparse.Namespace) -> None:
-    from service import dice_keys, resolution
+    from service import caches, resolution
     from service.db import engine_of, session_scope
 
     ready, _mail = catch_sends()
@@ -62,7 +62,7 @@ def run(url: str, args: argparse.Namespace) -> None:
         send_orders(api, gid, tokens[1], number, rng)
     rounds = list(ready)
     if not args.seen:
-        dice_keys._marks.clear()
+        caches.clear_all()
     parts: defaultdict[str, float] = defaultdict(float)
     if not args.callgrind:  # the wrappers' own cost stays out of the instruction count
         for name, part in (("run_round", "engine"), ("step_dice", "dice key")):

@@ -33,15 +33,12 @@ def rss_mb() -> float:
     return 0.0
 
 
-def caches() -> str:
-    from service import statecache
-    from service.mail import context
+def cached() -> str:
+    from service import caches
 
-    kinds = ", ".join(f"{kind} {len(entries)}" + (f" ({statecache._totals[kind]:,} held)"
-                                                     if kind in statecache._totals else "")
-                      for kind, entries in sorted(statecache._entries.items()))
-    records = sum(map(len, context._records.values()))
-    return f"{kinds}; mail records {len(context._records)} ({records / 2 ** 20:.1f} MB)"
+    held = sorted(caches.stats().items())
+    return "; ".join(f"{name} {kept.entries}" + (f" ({kept.weight:,} held)" * (kept.weight != kept.entries))
+                     for name, kept in held)
 
 
 def run(games: int, rounds: int, every: int, seed: int = 1) -> list[str]:
@@ -97,7 +94,7 @@ def run(games: int, rounds: int, every: int, seed: int = 1) -> list[str]:
                         work_off()
                 if r % every == 0:
                     gc.collect()
-                    line = f"round {r}: RSS {rss_mb():.1f} MB, {started} games started anew; {caches()}"
+                    line = f"round {r}: RSS {rss_mb():.1f} MB, {started} games started anew; {cached()}"
                     print(line, flush=True)
                     lines.append(line)
             engine_of(app).dispose()

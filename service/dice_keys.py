@@ -32,8 +32,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import threading
-from collections import OrderedDict
 from typing import Any, Protocol
 
 from flask import current_app
@@ -41,6 +39,7 @@ from sqlalchemy import Connection, inspect, text
 
 from engine import Dice, chain, step_key
 from engine.contract import InvariantError
+from service import caches
 from service.fairdice import options_profile
 
 SEALED_HEX = 96  # 32 bytes sealed + a 16-byte tag
@@ -84,7 +83,7 @@ def new_chain(game_id: str, length: int, profile: str) -> tuple[str, str, bytes]
     tip, key = secrets.token_bytes(32), app_seal_key()
     links = chain(tip, length, profile)
     marks = links[::EVERY]
-    _keep_marks((tip, length, profile), marks)
+    _marks().put((tip, length, profile), marks)
     return seal_tip(key, game_id, tip), links[0].hex(), seal_marks(key, game_id, length, marks)
 
 
@@ -139,29 +138,14 @@ def seal_problem(conn: Connection, seal_key: bytes, source: str) -> str | None:
 # The marks of games without sealed marks (made before them, or their row read without
 # the column), kept in this process's memory only (they are as secret as the tip: never
 # logged or served), so such a game walks its chain from the tip (4,096 links, ~2 ms)
-# once per process. Keyed by the tip itself; a bounded LRU (about 2.2 KB a game).
-_MARKS_KEPT = 1024
-_marks: OrderedDict[tuple[bytes, int, str], list[bytes]] = OrderedDict()
-_marks_lock = threading.Lock()
+# once per process. Keyed by the tip itself; about 2.2 KB a game.
+def _marks() -> caches.Cache[tuple[bytes, int, str], list[bytes]]:
+    return caches.named("chain marks", 1024)
 
 
 def _chain_marks(tip: bytes, length: int, profile: str) -> list[bytes]:
     """[S_0, S_EVERY, S_2*EVERY, ...] of the chain whose tip is S_length."""
-    key = (tip, length, profile)
-    with _marks_lock:
-        if key in _marks:
-            _marks.move_to_end(key)
-            return _marks[key]
-    marks = chain(tip, length, profile)[::EVERY]
-    _keep_marks(key, marks)
-    return marks
-
-
-def _keep_marks(key: tuple[bytes, int, str], marks: list[bytes]) -> None:
-    with _marks_lock:
-        _marks[key] = marks
-        while len(_marks) > _MARKS_KEPT:
-            _marks.popitem(last=False)
+    return _marks().get((tip, length, profile), lambda: chain(tip, length, profile)[::EVERY])
 
 
 class ChainGame(Protocol):

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -45,7 +44,7 @@ from sqlalchemy.orm.util import identity_key
 from engine import StepResult, round_inputs, run_round
 from engine.contract import InvariantError
 from engine.dice import chain_link_ok, inputs_digest
-from service import clock
+from service import caches, clock
 from service.audit import audit, audit_row
 from service.db import insert_together, table_of
 from service.dice_keys import step_dice
@@ -86,25 +85,23 @@ _damaged_extras: set[int] = set()
 _DAMAGED_KEPT = 1024
 
 
-# Rounds this process resolved (committed) on PostgreSQL, newest last, by database: a
-# round's own doorbell that arrives after a task took the round along is answered from
-# here, with no connection or statement (a resolved round never becomes ready again).
-# Bounded; other processes' rounds still cost the doorbell its one claim statement.
-_resolved_here: OrderedDict[tuple[str, str, int], None] = OrderedDict()
-_RESOLVED_KEPT = 4096
+# Rounds this process resolved (committed) on PostgreSQL, by database: a round's own
+# doorbell that arrives after a task took the round along is answered from here, with no
+# connection or statement (a resolved round never becomes ready again). Bounded; other
+# processes' rounds still cost the doorbell its one claim statement.
+def _resolved() -> caches.Cache[tuple[str, str, int], bool]:
+    return caches.named("rounds resolved here", 4096)
 
 
 def _remember(session: Session, game_id: str, number: int) -> None:
     bind = session.get_bind()
     if bind.dialect.name == "postgresql":
-        _resolved_here[str(bind.engine.url), game_id, number] = None
-        if len(_resolved_here) > _RESOLVED_KEPT:
-            _resolved_here.popitem(last=False)
+        _resolved().put((str(bind.engine.url), game_id, number), True)
 
 
 def resolved_here(engine: Engine, game_id: str, number: int) -> bool:
     """Whether this process resolved (and committed) round `number` of the game there."""
-    return (str(engine.url), game_id, number) in _resolved_here
+    return (str(engine.url), game_id, number) in _resolved()
 
 
 def resolve_ready(session: Session, game_id: str, number: int, *, rounds: int = BATCH_ROUNDS,

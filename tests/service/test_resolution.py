@@ -265,11 +265,11 @@ def test_a_game_new_to_the_process_takes_its_link_from_the_sealed_marks(app: Fla
     """No walk from the tip: at most EVERY hashes for S_t, and the link revealed chains
     to the one before it."""
     from engine.dice import NEW_GAME_PROFILE, chain_link_ok
-    from service import dice_keys
+    from service import caches, dice_keys
 
     table = start(client)
     _make_ready_without_doorbell(app, table)
-    dice_keys._marks.clear()  # as in a process that never saw the game
+    caches.clear_all()  # as in a process that never saw the game
     walked: list[int] = []
     real_chain = dice_keys.chain
     monkeypatch.setattr(dice_keys, "chain", lambda tip, n, profile: walked.append(n) or real_chain(tip, n, profile))

@@ -14,7 +14,7 @@ from sqlalchemy import text
 
 from engine import find_ruleset
 from engine.contract import Ruleset
-from service import CookieSessions, statecache
+from service import CookieSessions, caches
 from service.db import PING_AFTER_IDLE_SECONDS, engine_of, make_engine
 from tests.service.play import start
 
@@ -26,7 +26,7 @@ def _first_move(table: Any, seat: str) -> str:
 
 
 def test_a_resent_text_is_parsed_once_and_answered_alike(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    statecache.clear()
+    caches.clear_all()
     table = start(client)
     move = _first_move(table, "alice")
     parses: list[str] = []
@@ -46,7 +46,7 @@ def test_a_resent_text_is_parsed_once_and_answered_alike(client: Any, monkeypatc
 
 
 def test_a_refused_text_is_refused_alike_every_time(client: Any) -> None:
-    statecache.clear()
+    caches.clear_all()
     table = start(client)
     answers = [table.put("alice", "A1 move z99\nflee") for _ in range(2)]
     assert [a.status_code for a in answers] == [422, 422]
