@@ -23,7 +23,6 @@ from service import config as config_module
 from service import db, logs
 from service.jsonlimits import DepthLimitedJSONProvider
 from service.render import design
-from service.render.jinja_env import Environment
 from service.tasks import celery_init_app
 
 csrf = CSRFProtect()
@@ -44,7 +43,6 @@ class CookieSessions(SecureCookieSessionInterface):
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__, instance_path=_instance_path(), instance_relative_config=True,
                 template_folder=None)
-    app.jinja_environment = Environment  # dotted reads of dicts without exceptions
     # Pages and mails alike load from the installed `templates` package (package data).
     app.jinja_loader = PackageLoader("templates", ".")
     # The stylesheet's tokens as values, for the HTML mails' inline styles (no <style> there).

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from markupsafe import Markup
 from sqlalchemy import Integer, String, and_, bindparam, select
 from sqlalchemy.orm import Session, defer, load_only
 from sqlalchemy.orm.attributes import set_committed_value
@@ -20,7 +21,7 @@ from service.integrity import damaged
 from service.lobby import takeable
 from service.models import Game, Round, Seat, SeatSchedule, Step, Submission
 from service.views import get_game
-from service.web.parts import NO_PART, Html, board_part, step_part
+from service.web.parts import NO_PART, board_part, step_part
 
 RECENT = 5  # the latest key checks and rounds the game page lists; the rounds page has them all
 # A step's JSON that the pages draw their parts from once per step (web/parts.py loads it then),
@@ -42,9 +43,9 @@ class GamePage:
     seats: list[Seat]
     round: Round | None
     submitted: set[str]
-    board: Html  # the latest step's grid, drawn (web/parts.py)
+    board: Markup  # the latest step's grid, drawn (web/parts.py)
     step: Step | None  # the latest step
-    step_html: Html  # its events and roll log, drawn
+    step_html: Markup  # its events and roll log, drawn
     keys: list[KeyCheck]  # every step's, oldest first
     open_seats: list[str]  # the seats a visitor may take
 
@@ -183,9 +184,9 @@ class RoundPage:
     game: Game
     number: int
     step: Step
-    board: Html  # the grid after the round, drawn
-    before: Html  # as the round found it: the previous step's state, without its marks
-    step_html: Html  # the round's events and roll log, drawn
+    board: Markup  # the grid after the round, drawn
+    before: Markup  # as the round found it: the previous step's state, without its marks
+    step_html: Markup  # the round's events and roll log, drawn
     key: KeyCheck
     orders: dict[str, Any]
 

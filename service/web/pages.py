@@ -22,7 +22,6 @@ from service.urls import join_url, record_url, verify_link
 from service.views import public_games_json
 from service.web import bp
 from service.web.data import game_head, game_page, round_page, rounds_page
-from service.web.parts import Splice
 from service.web.policy_form import PRESETS, policy_from_form
 from service.zones import time_zones
 
@@ -147,7 +146,7 @@ def created(game_id: str) -> tuple[str, int]:
 
 
 @bp.get("/games/<game_id>")
-def game(game_id: str) -> bytes:
+def game(game_id: str) -> str:
     session = get_session()
     # One transaction for the reader, the page's reads and those while it renders (banner,
     # talk, log); the reader finds the game read with its seats and round.
@@ -155,10 +154,7 @@ def game(game_id: str) -> bytes:
         head = game_head(session, game_id)
         reader = access.readable_game(session, game_id)[1]
         page = game_page(session, game_id, head)
-        splice = Splice()  # the grid and the round's events go in as the bytes kept with them
-        page.board, page.step_html = splice.mark(page.board), splice.mark(page.step_html)
-        return splice.page(render_template("web/game.html", page=page, record_url=record_url(game_id),
-                                           reader=reader))
+        return render_template("web/game.html", page=page, record_url=record_url(game_id), reader=reader)
 
 
 @bp.get("/games/<game_id>/rounds")
@@ -171,15 +167,12 @@ def rounds(game_id: str) -> str:
 
 
 @bp.get("/games/<game_id>/rounds/<int:number>")
-def round_(game_id: str, number: int) -> bytes:
+def round_(game_id: str, number: int) -> str:
     session = get_session()
     with session.begin():  # one transaction: the page takes the game read for the reader
         game = access.readable_game(session, game_id)[0]  # a private game: 404 without its token
         page = round_page(session, game_id, number, game)
-        splice = Splice()  # both grids and the round's events go in as the bytes kept with them
-        page.before, page.board = splice.mark(page.before), splice.mark(page.board)
-        page.step_html = splice.mark(page.step_html)
-        return splice.page(render_template("web/round.html", page=page, record_url=record_url(game_id)))
+        return render_template("web/round.html", page=page, record_url=record_url(game_id))
 
 
 @bp.get("/games/<game_id>/watch/<token>")

@@ -8,7 +8,6 @@ from typing import Any
 from urllib.parse import quote
 
 from flask import Flask, render_template
-from markupsafe import Markup, escape
 from sqlalchemy import event, select
 
 from engine import find_ruleset
@@ -18,7 +17,6 @@ from service.migrate import upgrade
 from service.models import Game, Seat, Step, Submission
 from service.urls import record_url
 from service.web.data import RECENT, round_page
-from service.web.parts import Part, Splice
 from tests.conftest import base_config
 from tests.service.play import counts, create, start
 
@@ -243,9 +241,8 @@ def test_the_game_page_reads_only_the_latest_step_whole(app: Flask, client: Any)
 
 
 def test_the_round_page_puts_its_drawn_parts_in_as_they_render(app: Flask, client: Any) -> None:
-    """The grids and the round's events are drawn once per step and put into the page as the
-    bytes kept with them: the page is what rendering them in place gives, and a second view
-    reads none of the steps' JSON."""
+    """The grids and the round's events are drawn once per step: the page is what rendering
+    them in place gives, and a second view reads none of the steps' JSON."""
     table = start(client)
     _play_round(app, table)
     _play_round(app, table)
@@ -263,14 +260,6 @@ def test_the_round_page_puts_its_drawn_parts_in_as_they_render(app: Flask, clien
             page = round_page(session, table.id, 2)
             in_place = render_template("web/round.html", page=page, record_url=record_url(table.id))
     assert in_place.encode() == first and "<svg" in in_place and "Roll log of step 3" in in_place
-
-
-def test_a_splice_puts_each_part_in_by_its_mark() -> None:
-    splice = Splice()
-    grid, events = Part("<svg>→ a</svg>"), Markup("<p>b ×</p>")
-    html = f"x {splice.mark(events)} y <!--0123456789abcdef:0--> {splice.mark(grid)} z →"
-    assert splice.page(html) == "x <p>b ×</p> y <!--0123456789abcdef:0--> <svg>→ a</svg> z →".encode()
-    assert grid.encoded == "<svg>→ a</svg>".encode() and escape(grid) == Markup("<svg>→ a</svg>")
 
 
 def test_the_game_page_lists_the_latest_keys_and_the_rounds_page_all(app: Flask, client: Any) -> None:
