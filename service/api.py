@@ -134,9 +134,10 @@ def get_orders(game_id: str) -> Response:
 @operation("Submit or amend orders; the latest version counts", body=OrdersIn,
            answer=schema.OrdersAccepted, refusals=(401, 404, 409), security="bearer")
 def put_orders(game_id: str, body: OrdersIn) -> Response:
-    accepted = submit.submit(get_session(), game_id, bearer(), body.round, body.orders, "api")
+    accepted = submit.submit(get_session(), game_id, bearer(), body.round, body.orders, "api",
+                             ready=body.ready)
     answer: dict[str, Any] = {"round": accepted.round, "accepted": accepted.lines,
-                              "version": accepted.version, "at": accepted.at}
+                              "version": accepted.version, "at": accepted.at, "ready": accepted.player_ready}
     if accepted.receipt:  # keep it: it proves which text was yours (dicepost verify --receipt)
         answer["receipt"] = accepted.receipt
     return jsonify(answer)

@@ -139,6 +139,9 @@ class JoinIn(Body):
 class OrdersIn(Body):
     round: Whole = Field(description="the number of the round these orders are for")
     orders: str = Field(description="the order text, one order a line")
+    ready: bool = optional("these are the player's final orders: the round may close once every expected "
+                           "player is ready (false: it waits for this player until its deadline); "
+                           "default: as the player last chose, remembered as the settings' wait")
 
 
 class ForceCheckIn(Body):
@@ -305,6 +308,7 @@ class OrdersAccepted(Answer):
     accepted: list[str]
     version: int
     at: str
+    ready: bool = Field(description="whether the sender is ready (their orders final)")
     receipt: str | None = Field(None, description="dicepost-dice/v2 games: keep it, it proves which text was "
                                                   "yours (dicepost verify --receipt)")
 

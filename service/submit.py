@@ -14,6 +14,11 @@ and outbox rows in a third (on PostgreSQL; one INSERT each on SQLite). Anything 
 the ordinary (a bad token, a closed round, a damaged step) goes the long way, through the
 ORM checks, so every refusal is the one they give; and only when every expected person is
 in does the early close load the game to decide as `service.timekeeping.open_close` does.
+
+Sending and being ready are apart: `ready` (True: these are my final orders; False: I may
+change them, wait for me) is remembered per seat as its wait flag (the settings' `wait`,
+inverted), so None keeps what the player last chose. The round closes early only when
+every expected person has sent orders and is ready.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from service.models import Game, Outbox, Round, Seat, SeatSchedule, Step, Submis
 from service.submissions import lock_round, submission_row
 from service.tasks import deliver_id_after_commit
 from service.timekeeping.open_close import early_close_allowed, mark_ready
+from service.timekeeping.state import seat_schedule
 from service.tokens import token_hash
 
 SOURCES = ("web", "api", "mail")  # what a player submits through (bots: service.timekeeping.open_close)
@@ -53,9 +59,10 @@ class Accepted:
     round: int
     lines: list[str]
     version: int
-    ready: bool
+    ready: bool  # the round is closed: it waits for nobody now
     receipt: str = ""  # v2: H(profile, "receipt", game, round, seat, version, text), hex
     at: str = ""  # when the version was stored (ISO 8601)
+    player_ready: bool = True  # the sender is ready (not waiting): see the module's docstring
 
 
 @dataclass(frozen=True)
@@ -87,14 +94,16 @@ class _SeatNow:
     human: bool
     moved: bool  # its latest version of the round is orders (not none, not a withdrawal)
     last_version: int
+    waits: bool  # its player is not ready: the round waits for its deadline
 
 
 def submit(session: Session, game_id: str, token: str | None, round_number: Any, text: Any,
            source: str, seat_id: int | None = None,
-           then: Callable[[Session, Accepted], None] | None = None) -> Accepted:
+           then: Callable[[Session, Accepted], None] | None = None, ready: bool | None = None) -> Accepted:
     """seat_id: a seat proven another way than by its player token (a signed mail token).
     then: more writes that must commit with the orders or not at all (a mail's outcome),
-    run in the submission's transaction once the orders are stored."""
+    run in the submission's transaction once the orders are stored.
+    ready: whether these are the player's final orders (None: as the player last said)."""
     if source not in SOURCES:
         raise InvariantError(f"not a submission source: {source}")
     if isinstance(round_number, bool) or not isinstance(round_number, int):
@@ -113,13 +122,18 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         seats = _seats_now(conn, game_id, opened.round_id)
         accepted = format_orders(orders)
         stored_at = clock.now()
-        last = next(s.last_version for s in seats if s.id == opened.seat_id)
-        version, proof = _store(session, conn, opened, text, accepted, source, last, stored_at)
+        me = next(s for s in seats if s.id == opened.seat_id)
+        waits = me.waits if ready is None else not ready
+        if waits != me.waits:
+            _set_wait(session, opened.seat_id, waits)
+        version, proof = _store(session, conn, opened, text, accepted, source, me.last_version, stored_at,
+                                not waits)
         done = {s.name for s in seats if s.moved or s.id == opened.seat_id}
-        ready = (opened.round_status == "open" and _may_close(seats, opened.expected, done)
-                 and _close(session, opened, done))
+        waiting = {s.name for s in seats if s.waits and s.id != me.id} | ({me.name} if waits else set())
+        closed = (opened.round_status == "open" and _may_close(seats, opened.expected, done, waiting)
+                  and _close(session, opened, done))
         result = Accepted(opened.number, [o.format() for o in orders], version,
-                          ready or opened.round_status == "ready", proof, stored_at.isoformat())
+                          closed or opened.round_status == "ready", proof, stored_at.isoformat(), not waits)
         if then is not None:
             then(session, result)
     return result
@@ -204,8 +218,16 @@ def _seats_now(conn: Connection, game_id: str, round_id: int) -> list[_SeatNow]:
     """Every seat of the game with its latest version of the round and its controller, read
     under the round's lock (nobody adds a version meanwhile)."""
     rows = conn.execute(_seats_statement(), {"game_id": game_id, "round_id": round_id})
-    return [_SeatNow(r.id, r.name, (r.controller or "human") == "human", bool(r.latest), int(r.last or 0))
-            for r in rows]
+    return [_SeatNow(r.id, r.name, (r.controller or "human") == "human", bool(r.latest), int(r.last or 0),
+                     bool(r.wait)) for r in rows]
+
+
+def _set_wait(session: Session, seat_id: int, waits: bool) -> None:
+    """Remember the player's choice (ready or not) on the seat, as the settings' wait flag."""
+    seat = session.get(Seat, seat_id)
+    if seat is None:
+        raise InvariantError(f"seat {seat_id} vanished under its round's lock")
+    seat_schedule(session, seat).wait = waits
 
 
 @lru_cache(maxsize=1)
@@ -214,14 +236,14 @@ def _seats_statement() -> Executable:
     mine = and_(sub.c.round_id == bindparam("round_id"), sub.c.seat_id == seat.c.id)
     latest = select(sub.c.accepted).where(mine).order_by(sub.c.version.desc()).limit(1).scalar_subquery()
     last_version = select(func.max(sub.c.version)).where(mine).scalar_subquery()
-    return (select(seat.c.id, seat.c.name, schedule.c.controller, latest.label("latest"),
+    return (select(seat.c.id, seat.c.name, schedule.c.controller, schedule.c.wait, latest.label("latest"),
                    last_version.label("last"))
             .outerjoin(schedule, schedule.c.seat_id == seat.c.id)
             .where(seat.c.game_id == bindparam("game_id")).order_by(seat.c.seat_index))
 
 
 def _store(session: Session, conn: Connection, opened: _Open, text: str, accepted: str, source: str,
-           last_version: int, at: datetime) -> tuple[int, str]:
+           last_version: int, at: datetime, ready: bool) -> tuple[int, str]:
     """The seat's next version, its audit row and the confirmation's outbox row (when the seat
     gets one), in one statement on PostgreSQL; the version and its receipt."""
     submission = submission_row(opened.round_id, opened.seat_id, last_version, text, accepted, source, at)
@@ -233,7 +255,7 @@ def _store(session: Session, conn: Connection, opened: _Open, text: str, accepte
                       {"round": opened.number, "version": version, "source": source}, at)]
     mail = outbox_values("confirmation",
                          {"round": opened.number, "version": version, "accepted": accepted, "source": source,
-                          "receipt": proof, "at": at.isoformat()},
+                          "receipt": proof, "at": at.isoformat(), "ready": ready},
                          opened.game_id, opened.seat_id, opened.email,
                          wanted("confirmation", opened.mail_pref))
     if mail is not None:
@@ -244,11 +266,11 @@ def _store(session: Session, conn: Connection, opened: _Open, text: str, accepte
     return version, proof
 
 
-def _may_close(seats: Sequence[_SeatNow], expected: Sequence[str], done: set[str]) -> bool:
+def _may_close(seats: Sequence[_SeatNow], expected: Sequence[str], done: set[str], waiting: set[str]) -> bool:
     """Whether the early close is worth asking about: some seat is played in person and every
-    expected one played in person has moved (the rest of the rules: `_close`)."""
-    return (any(s.human for s in seats)
-            and all(s.name in done for s in seats if s.human and s.name in expected))
+    expected one played in person has moved and is ready (the rest of the rules: `_close`)."""
+    people = [s.name for s in seats if s.human and s.name in expected]
+    return any(s.human for s in seats) and all(n in done and n not in waiting for n in people)
 
 
 def _close(session: Session, opened: _Open, done: set[str]) -> bool:

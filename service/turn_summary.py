@@ -26,6 +26,7 @@ from engine.orders import MAX_LINE, units_in
 from service import statecache
 from service.models import Game, Seat, Step
 from service.render.grid_legend import natural_key
+from service.timekeeping.state import seat_schedule
 from service.views import board_at, round_latest, round_numbered, steps_to
 
 TAGS = {  # tag → how the page and mail head it (a ruleset's tagged events bring their own)
@@ -89,6 +90,9 @@ class TurnSummary:
     closes_at: datetime | None = None
     without_orders: list[str] = field(default_factory=list)
     with_orders: list[str] = field(default_factory=list)
+    resolving: bool = False  # the open round is closed and its resolution under way
+    sent: bool = False  # the player has orders in the open round
+    ready: bool = True  # ... and says they are final (not waiting for the deadline)
     # One commented example line per unit, to edit and send back (mail readers skip `#`).
     template: list[str] = field(default_factory=list)
 
@@ -316,5 +320,8 @@ def seat_turn(session: Session, game: Game, seat: Seat, t: int | None = None) ->
     moves = seat.name in rnd.expected
     latest = round_latest(session, rnd.id).get(seat.id) if rnd.status == "open" else None
     legal = legal_of(game, step, seat.name) if moves else {}
+    summary.resolving = rnd.status == "ready"
+    summary.sent = latest is not None
+    summary.ready = not seat_schedule(session, seat, create=False).wait
     return add_next(summary, rnd.number, moves and rnd.status == "open", rnd.closes_at, legal,
                     latest.accepted if latest else "")

@@ -8,7 +8,9 @@
     JOIN [HEX]   take the seat an invitation offered (default force; HEX is your own entropy,
                  16 to 64 bytes, else the server's, fixed by the commitment)
     UNSUBSCRIBE  no more mail of this game (mail preference "none")
-    WAIT ON|OFF  the wait flag            } through service.seats.update_seat_settings,
+    READY | NOT READY  whether the orders are final: a line beside orders goes with them
+                 to submit; alone it sets the same choice, as WAIT OFF | WAIT ON do
+    WAIT ON|OFF  the wait flag (not ready) } through service.seats.update_seat_settings,
     AWAY <from> <to> | AWAY CLEAR         } the settings API's own checks and messages;
     REMIND <duration>  the reminder lead  } the answer shows what is now set
     ZONE <zone> | ZONE CLEAR  the player's time zone for mail (every seat of the address) }
@@ -78,7 +80,8 @@ def _closed(session: Session, seat: Seat, bound: int | None) -> tuple[int, Done 
         return number, Done(f"{closed}; {now}", [("status", {"message": message})])
 
 
-def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: Finish) -> Done:
+def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: Finish,
+            ready: bool | None = None) -> Done:
     number, closed = _closed(session, seat, bound)
     if closed is not None:
         return closed
@@ -91,12 +94,13 @@ def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: 
             done.answers.append(("confirmation", {"round": accepted.round, "version": accepted.version,
                                                   "accepted": "\n".join(accepted.lines) or "pass",
                                                   "source": "mail", "receipt": accepted.receipt,
-                                                  "at": accepted.at}))
+                                                  "at": accepted.at, "ready": accepted.player_ready}))
         finish(within, done)
         done.recorded = True
 
     try:
-        submit.submit(session, seat.game_id, None, number, text, "mail", seat_id=seat.id, then=stored)
+        submit.submit(session, seat.game_id, None, number, text, "mail", seat_id=seat.id, then=stored,
+                      ready=ready)
     except OrdersRefused as exc:
         return Done(f"orders refused: {exc.message}",
                     [("confirmation", {"round": number, "errors": exc.errors, "text": text})])
@@ -153,6 +157,23 @@ def _unsubscribe(session: Session, seat: Seat) -> Done:
     return Done("mail preference set to none")
 
 
+def _ready(session: Session, seat: Seat, ready: bool) -> Done:
+    """A READY / NOT READY mail without orders: the player's choice, as the wait flag."""
+    try:
+        update_seat_settings(session, seat.id, {"wait": not ready})
+    except ServiceError as exc:
+        message = f"{'READY' if ready else 'NOT READY'} refused: {exc.message}"
+        return Done(message, [("status", {"message": message})])
+    message = (READY_WORDS if ready else NOT_READY_WORDS)
+    return Done("ready" if ready else "not ready", [("status", {"message": message})])
+
+
+READY_WORDS = ("You are READY: your orders are final. The round closes as soon as every expected "
+               "player has sent orders and is ready, or at its deadline.")
+NOT_READY_WORDS = ("You are NOT READY: the round waits for you until its deadline, even when everyone "
+                   "else is in. Reply READY when your orders are final.")
+
+
 def _setting_change(session: Session, seat: Seat, reply: Reply) -> dict[str, Any]:
     """What a WAIT / AWAY / REMIND line asks of update_settings (Invalid naming the bad word)."""
     args = [w for w in reply.args if w.lower() != "to"] if reply.command == "away" else list(reply.args)
@@ -188,8 +209,8 @@ def settings_text(current: dict[str, Any]) -> str:
     away = ", ".join(f"{a['from']} to {a['to']}" for a in current["absences"])
     return "\n".join([
         "Your settings now:",
-        "  WAIT    " + ("ON: the round stays open until its deadline even when everyone is in"
-                        if current["wait"] else "OFF: the round closes as soon as everyone is in"),
+        "  WAIT    " + ("ON: the round stays open until its deadline even when everyone is in (NOT READY)"
+                        if current["wait"] else "OFF: the round closes as soon as everyone is in (READY)"),
         "  REMIND  " + (f"{lead} before the deadline" if lead != "PT0S" else "off (PT0S)"),
         "  AWAY    " + (away or "no absences declared"),
         "  ZONE    " + (f"{current['zone']}: your mails give times in it, UTC beside (in every game "
@@ -235,12 +256,17 @@ def perform(session: Session, seat: Seat, reply: Reply, bound: int | None, finis
     if reply.message is not None:
         said = _message(session, seat, *reply.message, alone=reply.command == "msg")
         if reply.command == "msg":
+            if reply.ready is not None:
+                choice = _ready(session, seat, reply.ready)
+                said.detail, said.answers = f"{said.detail}; {choice.detail}", said.answers + choice.answers
             return said
-        done = _orders(session, seat, reply.text, bound, finish)
+        done = _orders(session, seat, reply.text, bound, finish, reply.ready)
         done.detail = f"{said.detail}; {done.detail}"
         return done
     if reply.command == "orders":
-        return _orders(session, seat, reply.text, bound, finish)
+        return _orders(session, seat, reply.text, bound, finish, reply.ready)
+    if reply.command == "ready" and reply.ready is not None:
+        return _ready(session, seat, reply.ready)
     if reply.command == "clear":
         return _clear(session, seat, bound, finish)
     if reply.command == "join":

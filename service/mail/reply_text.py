@@ -17,7 +17,9 @@ Rules, in order:
   starts with WAIT, AWAY or REMIND, the mail is that setting command and the line's other
   words are its arguments; a line `MSG <seat|all|gm>` makes the lines below it a message
   at the table (those above it stay orders); otherwise the remaining text is an order
-  text for the ruleset's parser.
+  text for the ruleset's parser;
+- a line `READY` or `NOT READY` above any MSG line says whether the orders are final
+  (`Reply.ready`); taken out of the orders, alone it is the mail's command ("ready").
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Command = Literal["orders", "status", "clear", "help", "join", "unsubscribe", "wait", "away", "remind",
-                  "zone", "msg", "empty"]
+                  "zone", "msg", "ready", "empty"]
 COMMANDS: dict[str, Command] = {"status": "status", "clear": "clear", "help": "help", "join": "join",
                                  "unsubscribe": "unsubscribe"}
 # Commands with arguments on the same line (`WAIT ON`, `AWAY 2026-12-24 2026-12-27`, `REMIND PT6H`,
@@ -50,6 +52,7 @@ _ATTRIBUTION_END = re.compile(
 )
 _TOKEN_RE = re.compile(r"^\s*token\s*[:=]?\s*(\S+)\s*$", re.IGNORECASE)
 _MSG_RE = re.compile(r"^\s*msg\s+(\S+)\s*$", re.IGNORECASE)
+_READY_RE = re.compile(r"^\s*(not\s+)?ready\s*[.!]?\s*$", re.IGNORECASE)
 _SUBJECT_PREFIX = re.compile(r"^\s*((re|aw|sv|fw|fwd|wg|tr|antw)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 
 
@@ -64,6 +67,7 @@ class Reply:
     args: tuple[str, ...] = ()  # the words after a setting command (WAIT, AWAY, REMIND)
     # A `MSG <to>` line: (to, the text below it) for the table; any orders stay in `text`.
     message: tuple[str, str] | None = None
+    ready: bool | None = None  # a READY (True) or NOT READY (False) line; None: neither
 
 
 def _cut_at_end_markers(lines: list[str]) -> list[str]:
@@ -131,6 +135,7 @@ def read_reply(text: str, subject: str = "") -> Reply:
     word = strip_subject(subject).lower()
     if word in COMMANDS:
         return Reply(COMMANDS[word], "", tokens, quoted)
+    kept, ready = _readiness(kept)
     meaningful = [x.split("#", 1)[0].strip() for x in kept]
     meaningful = [x for x in meaningful if x]
     if meaningful:
@@ -147,6 +152,22 @@ def read_reply(text: str, subject: str = "") -> Reply:
             to = str(_MSG_RE.match(kept[at]).group(1))  # type: ignore[union-attr]
             orders = "\n".join(kept[:at]).strip("\n")
             message = (to, "\n".join(kept[at + 1:]).strip("\n"))
-            return Reply("orders" if orders.strip() else "msg", orders, tokens, quoted, message=message)
-        return Reply("orders", "\n".join(kept).strip("\n"), tokens, quoted)
-    return Reply("empty", "", tokens, quoted)
+            return Reply("orders" if orders.strip() else "msg", orders, tokens, quoted, message=message,
+                         ready=ready)
+        return Reply("orders", "\n".join(kept).strip("\n"), tokens, quoted, ready=ready)
+    return Reply("empty" if ready is None else "ready", "", tokens, quoted, ready=ready)
+
+
+def _readiness(kept: list[str]) -> tuple[list[str], bool | None]:
+    """The lines without their READY / NOT READY lines (those above a MSG line: below it is
+    the message's text), and what the last of them said."""
+    end = next((i for i, x in enumerate(kept) if _MSG_RE.match(x)), len(kept))
+    ready: bool | None = None
+    out: list[str] = []
+    for i, line in enumerate(kept):
+        found = _READY_RE.match(line.split("#", 1)[0]) if i < end else None
+        if found:
+            ready = found.group(1) is None
+        else:
+            out.append(line)
+    return out, ready

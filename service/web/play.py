@@ -25,6 +25,7 @@ from service.models import Game, Seat
 from service.render.grid_legend import natural_key
 from service.render.svg import board_caption, board_svg
 from service.submissions import latest_submissions
+from service.timekeeping.state import seat_schedule
 from service.tokens import token_hash
 from service.turn_summary import countdown, seat_turn
 from service.urls import player_url, record_url, verify_link
@@ -179,6 +180,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "mail_failing": failing(session, seat.email),
         "receipts": seat_receipts(session, game, seat),
         "turn": turn,
+        "ready": not seat_schedule(session, seat, create=False).wait,
         "rules": rules_help(game.ruleset, game.revision),
         "you": you_are(board, seat.name),
         "countdown": countdown(turn.closes_at, clock.now()) if turn and turn.closes_at else "",
@@ -220,15 +222,18 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
     lines = order_lines(request.form)
     sent = Sent(text="\n".join(line for line, _ in lines), places=[place for _, place in lines])
     round_field = request.form.get("round", "")
+    # The form's "final orders" box; a form without it (an older page, a script) keeps the
+    # player's last choice.
+    ready = request.form.get("ready") == "on" if "ready_asked" in request.form else None
     try:
         accepted = submit.submit(get_session(), game_id, token,
                                  int(round_field) if round_field.isdigit() else round_field,
-                                 sent.text, "web", seat_id=seat_id)
+                                 sent.text, "web", seat_id=seat_id, ready=ready)
         sent.round, sent.version = accepted.round, accepted.version
         sent.stored = "; ".join(accepted.lines) if accepted.lines else "pass (every unit holds)"
         sent.message = (f"Round {accepted.round}: your orders are stored as version {accepted.version}: "
-                        + sent.stored
-                        + (f". Receipt {accepted.receipt} (keep it: it proves which text was yours)"
+                        + sent.stored + ". " + readiness(accepted)
+                        + (f" Receipt {accepted.receipt} (keep it: it proves which text was yours)."
                            if accepted.receipt else ""))
     except OrdersRefused as exc:
         # Numbered as the player sees them: the list it was picked from, or the box's line.
@@ -238,6 +243,17 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
     except ServiceError as exc:
         sent.errors, sent.status = [{"line": 0, "text": "", "message": exc.message}], exc.status
     return sent
+
+
+def readiness(accepted: submit.Accepted) -> str:
+    """What the player's choice of ready or not does to the round, in words."""
+    if accepted.ready:
+        return "You are ready, and so is everyone else: the round is closed and being resolved."
+    if accepted.player_ready:
+        return ("You are ready: the round closes as soon as every expected player is ready "
+                "(or at its deadline).")
+    return ("You are NOT ready: the round waits for you until its deadline, even when everyone else "
+            "is in. Send again with \"These are my final orders\" ticked when you are done.")
 
 
 def sent_message(sent: Sent, game: Game) -> str:

@@ -65,9 +65,10 @@ def join(page: Any, invite: str, *, javascript: bool = True) -> str:
     return str(page.locator(".secret a").first.inner_text().strip())
 
 
-def send(page: Any, choices: dict[str, str], free: str = "") -> None:
+def send(page: Any, choices: dict[str, str], free: str = "", ready: bool | None = None) -> None:
     """Choose each line in its unit's list of that verb (by its label, like `A1 move`; a
-    unit's "" sets all its lists to no order) and write the free-text box, then send."""
+    unit's "" sets all its lists to no order) and write the free-text box, then send;
+    `ready` ticks or unticks "These are my final orders" (None: as the form has it)."""
     for unit, line in choices.items():
         if line:
             page.get_by_label(f"{unit} {line.split()[1]}", exact=True).select_option(line)
@@ -75,6 +76,8 @@ def send(page: Any, choices: dict[str, str], free: str = "") -> None:
             for select in page.locator(f"form select[data-unit='{unit}']").all():
                 select.select_option("")
     page.get_by_label("More orders").fill(free)
+    if ready is not None:
+        page.get_by_label("These are my final orders (ready)").set_checked(ready)
     page.get_by_role("button", name="Send orders").click()
     page.wait_for_load_state()
 

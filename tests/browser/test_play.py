@@ -48,24 +48,39 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     send(red, {units[0]: moves[units[0]]}, moves[units[1]])
     assert "stored as version 1" in red.inner_text(".notice")
     assert moves[units[0]] in red.inner_text(".notice") and moves[units[1]] in red.inner_text(".notice")
-    # The form starts from the orders that count: amending A2 to hold keeps A1's line.
+    # The form starts from the orders that count: amending A2 to hold keeps A1's line. Red
+    # means to finish later: not final, so the round waits for red.
     assert red.get_by_label(f"{units[1]} move", exact=True).input_value() == moves[units[1]]
-    send(red, {units[1]: ""})
+    assert red.get_by_label("These are my final orders (ready)").is_checked()  # ready by default
+    send(red, {units[1]: ""}, ready=False)
     notice = red.inner_text(".notice")
     assert "stored as version 2" in notice and moves[units[1]] not in notice and moves[units[0]] in notice
+    assert "You are NOT ready: the round waits for you until its deadline" in notice
+    assert not red.get_by_label("These are my final orders (ready)").is_checked()  # remembered
+    assert "You are not ready" in red.inner_text("#todo")
     shot(red, "orders")
+    phone = pages.new(viewport=PHONE)
+    phone.goto(red.url)
+    phone.locator("#send").scroll_into_view_if_needed()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    shot(phone, "orders-not-ready-phone")
 
-    # Blue's orders close the round; red's open page notices and reloads itself.
+    # Blue's orders are in and final, but red is not ready: the round stays open.
     blue_attack = an_attack(blue, {})
     assert blue_attack, "blue's mortars can reach red's line in round 1"
     blue_moves = {u: line for u, line in first_moves(blue).items() if u not in blue_attack}
     blue_moves.update(blue_attack)
     send(blue, blue_moves)
-    red.wait_for_selector("text=Orders for round 2", timeout=30_000)
+    assert "You are ready: the round closes as soon as every expected player is ready" in blue.inner_text(".notice")
+    assert "Orders for round 1" in blue.inner_text("main")
+    # Red's final orders close it; blue's open page notices and reloads itself.
+    send(red, {}, ready=True)
+    blue.wait_for_selector("text=Orders for round 2", timeout=30_000)
     # The turn leads each player's page: what round 1 did to your units, then what to do now.
-    blue_notice = blue.inner_text(".notice")
-    assert "last orders it waited for" in blue_notice and "round 2 is open" in blue_notice
-    assert "Round 1: your orders are stored" not in blue.inner_text("main")
+    red_notice = red.inner_text(".notice")
+    assert "last orders it waited for" in red_notice and "round 2 is open" in red_notice
+    assert "Round 1: your orders are stored" not in red.inner_text("main")
+    assert "no orders to give" not in red.inner_text("main")
     turn = red.locator("#turn")
     assert turn.locator("h2").inner_text() == "Round 1: what happened to you"
     assert turn.locator("li.happening").count() > 0
@@ -73,7 +88,6 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     assert "Round 2 needs your orders" in todo and "Still without orders" in todo
     assert "your time:" in todo  # the deadline in the browser's own zone
     shot(red, "turn")
-    phone = pages.new(viewport=PHONE)
     phone.goto(red.url)
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(phone, "turn-phone")

@@ -141,7 +141,7 @@ def test_the_settings_page_takes_the_messages_and_the_zone_on_a_phone(served, pa
     tokens = _game(app)
     page = pages.new(viewport=PHONE, timezone="Europe/Madrid")
     page.goto(f"{base}/games/{tokens['game']}/player/{tokens['blue']}")
-    page.get_by_role("link", name="Your settings: wait flag, reminders, absences, mail and messages").click()
+    page.get_by_role("link", name="Your settings: ready or not, reminders, absences, mail and messages").click()
     page.wait_for_load_state("load")
     assert page.get_by_label("Your time zone").input_value() == "Europe/Madrid"  # the browser's, offered
     page.get_by_label("Messages at the table by mail").select_option("digest")

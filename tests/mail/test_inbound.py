@@ -313,7 +313,30 @@ def test_help_lists_the_setting_commands(mail_game):
     mail_game.send(_mail(mail_game.reply_to("alice"), "HELP", mid="<h@c>"))
     help_mail = mail_game.players["alice"].latest("How to play by mail")
     text = text_of(help_mail)
-    for line in ("WAIT ON      keep the round open", "WAIT OFF     let the round close",
+    for line in ("READY        your orders are final", "NOT READY    keep the round open for you",
+                 "WAIT ON      the same as NOT READY; WAIT OFF the same as READY",
                  "AWAY 2026-12-24 2026-12-27", "REMIND PT6H  be reminded"):
         assert line in text
     assert "<code>REMIND PT6H</code>" in html_of(help_mail)
+
+
+def test_ready_and_not_ready_by_mail_decide_the_early_close(mail_game):
+    """Sending and being ready are apart: NOT READY beside the orders keeps the round open
+    for the sender after everyone is in; READY alone closes it. The mails say which."""
+    alice, bob = mail_game.players["alice"], mail_game.players["bob"]
+    out = mail_game.send(_mail(mail_game.reply_to("alice"), "pass\nNOT READY", mid="<n1@c>"))
+    assert out.status == "processed" and _current_orders(mail_game, "alice") == "pass"
+    confirmation = text_of(alice.latest("Orders stored for round 1"))
+    assert "You are NOT READY: the round waits for you until its deadline" in confirmation
+    assert "reply READY" in confirmation and "  1  pass" in confirmation
+    assert mail_game.send(_mail(mail_game.reply_to("bob"), "pass", sender="bob@example.org",
+                                mid="<b1@c>")).status == "processed"
+    assert "You are READY: these are your final orders" in text_of(bob.latest("Orders stored for round 1"))
+    assert _current_orders(mail_game, "alice") == "pass"  # round 1 still open: alice is not ready
+    out = mail_game.send(_mail(mail_game.reply_to("alice"), "ready", mid="<r1@c>"))
+    assert (out.status, out.detail) == ("processed", "ready")
+    assert "You are READY: your orders are final" in text_of(alice.latest("Status of round"))
+    with session_scope(mail_game.app) as s:
+        assert s.scalars(select(Round.status).where(Round.game_id == mail_game.id,
+                                                    Round.number == 1)).one() == "resolved"
+    assert _api_settings(mail_game, "alice").json["wait"] is False  # remembered for the next rounds

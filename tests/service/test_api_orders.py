@@ -52,7 +52,7 @@ def test_put_orders_and_amend(app: Flask, client: Any) -> None:
     _unit, move = _first_move(table, "alice")
     r = table.put("alice", "# first try\n" + move.lower())
     assert r.status_code == 200
-    assert r.json == {"round": 1, "accepted": [move], "version": 1, "at": r.json["at"],
+    assert r.json == {"round": 1, "accepted": [move], "version": 1, "at": r.json["at"], "ready": True,
                       "receipt": receipt(table.id, 1, "alice", 1, move).hex()}
     assert table.status()["seats"][0] == {"name": "alice", "joined": True, "submitted": True}
     r = table.put("alice", "pass")

@@ -208,3 +208,23 @@ def test_damaged_policy_of_one_game_does_not_stop_the_others(tmp_path):
     assert world.round_number() == 2
     world.game_id = damaged
     assert world.round_number() == 1
+
+
+def test_orders_not_ready_keep_the_round_open_until_the_sender_is_ready(world):
+    """The API's `ready`: false stores the orders and keeps the round open for the sender
+    (remembered, so a later version without `ready` stays not ready); true closes it."""
+    headers = {"Authorization": f"Bearer {world.tokens['red']}"}
+
+    def put(body):
+        return world.client.put(f"/api/games/{world.game_id}/orders",
+                                json={"round": world.round_number(), **body}, headers=headers)
+
+    answer = put({"orders": "", "ready": False})
+    assert answer.status_code == 200 and answer.json["ready"] is False
+    assert world.submit("blue").json["ready"] is True
+    assert world.round_number() == 1
+    order = world.legal_order("red")
+    assert put({"orders": order}).json["ready"] is False  # the choice is remembered
+    assert world.round_number() == 1 and world.settings("red").json["wait"] is True
+    assert put({"orders": order, "ready": True}).json["ready"] is True
+    assert world.round_number() == 2 and world.step_inputs(2)["red"] == order

@@ -402,3 +402,37 @@ def test_a_refused_form_comes_back_as_it_was_sent(app: Flask, client: Any) -> No
     # Each option names the order's role and square, for taps on the grid.
     assert f'<option value="{move}" data-role="move" data-square="{order["square"]}" selected>' in form
     assert re.search(r'<textarea name="free"[^>]*>\s*Q7 jump</textarea>', form)
+
+
+def test_not_ready_orders_hold_the_round_and_the_last_ready_one_sees_it_resolving(sqlite_app: Flask) -> None:
+    """The form's "These are my final orders" box: unticked, the orders are stored and the
+    round waits for the sender (remembered: the box comes back unticked); ticked by the last
+    one, the round closes and, until the resolution is in, the page says it is being
+    resolved (never "no orders to give"), then shows the next round."""
+    from service.resolution import resolve_round
+    from tests.service.play import doorbells_lost
+
+    client = sqlite_app.test_client()
+    table = start(client)
+    alice, bob = (f"/games/{table.id}/player/{table.tokens[s]}" for s in ("alice", "bob"))
+    form = {"round": "1", "units": "0", "free": "pass", "ready_asked": "1"}
+    assert 'name="ready" value="on" id="ready" checked' in _html(client.get(alice))  # ready by default
+    client.post(alice, data=form)  # the box unticked
+    page = _html(client.get(alice))
+    assert "You are NOT ready: the round waits for you until its deadline" in page
+    assert 'id="ready" aria' in page  # remembered: the box comes back unticked
+    assert "You are <strong>not ready</strong>" in page
+    client.post(bob, data={**form, "ready": "on"})
+    assert "You are ready: the round closes as soon as every expected player is ready" in _html(client.get(bob))
+    assert table.status()["round"] == 1  # everyone is in, but alice is not ready
+    with doorbells_lost():  # the resolution not in yet (a busy worker)
+        client.post(alice, data={**form, "ready": "on"})
+    page = _html(client.get(alice))
+    assert "You are ready, and so is everyone else: the round is closed and being resolved." in page
+    assert 'id="resolving"' in page and "is being resolved now" in page
+    assert "Round 1 is closed and being resolved" in page and "no orders to give" not in page
+    assert 'name="free"' not in page  # nothing to send to a closed round
+    with sqlite_app.app_context(), session_scope(sqlite_app) as s:
+        assert resolve_round(s, table.id, 1)
+    page = _html(client.get(alice))
+    assert "Orders for round 2" in page and "Round 1: what happened to you" in page
