@@ -145,8 +145,8 @@ def compose_group(app: Any, ids: list[int], together: bool, marks: Marks,
     from sqlalchemy.orm import joinedload
 
     from service.db import session_scope
-    from service.mail.compose import compose
-    from service.mail.outbox import wire_bytes
+    from service.mail.outbound.compose import compose
+    from service.mail.outbound.deliver import wire_bytes
     from service.mail.settings import mail_settings
     from service.memo import shared
     from service.models import Game, Outbox
@@ -181,7 +181,8 @@ def forget_caches() -> None:
     from flask import current_app
 
     from service import caches, urls
-    from service.mail import context, mime
+    from service.mail import mime
+    from service.mail.outbound import context
 
     with context._records_lock:
         context._records.clear()

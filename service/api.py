@@ -23,8 +23,8 @@ from service.api_schema import document, operation
 from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import BadRequest, Invalid, ServiceError, Unauthorized
-from service.gm.actions import checked_policy
 from service.models import Game
+from service.schedule.policy import checked_policy
 from service.tokens import same_hash
 from service.urls import join_url, player_url
 

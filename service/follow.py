@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from service import clock, urls
 from service.errors import Conflict, NotFound, TooMany
 from service.inputs import normal_address
-from service.mail.queue import enqueue
+from service.mail.outbox import enqueue
 from service.models import Follower, Game, Outbox
 from service.tokens import row_of, row_token, same_hash, token_hash
 

@@ -27,7 +27,7 @@ from service.dice_keys import new_chain, step_dice
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
 from service.fairdice import PROFILE_OPTION, game_profile, is_v2
 from service.inputs import normal_address
-from service.mail.queue import enqueue
+from service.mail.outbox import enqueue
 from service.models import Game, Seat
 from service.progress import record_step
 from service.sendlimits import check_invitations, count_game_creation
@@ -140,7 +140,7 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
                     public=public, status="waiting",
                     sealed_tip=sealed, sealed_marks=marks, chain_length=length, commitment=commitment,
                     current_round=0, gm_token_hash=token_hash(gm_token), created_at=clock.now(),
-                    deadline_policy=deadline_policy)  # checked by service.gm.actions.checked_policy
+                    deadline_policy=deadline_policy)  # checked by service.schedule.policy.checked_policy
         session.add(game)
         invites: list[tuple[str, str]] = []
         for i, spec in enumerate(seats):

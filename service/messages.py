@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from service import clock
 from service.errors import Invalid, TooMany
-from service.mail.queue import enqueue
+from service.mail.outbox import enqueue
 from service.models import Game, GmRead, MessageRead, Seat, TableMessage
 
 MAX_TEXT = 2000

@@ -265,7 +265,7 @@ class LoginLink(Base):
 
 
 class MailBounce(Base):
-    """A bounce or delivery report that came back for one of our mails (service.mail.bounces)."""
+    """A bounce or delivery report that came back for one of our mails (service.mail.inbound.bounces)."""
 
     __tablename__ = "mail_bounces"
 

@@ -18,7 +18,7 @@ from engine.dice import inputs_digest
 from service import clock, follow
 from service.audit import audit
 from service.fairdice import game_profile
-from service.mail.queue import enqueue
+from service.mail.outbox import enqueue
 from service.models import Game, Round, Seat, Step
 from service.tasks import resolve_after_commit
 from service.timekeeping.open_close import round_opened

@@ -51,7 +51,7 @@ from service.dice_keys import step_dice
 from service.fairdice import options_profile, profile_input_text
 from service.faults import pause_point
 from service.integrity import DamagedData, LatestStep, current_state, damaged, mark_damaged
-from service.mail.queue import outbox_values, seat_wants
+from service.mail.outbox import outbox_values, seat_wants
 from service.models import Follower, Game, Outbox, Round, Seat, SeatSchedule, Step, Submission
 from service.progress import record_step
 from service.schedule.deadlines import parse_absences, round_deadline

@@ -25,7 +25,7 @@ from service.clock import now
 from service.errors import BadRequest, Conflict, Invalid, NotFound
 from service.games import seat_by_invite, seat_by_token
 from service.inputs import normal_address
-from service.mail.bounces import clear_failing, failing
+from service.mail.outbox import clear_failing, failing
 from service.models import Game, Round, Seat, SeatSchedule
 from service.schedule.deadlines import (
     outside_quiet_hours,

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from service import clock, urls
 from service.db import session_scope
 from service.inputs import address_key
-from service.mail.queue import enqueue
+from service.mail.outbox import enqueue
 from service.models import LoginLink, Seat
 from service.tasks import send_signin_link
 from service.timekeeping.wording import time_text

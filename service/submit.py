@@ -43,7 +43,7 @@ from service.fairdice import options_receipt_hex
 from service.games import seat_by_token
 from service.inputs import whole_number
 from service.integrity import latest_state, load_state
-from service.mail.queue import outbox_values, wanted
+from service.mail.outbox import outbox_values, wanted
 from service.models import Game, Outbox, Round, Seat, SeatSchedule, Step, Submission
 from service.submissions import lock_round, submission_row
 from service.tasks import deliver_id_after_commit

@@ -36,7 +36,7 @@ from service.dashboard.overview import seats_of
 from service.db import get_session
 from service.errors import Invalid, NotFound
 from service.inputs import INT_MAX
-from service.mail.bounces import failing
+from service.mail.outbox import failing
 from service.models import Seat
 from service.seats import MESSAGE_PREFS, PREFS, mail_pref_choice, message_pref_choice, set_mail_pref
 from service.web.play import player_context, sent_for, sent_message, stored_and_back, take_orders

@@ -32,11 +32,11 @@ from service.errors import Conflict, Invalid, NotFound
 from service.gm.auth import gm_game
 from service.gm.news import broadcast
 from service.inputs import normal_address
-from service.mail.queue import enqueue
+from service.mail.outbox import enqueue
 from service.models import Game, Round, Seat
 from service.schedule.deadlines import extended_deadline, resumed_deadline
 from service.schedule.durations import DurationError, parse_duration
-from service.schedule.policy import PolicyError, parse_policy, policy_to_json
+from service.schedule.policy import checked_policy
 from service.sendlimits import check_invitations
 from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player
 from service.timekeeping.open_close import close_early_if_done, mark_ready
@@ -221,14 +221,6 @@ def end_draw(session: Session, game_id: str, token: str | None) -> Done:
         for seat in game.seats:  # the game-over mail is this action's news
             enqueue(session, "game_over", {"outcome": outcome}, game=game, seat=seat)
     return Done("gm_end_draw", detail)
-
-
-def checked_policy(data: Any) -> dict[str, Any]:
-    """The canonical JSON of a valid deadline policy; 422 naming the first bad field."""
-    try:
-        return policy_to_json(parse_policy(data))
-    except PolicyError as exc:
-        raise Invalid(str(exc), exc.problems[0][0]) from None
 
 
 def set_policy(session: Session, game_id: str, token: str | None, data: Any) -> Done:

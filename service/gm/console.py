@@ -9,8 +9,7 @@ from sqlalchemy.orm import Session
 from service.audit import schedule_entries
 from service.gm.auth import gm_game
 from service.integrity import damage_reports
-from service.mail.bounces import failing
-from service.mail.outbox import backlog, failed_mail
+from service.mail.outbox import backlog, failed_mail, failing
 from service.schedule.durations import format_duration
 from service.schedule.policy import policy_to_json
 from service.timekeeping.state import open_round, policy_of, reminder_lead, seat_schedule, submitted_names

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service.mail.queue import enqueue
+from service.mail.outbox import enqueue
 from service.models import AuditLog, Game
 from service.schedule.durations import describe_duration
 from service.schedule.words import describe_policy

@@ -23,9 +23,9 @@ from service.gm.auth import gm_game
 from service.gm.console import console_json
 from service.gm.news import Banner, LogLine, banner, banner_of, local_time, log_lines
 from service.models import Game
+from service.schedule.form import form_values, policy_from_form
 from service.schedule.words import DAY_LABELS, NMR_LABELS, describe_policy
 from service.urls import player_url
-from service.web.policy_form import form_values, policy_from_form
 from service.zones import time_zones
 
 bp = Blueprint("gm", __name__)

@@ -29,6 +29,7 @@ from service.mail.headers import split_address
 from service.mail.server_url import ConfigError
 
 DEFAULT_DOMAIN = "dicepost.localhost"
+BOUNCE_LOCAL = "bounce"  # the local part of every return path (bounce+TOKEN@domain)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from datetime import time, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from service.errors import Invalid
 from service.schedule.durations import DurationError, format_duration, parse_duration
 
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -253,3 +254,11 @@ def _nmr(value: Any, problems: _Problems) -> NmrPolicy:
     return NmrPolicy(after=after, action=action,
                      extend_by=DEFAULT_EXTEND_BY if extend_by is None else extend_by,
                      unreachable_after=unreachable)
+
+
+def checked_policy(data: Any) -> dict[str, Any]:
+    """The canonical JSON of a valid deadline policy; 422 naming the first bad field."""
+    try:
+        return policy_to_json(parse_policy(data))
+    except PolicyError as exc:
+        raise Invalid(str(exc), exc.problems[0][0]) from None

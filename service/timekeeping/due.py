@@ -9,7 +9,7 @@ it ready (or its deadline moved) and does nothing.
 
 Due reminders become outbox rows keyed by (seat, round, deadline). The key makes the row's
 Message-ID, which the outbox holds unique: two sweepers queueing the same reminder leave one
-row (service.mail.queue.enqueue) and nothing is sent twice. A moved deadline (pause,
+row (service.mail.outbox.enqueue) and nothing is sent twice. A moved deadline (pause,
 extension) has a new key, so the player is reminded of the new one.
 """
 
@@ -27,8 +27,7 @@ from engine.contract import InvariantError
 from service.audit import log_action
 from service.clock import Clock, app_clock
 from service.db import session_scope
-from service.mail.bounces import failing
-from service.mail.queue import enqueue
+from service.mail.outbox import enqueue, failing
 from service.models import Game, Round, Seat
 from service.schedule.deadlines import extended_deadline
 from service.schedule.durations import describe_duration, format_duration

@@ -17,12 +17,12 @@ from service.catalog import rules_help, rulesets_json
 from service.db import get_session
 from service.errors import Invalid, NotFound, ServiceError
 from service.models import Game
+from service.schedule.form import PRESETS, policy_from_form
 from service.schedule.words import DAY_LABELS, NMR_LABELS
 from service.urls import join_url, record_url, verify_link
 from service.views import public_games_json
 from service.web import bp
 from service.web.data import game_head, game_page, round_page, rounds_page
-from service.web.policy_form import PRESETS, policy_from_form
 from service.zones import time_zones
 
 CREATED = "created"  # the session key of the last created game's links, shown until replaced

@@ -20,7 +20,7 @@ from service.catalog import rules_help
 from service.db import get_session
 from service.errors import Invalid, NotFound, OrdersRefused, ServiceError
 from service.fairdice import seat_receipts
-from service.mail.bounces import failing
+from service.mail.outbox import failing
 from service.models import Game, Seat
 from service.render.grid_legend import natural_key
 from service.render.svg import board_caption, board_svg

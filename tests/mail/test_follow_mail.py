@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from service.db import session_scope
-from service.mail.outbox import deliver
+from service.mail.outbound.deliver import deliver
 from service.models import Game, Outbox
 from tests.mail.conftest import start_game
 from tests.mail.mail_world import html_of, text_of

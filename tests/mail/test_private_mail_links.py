@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from service.db import session_scope
 from service.logs import redact
-from service.mail.compose import compose
+from service.mail.outbound.compose import compose
 from service.mail.settings import mail_settings
 from service.models import Outbox, Seat
 from tests.mail.mail_world import parse, text_of

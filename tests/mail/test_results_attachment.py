@@ -14,8 +14,8 @@ from flask import Flask
 from sqlalchemy import select
 
 from service.db import session_scope
-from service.mail import context
-from service.mail.compose import compose
+from service.mail.outbound import context
+from service.mail.outbound.compose import compose
 from service.mail.settings import mail_settings
 from service.models import Outbox, Seat
 from tests.mail.mail_world import parse

@@ -19,7 +19,7 @@ from markupsafe import escape
 from sqlalchemy import select
 
 from service.db import session_scope
-from service.mail.outbox import deliver
+from service.mail.outbound.deliver import deliver
 from service.models import Outbox, PlayerZone, Round
 from service.timekeeping.wording import time_text
 from tests.mail.conftest import MailGame, start_game

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from werkzeug.datastructures import MultiDict
 
+from service.schedule.form import form_values, policy_from_form
 from service.schedule.policy import NMR_ACTIONS
 from service.schedule.words import NMR_LABELS, describe_policy
-from service.web.policy_form import form_values, policy_from_form
 
 
 def test_every_missed_turn_action_has_words() -> None:

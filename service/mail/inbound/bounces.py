@@ -13,7 +13,7 @@ Message-ID quoted in the report, which only our own mail carries.
 
 A hard failure (5.x.x) marks the address failing at once; soft ones (4.x.x) do after
 SOFT_BOUNCES of them within SOFT_BOUNCE_DAYS. A failing address gets no more mail
-(service.mail.outbox skips it) except the sign-in links its owner asks for; the player's
+(service.mail.outbound.deliver skips it) except the sign-in links its owner asks for; the player's
 pages show it, the GM console lists it, and the other players of the game are told.
 """
 
@@ -30,23 +30,16 @@ from sqlalchemy.orm import Session
 
 from service import clock
 from service.audit import audit
-from service.mail.headers import addresses, plus_address, plus_tokens, raw_values
-from service.mail.identify import RECIPIENT_HEADERS
-from service.mail.queue import enqueue
-from service.mail.settings import MailSettings
-from service.mail.tokens import SignedSeat, TokenError, make_token, parse_token, verify_token
+from service.mail.headers import addresses, plus_tokens, raw_values
+from service.mail.inbound.identify import RECIPIENT_HEADERS
+from service.mail.outbox import enqueue, failing
+from service.mail.settings import BOUNCE_LOCAL, MailSettings
+from service.mail.tokens import SignedSeat, TokenError, parse_token, verify_token
 from service.models import FailingAddress, Game, MailBounce, Outbox, Seat
 
-BOUNCE_LOCAL = "bounce"
 _STATUS_RE = re.compile(r"\b([245])\.(\d{1,3})\.(\d{1,3})\b")
 _SMTP_RE = re.compile(r"(?m)(?:^|\s)([45])\d\d[ -]")
 _MSGID_RE = re.compile(r"(?im)^message-id:\s*(<[^>\s]+>)")
-
-
-def return_path(settings: MailSettings, seat: Seat, outbox_id: int) -> str:
-    """The envelope sender of one mail to one seat."""
-    token = make_token(settings.secret_key, "bounce", f"{seat.id}-{outbox_id}", seat.reply_token_salt or "")
-    return plus_address(f"{BOUNCE_LOCAL}@{settings.domain}", token)
 
 
 @dataclass(frozen=True)
@@ -158,18 +151,6 @@ def _verified(session: Session, settings: MailSettings, text: str) -> tuple[Seat
                                         seat.reply_token_salt or ""):
         return None
     return seat, session.get(Outbox, int(outbox_part))
-
-
-def failing(session: Session, address: str | None) -> FailingAddress | None:
-    return session.get(FailingAddress, address.strip().lower()) if address else None
-
-
-def clear_failing(session: Session, address: str) -> None:
-    """The player says the address works (again): mail goes to it (the caller owns the
-    transaction)."""
-    dead = failing(session, address)
-    if dead is not None:
-        session.delete(dead)
 
 
 def record(session: Session, settings: MailSettings, seat: Seat, row: Outbox | None, report: Report) -> str:

@@ -1,7 +1,7 @@
 """Outbox rows that answer a mail someone sent: refusals, status, help, order errors.
 
 An answer goes out whatever the player's mail preference says (they asked for it by
-writing), so it is marked `"answer": true`; both go through service.mail.queue.enqueue.
+writing), so it is marked `"answer": true`; both go through service.mail.outbox.enqueue.
 Refusals go to strangers, so they are rate-limited per address: a flood
 of forged mail must not turn dicepost into a source of backscatter.
 """
@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from service import clock
 from service.mail.headers import clean_header_text
-from service.mail.queue import enqueue
+from service.mail.outbox import enqueue
 from service.models import Game, Outbox, Seat
 
 REFUSALS_PER_HOUR = 3

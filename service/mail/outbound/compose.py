@@ -2,7 +2,7 @@
 results mail wraps that in multipart/mixed with the game's record so far attached as
 application/json.
 
-Both parts come from the kind's templates in the registry (service.mail.queue.KINDS:
+Both parts come from the kind's templates in the registry (service.mail.outbox.KINDS:
 templates/email/<kind>.txt and <kind>.html; the text part is not HTML and is not escaped). The HTML part
 uses inline styles and tables only: no SVG, no scripts, no remote images, so it reads
 the same in webmail, desktop and phone clients.
@@ -26,7 +26,6 @@ from sqlalchemy.orm import Session
 
 from service import urls
 from service.mail import mime
-from service.mail.context import build_context
 from service.mail.headers import (
     clean_header_text,
     list_id,
@@ -35,7 +34,8 @@ from service.mail.headers import (
     standard_headers,
     thread_root,
 )
-from service.mail.queue import kind_of
+from service.mail.outbound.context import build_context
+from service.mail.outbox import kind_of
 from service.mail.settings import MailSettings
 from service.memo import memo
 from service.models import Outbox

@@ -12,7 +12,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -29,6 +29,8 @@ from service.fairdice import game_profile
 from service.follow import mail_context as follow_context
 from service.gm.news import mail_context as news_context
 from service.mail.headers import plus_address
+from service.mail.inbound.commands import help_rows
+from service.mail.outbox import kind_of
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
 from service.memo import memo
@@ -53,10 +55,6 @@ from service.views import (
 from service.zones import is_zone, seat_zone
 
 EXAMPLES = 4  # example arguments shown per unit and verb before "and N more"
-
-
-def when(at: datetime | None) -> str:
-    return at.strftime("%a %d %b %Y %H:%M UTC") if at else ""
 
 
 def lead_words(lead: object) -> str:
@@ -236,7 +234,7 @@ def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
 
 def step_facts(game: Game, step: Step, previous: Step | None, round_number: int) -> dict[str, Any]:
     """What every player's results mail of a step says alike: the events, rolls, dice
-    check, grids and every player's orders (service.mail.compose renders its parts once)."""
+    check, grids and every player's orders (service.mail.outbound.compose renders its parts once)."""
     t = step.t
     s_prev = previous.key if previous else game.commitment
     profile = game_profile(game)
@@ -278,7 +276,7 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     ctx: dict[str, Any] = {
         **facts,
         "step_facts": facts,
-        # The record as it stood after this step, attached (service.mail.compose): the
+        # The record as it stood after this step, attached (service.mail.outbound.compose): the
         # player keeps a copy the host cannot rewrite, and `dicepost verify` checks it.
         "record_bytes": record_so_far(session, game, t, record_reader(session, game, seat)),
     }
@@ -392,8 +390,68 @@ def game_context(session: Session, game: Game, seat: Seat | None, settings: Mail
     return ctx
 
 
+@dataclass(frozen=True)
+class Letter:
+    """The mail being composed, and the parts of a context its kind asks for
+    (service.mail.outbox.Letter: each kind's `context` in the registry picks them)."""
+
+    session: Session
+    game: Game | None
+    seat: Seat | None
+    payload: dict[str, Any]
+    zone: ZoneInfo | None
+    settings: MailSettings
+
+    def status(self) -> dict[str, Any]:
+        if self.game is None or self.seat is None:
+            return {}
+        return {"status": round_status(self.session, self.game, self.seat, self.zone)}
+
+    def latest_grids(self) -> dict[str, Any]:
+        if self.game is None or self.seat is None:
+            return {}
+        return grids(self.game, latest_step(self.session, self.game.id))
+
+    def results(self) -> dict[str, Any]:
+        if self.game is None:
+            return {}
+        return results_context(self.session, self.game, self.seat, self.payload, self.zone)
+
+    def final(self) -> dict[str, Any]:
+        return {} if self.game is None else final_context(self.session, self.game, self.payload)
+
+    def confirmation(self) -> dict[str, Any]:
+        return confirmation_lines(self.payload)
+
+    def lead_words(self) -> dict[str, Any]:
+        return {"lead_words": lead_words(self.payload.get("lead"))}
+
+    def sent_at(self) -> dict[str, Any]:
+        if self.game is None or self.seat is None:
+            return {}
+        sent = self.session.get(TableMessage, int(self.payload.get("message_id") or 0))
+        return {"sent_at": deadline_text(self.game, sent.created_at, self.zone) if sent is not None else ""}
+
+    def news(self) -> dict[str, Any]:
+        return {} if self.game is None else news_context(self.game, self.payload, self.zone)
+
+    def follow(self) -> dict[str, Any]:
+        if self.game is None:
+            return {}
+        return follow_context(self.session, self.game, self.payload, self.settings.secret_key)
+
+    def login(self) -> dict[str, Any]:
+        return mail_context(self.session, self.payload, self.settings.secret_key)
+
+    def commands(self) -> dict[str, Any]:
+        if self.seat is None:
+            return {"commands": help_rows("")}
+        return {"commands": help_rows(seat_links(self.settings, self.seat)["preferences_url"])}
+
+
 def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict[str, Any]:
-    """Everything the templates of row.kind need; times in the player's zone (service.zones)."""
+    """Everything the templates of row.kind need: what every mail of a game gets, and what
+    its kind asks for (MailKind.context); times in the player's zone (service.zones)."""
     payload = dict(row.payload or {})
     ctx: dict[str, Any] = {"kind": row.kind, "payload": payload, "home_url": urls.base_url(),
                            "games_url": urls.absolute("dashboard.home")}
@@ -403,30 +461,7 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
     ctx["zone"] = zone.key if zone else ""
     if game is not None:
         ctx.update(game_context(session, game, seat, settings))
-    if row.kind == "results" and game is not None:
-        ctx.update(results_context(session, game, seat, payload, zone))
-    elif row.kind == "gm_news" and game is not None:
-        ctx.update(news_context(game, payload, zone))
-    elif row.kind == "message" and game is not None and seat is not None:
-        sent = session.get(TableMessage, int(payload.get("message_id") or 0))
-        ctx["sent_at"] = deadline_text(game, sent.created_at, zone) if sent is not None else ""
-    elif row.kind == "game_over" and game is not None:
-        ctx.update(final_context(session, game, payload))
-    if row.kind == "confirmation":
-        ctx.update(confirmation_lines(payload))
-    if row.kind == "reminder":
-        ctx["lead_words"] = lead_words(payload.get("lead"))
-    if row.kind in ("follow", "follow_results") and game is not None:
-        ctx.update(follow_context(session, game, payload, settings.secret_key))
-    if row.kind == "login":
-
-        ctx.update(mail_context(session, payload, settings.secret_key))
-    asks = row.kind in ("status", "reminder", "confirmation", "help") or (
-        row.kind == "invitation" and payload.get("replacement"))  # a seat in a game under way
-    if asks and game is not None and seat is not None:
-        ctx["status"] = round_status(session, game, seat, zone)
-        if row.kind == "status":
-            ctx.update(grids(game, latest_step(session, game.id)))
+    ctx.update(kind_of(row.kind).context(Letter(session, game, seat, payload, zone, settings)))
     return ctx
 
 

@@ -1,0 +1,1 @@
+"""Inbound mail, beside the web: receive, identify, read and answer what players send."""
