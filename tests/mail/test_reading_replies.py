@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.mail.inbound.body import body_text, parse_message, unflow
-from service.mail.inbound.commands import read_reply
+from service.mail.inbound.commands import COMMANDS, read_reply
 from service.mail.inbound.html_text import html_to_text
 from service.mail.inbound.reply_text import clean_reply
 from tests.mail import client_mails
@@ -108,8 +108,6 @@ def test_a_command_subject_wins_over_client_text():
 
 def test_each_command_reads_back_from_its_own_help_line():
     """The HELP mail's examples come from the commands' registry, and each reads as its command."""
-    from service.mail.inbound.commands import COMMANDS
-
     for name, command in COMMANDS.items():
         for write, _does in command.help:
             assert read_reply(write).command == name, write
