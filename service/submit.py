@@ -24,7 +24,7 @@ every expected person has sent orders and is ready.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -36,7 +36,7 @@ from engine import OrderErrors, find_ruleset
 from engine.contract import InvariantError
 from engine.orders import Order, format_orders
 from service import clock, statecache
-from service.audit import audit_row
+from service.audit import audit_row, log_action
 from service.db import insert_together, table_of
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused
 from service.fairdice import options_receipt_hex
@@ -91,10 +91,14 @@ class _SeatNow:
 
     id: int
     name: str
-    human: bool
+    controller: str  # human, bot, open or removed (service.timekeeping.state)
     moved: bool  # its latest version of the round is orders (not none, not a withdrawal)
     last_version: int
     waits: bool  # its player is not ready: the round waits for its deadline
+
+    @property
+    def human(self) -> bool:
+        return self.controller == "human"
 
 
 def submit(session: Session, game_id: str, token: str | None, round_number: Any, text: Any,
@@ -124,8 +128,9 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         stored_at = clock.now()
         me = next(s for s in seats if s.id == opened.seat_id)
         waits = me.waits if ready is None else not ready
-        if waits != me.waits:
-            _set_wait(session, opened.seat_id, waits)
+        if waits != me.waits or me.controller == "bot":
+            _remember(session, opened, waits, back=me.controller == "bot")
+            seats = [replace(s, controller="human") if s.id == me.id else s for s in seats]
         version, proof = _store(session, conn, opened, text, accepted, source, me.last_version, stored_at,
                                 not waits)
         done = {s.name for s in seats if s.moved or s.id == opened.seat_id}
@@ -218,16 +223,23 @@ def _seats_now(conn: Connection, game_id: str, round_id: int) -> list[_SeatNow]:
     """Every seat of the game with its latest version of the round and its controller, read
     under the round's lock (nobody adds a version meanwhile)."""
     rows = conn.execute(_seats_statement(), {"game_id": game_id, "round_id": round_id})
-    return [_SeatNow(r.id, r.name, (r.controller or "human") == "human", bool(r.latest), int(r.last or 0),
-                     bool(r.wait)) for r in rows]
+    return [_SeatNow(r.id, r.name, r.controller or "human", bool(r.latest), int(r.last or 0), bool(r.wait))
+            for r in rows]
 
 
-def _set_wait(session: Session, seat_id: int, waits: bool) -> None:
-    """Remember the player's choice (ready or not) on the seat, as the settings' wait flag."""
-    seat = session.get(Seat, seat_id)
+def _remember(session: Session, opened: _Open, waits: bool, back: bool) -> None:
+    """The player's choice of ready or not, kept as the seat's wait flag; `back`: the bot
+    played the seat, and the player's own orders take it back (logged: the table reads it
+    in its news, service.timekeeping.missed_news)."""
+    seat = session.get(Seat, opened.seat_id)
     if seat is None:
-        raise InvariantError(f"seat {seat_id} vanished under its round's lock")
-    seat_schedule(session, seat).wait = waits
+        raise InvariantError(f"seat {opened.seat_id} vanished under its round's lock")
+    row = seat_schedule(session, seat)
+    row.wait = waits
+    if back:
+        row.controller, row.misses = "human", 0
+        log_action(session, opened.game_id, seat.name, "seat_back",
+                   {"round": opened.number, "seat": seat.name})
 
 
 @lru_cache(maxsize=1)

@@ -26,6 +26,7 @@ from engine.orders import MAX_LINE, units_in
 from service import statecache
 from service.models import Game, Seat, Step
 from service.render.grid_legend import natural_key
+from service.timekeeping.missed_news import table_news
 from service.timekeeping.state import seat_schedule
 from service.views import board_at, round_latest, round_numbered, steps_to
 
@@ -91,8 +92,11 @@ class TurnSummary:
     without_orders: list[str] = field(default_factory=list)
     with_orders: list[str] = field(default_factory=list)
     resolving: bool = False  # the open round is closed and its resolution under way
-    sent: bool = False  # the player has orders in the open round
+    sent: bool = False  # the player has orders of their own in the open round
     ready: bool = True  # ... and says they are final (not waiting for the deadline)
+    bot_plays: bool = False  # the bot plays the seat (it missed turns): its orders stand
+    # Who missed a round and what the policy did, who took their seat back (missed_news).
+    news: list[str] = field(default_factory=list)
     # One commented example line per unit, to edit and send back (mail readers skip `#`).
     template: list[str] = field(default_factory=list)
 
@@ -315,13 +319,15 @@ def seat_turn(session: Session, game: Game, seat: Seat, t: int | None = None) ->
         summary = summarize(step.t - 1, seat.name, step.events, before, board_at(session, game, step),
                             find_ruleset(game.ruleset, game.revision).info.events)
     rnd = round_numbered(session, game.id, step.t)
+    summary.news = table_news(session, game.id, {summary.round} | ({rnd.number} if rnd else set()), seat.name)
     if rnd is None or game.status != "active":
         return summary
     moves = seat.name in rnd.expected
     latest = round_latest(session, rnd.id).get(seat.id) if rnd.status == "open" else None
+    own = latest if latest is not None and latest.source != "bot" else None  # the bot's are not yours
     legal = legal_of(game, step, seat.name) if moves else {}
-    summary.resolving = rnd.status == "ready"
-    summary.sent = latest is not None
-    summary.ready = not seat_schedule(session, seat, create=False).wait
+    row = seat_schedule(session, seat, create=False)
+    summary.resolving, summary.sent, summary.ready = rnd.status == "ready", own is not None, not row.wait
+    summary.bot_plays = row.controller == "bot"
     return add_next(summary, rnd.number, moves and rnd.status == "open", rnd.closes_at, legal,
-                    latest.accepted if latest else "")
+                    own.accepted if own else "")

@@ -126,7 +126,7 @@ def orders_json(session: Session, seat: Seat,
         legal = seat_legal_orders(session, seat)
     if game.status == "active" and rnd is not None:
         mine = latest_submissions(session, rnd.id).get(seat.id)
-        current = mine.text if mine else ""
+        current = mine.text if mine and mine.source != "bot" else ""  # the bot's orders are not the player's
     return {"round": game.current_round if game.status == "active" else None,
             "units": {unit: [o.format() for o in orders] for unit, orders in legal.items()},
             "legal": {unit: [o.to_json() for o in orders] for unit, orders in legal.items()},

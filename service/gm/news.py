@@ -109,7 +109,9 @@ _SERVICE_WORDS: dict[str, _Words] = {
     "deadline_closed": _closed,
     "missed_turn": lambda d, _z: (f"{d.get('seat')} missed round {d.get('round')} "
                                   f"({d.get('misses')} in a row): {d.get('action')}"),
-    "seat_to_bot": lambda d, _z: f"The bot plays {d.get('seat')} from now on",
+    "seat_to_bot": lambda d, _z: f"The bot plays {d.get('seat')} until a person takes the seat back",
+    "seat_back": lambda d, _z: (f"{d.get('seat')} took their seat back from the bot in round "
+                                f"{d.get('round')}"),
     "seat_opened": lambda d, _z: f"Seat {d.get('seat')} is open for a new player",
     "seat_claimed": lambda d, _z: f"A new player took seat {d.get('seat')}",
     "bot_orders": lambda d, _z: f"The bot sent {d.get('seat')}'s orders for round {d.get('round')}",

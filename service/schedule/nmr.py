@@ -4,8 +4,9 @@ Default: its units hold. A game may set, after K consecutive misses (the current
 included):
   extend  - the round's deadline moves once by `extend_by`; a second miss of the same
             round holds (so a round is extended at most once, whoever caused it);
-  bot     - the seat is handed to the engine's bot, which writes its orders from now on
-            (this round included) until the GM seats a person again;
+  bot     - the seat is handed to the engine's bot, which writes its orders from the next
+            round on (the missed round holds, as for every miss) until the player sends
+            orders of their own, which take the seat back, or the GM seats a person;
   replace - the seat is opened for a replacement: an invitation goes out by mail and the
             newcomer takes over the seat and its units; until then the units hold.
 With `unreachable_after`, a seat whose mail bounces (service.mail.inbound.bounces: it gets no

@@ -158,8 +158,8 @@ def _apply_deadline(session: Session, game: Game, rnd: Round, at: datetime) -> s
         log_action(session, game.id, "service", "missed_turn",
                    {"round": rnd.number, "seat": name, "misses": seat_schedule(session, seat).misses + 1,
                     "action": action})
-        if action == "bot":
-            hand_to_bot(session, game, rnd, seat, actor="service")
+        if action == "bot":  # the missed round holds: the bot plays the rounds after it
+            hand_to_bot(session, game, None, seat, actor="service")
         elif action == "replace":
             open_for_replacement(session, game, seat, actor="service")
     log_action(session, game.id, "service", "deadline_closed",
@@ -170,7 +170,9 @@ def _apply_deadline(session: Session, game: Game, rnd: Round, at: datetime) -> s
 
 
 def hand_to_bot(session: Session, game: Game, rnd: Round | None, seat: Seat, actor: str) -> None:
-    """The bot plays the seat from now on, this round included when it is expected and empty."""
+    """The bot plays the seat from the next round on, and `rnd` too when given (the GM's
+    hand-over of an open round) and the seat is expected and has no orders in it. The
+    player's own orders take the seat back (service.submit)."""
     seat_schedule(session, seat).controller = "bot"
     log_action(session, game.id, actor, "seat_to_bot", {"seat": seat.name})
     if rnd is not None and rnd.status == "open" and seat.name in rnd.expected \

@@ -162,6 +162,8 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
     game = seat.game
     rnd = current_round(session, game)
     latest = latest_submissions(session, rnd.id).get(seat.id) if rnd else None
+    # The form never starts from the bot's orders: sent as they stand, they would be the player's.
+    mine = latest if latest is not None and latest.source != "bot" else None
     board = board_of(game, latest_step(session, game.id))
     legal = seat_legal_orders(session, seat)
     orders = orders_json(session, seat, legal)
@@ -171,7 +173,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "seat": seat, "game": game, "round": rnd, "orders": orders, "legal": legal,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
         "form": order_form(legal, [v.name for v in find_ruleset(game.ruleset, game.revision).verbs],
-                           sent.text if sent and sent.errors else latest.accepted if latest else "",
+                           sent.text if sent and sent.errors else mine.accepted if mine else "",
                            {p.id: p.square for p in board.pieces} if board else None),
         "units": sorted((p for p in board.pieces if p.side == seat.name),
                         key=lambda p: natural_key(p.label)) if board else [],

@@ -146,8 +146,9 @@ def test_a_missing_step(app: Flask, client: Any) -> None:
 @pytest.mark.parametrize("damaged_first", [True, False])
 def test_a_damaged_game_with_a_due_deadline_does_not_stop_the_sweep(app: Flask, client: Any,
                                                                     damaged_first: bool) -> None:
-    """The bot plays a missed turn from the stored state: for the damaged game that fails,
-    and the sweep goes on to close and resolve the healthy game's round."""
+    """Both rounds close at their deadline (the missed seats hold, the bot plays them from
+    the next round): the damaged game's round cannot resolve from its stored state, is left
+    ready and marked for its GM, and the sweep goes on to resolve the healthy game's round."""
     policy = {"kind": "duration", "duration": "PT1H", "missed_turns": {"after": 1, "action": "bot"}}
     first, second = (start(client, deadline_policy=policy) for _ in range(2))
     broken, healthy = (first, second) if damaged_first else (second, first)
@@ -158,4 +159,5 @@ def test_a_damaged_game_with_a_due_deadline_does_not_stop_the_sweep(app: Flask, 
     with app.app_context():
         sweep_and_ring()
     assert _round_status(app, healthy.id, 1) == "resolved" and healthy.status()["round"] == 2
-    assert _round_status(app, broken.id, 1) == "open"
+    assert _round_status(app, broken.id, 1) == "ready"
+    assert "does not load" in _gm(broken)["damaged"][0]["problem"]

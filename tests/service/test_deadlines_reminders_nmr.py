@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import html
 from datetime import timedelta
 
 import pytest
 
+from tests.mail.mail_world import stored_mail, text_of
 from tests.service.schedule_world import DATABASES, START, World, database
 
 
@@ -101,14 +103,59 @@ def test_bot_takes_the_seat_after_k_misses(tmp_path):
                                    "missed_turns": {"after": 2, "action": "bot"}})
     miss_round(world)
     assert world.audit("seat_to_bot") == []
-    miss_round(world)  # the second miss in a row: the bot plays blue's round 2
+    miss_round(world)  # the second miss in a row: blue's round 2 holds, the bot plays the rounds after it
     assert [e.detail["seat"] for e in world.audit("seat_to_bot")] == ["blue"]
-    assert world.step_inputs(3)["blue"] != ""
+    assert world.step_inputs(3)["blue"] == ""  # the missed round is never rewritten by the bot
     # from round 3 on the bot writes blue's orders when the round opens: red alone closes it
     assert world.round_number() == 3
     world.submit("red")
     assert world.round_number() == 4
-    assert [e.detail["round"] for e in world.audit("bot_orders")] == [2, 3, 4]
+    assert [e.detail["round"] for e in world.audit("bot_orders")] == [3, 4]
+
+
+def _page(world: World, seat: str) -> str:
+    r = world.client.get(f"/games/{world.game_id}/player/{world.tokens[seat]}")
+    assert r.status_code == 200
+    return html.unescape(r.get_data(as_text=True))
+
+
+def _latest_results(world: World, address: str) -> str:
+    mails = [m for m in stored_mail(world.app)() if address in str(m["To"]) and "AT THE TABLE" in text_of(m)]
+    return text_of(mails[-1]) if mails else ""
+
+
+def test_a_missed_turn_is_told_and_the_players_own_orders_take_the_seat_back(tmp_path):
+    """Who missed and what the policy did reaches the player and the table, on their pages
+    and in the results mail; the form never starts from the bot's orders; the player's
+    first own orders take the seat back from the bot, and the table is told."""
+    world = World(tmp_path).start({"kind": "duration", "duration": "PT48H",
+                                   "missed_turns": {"after": 1, "action": "bot"}})
+    miss_round(world)
+    told = ("blue sent no orders for round 1 by its deadline: blue's units held; from round 2 the bot "
+            "plays blue until blue sends orders again.")
+    yours = ("You sent no orders for round 1 by its deadline: your units held; from round 2 the bot plays "
+             "your seat until you send orders again (your first orders take it back).")
+    assert told in _page(world, "red") and told in _latest_results(world, "red@example.org")
+    blue = _page(world, "blue")
+    assert yours in blue and yours in _latest_results(world, "blue@example.org")
+    # The bot's orders for round 2 stand, shown as the bot's; the form starts empty.
+    assert "The bot plays your seat" in blue and "The bot's orders for this round, not yours" in blue
+    assert "Your current orders" not in blue and " selected>" not in blue
+    orders = world.client.get(f"/api/games/{world.game_id}/orders",
+                              headers={"Authorization": f"Bearer {world.tokens['blue']}"}).json
+    assert orders["current"] == ""
+    # Blue's own orders take the seat back; red is told, on the page and in the next results mail.
+    order = world.legal_order("blue")
+    assert world.submit("blue", order).status_code == 200
+    assert world.settings("blue").json["played_by"] == "human"
+    assert [(e.detail["seat"], e.detail["round"]) for e in world.audit("seat_back")] == [("blue", 2)]
+    back = "blue took their seat back from the bot in round 2: blue's own orders count again."
+    assert back in _page(world, "red")
+    assert world.round_number() == 2  # blue is a person again and red is waited for
+    world.submit("red")
+    assert world.round_number() == 3 and world.step_inputs(3)["blue"] == order
+    assert back in _latest_results(world, "red@example.org")
+    assert [e.detail["round"] for e in world.audit("bot_orders")] == [2]  # none after blue came back
 
 
 def test_replace_opens_the_seat_and_a_newcomer_inherits_it(tmp_path):
