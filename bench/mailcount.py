@@ -177,10 +177,8 @@ def compose_group(app: Any, ids: list[int], together: bool, marks: Marks,
 
 def forget_caches() -> None:
     """The per-process caches a worker fills as it goes (the record, grids, legal orders, the
-    encoded lines and attachments, the links)."""
-    from flask import current_app
-
-    from service import caches, urls
+    encoded lines and attachments)."""
+    from service import caches
     from service.mail import mime
     from service.mail.outbound import context
 
@@ -189,7 +187,6 @@ def forget_caches() -> None:
     caches.clear_all()
     mime.base64_lines.cache_clear()
     mime._qp_body.cache_clear()
-    current_app.extensions.pop(urls.KEPT_URLS, None)
 
 
 def measure(app: Any, confirmations: list[int], steps: list[list[int]], passes: int, cold: bool,

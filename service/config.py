@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from service.logs import settings_from_env as log_settings
 
@@ -120,6 +121,19 @@ def proxy_hops(value: str | None) -> int:
     return int(raw)
 
 
+def url_settings(base_url: str | None) -> dict[str, str | None]:
+    """Flask's SERVER_NAME, APPLICATION_ROOT and PREFERRED_URL_SCHEME from DICEPOST_BASE_URL,
+    so url_for builds links under it outside a request too; unset, links follow the request."""
+    if not base_url:
+        return {"SERVER_NAME": None, "APPLICATION_ROOT": "/", "PREFERRED_URL_SCHEME": "http"}
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise ValueError(f"DICEPOST_BASE_URL={base_url!r}: use the public root of the site, "
+                         "like https://example.org or https://example.org/dicepost")
+    return {"SERVER_NAME": parts.netloc, "APPLICATION_ROOT": parts.path.rstrip("/") or "/",
+            "PREFERRED_URL_SCHEME": parts.scheme}
+
+
 def mail_bell_seconds(value: str | None) -> float:
     """DICEPOST_MAIL_BELL_SECONDS: how long a web process gathers committed mail before ringing."""
     raw = (value or "").strip()
@@ -172,6 +186,7 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
 def finish(config: dict[str, Any]) -> None:
     """Fill in what follows from the settings (after overrides were applied)."""
     config["EMBEDDED"] = not config.get("REDIS_URL")
+    config.update(url_settings(config.get("BASE_URL")))
     if str(config.get("BASE_URL") or "").startswith("https://"):
         config["SESSION_COOKIE_SECURE"] = True  # served over https: never send the cookie in clear
     config["QUEUES"] = queue_names(config["QUEUE_PREFIX"])

@@ -8,7 +8,8 @@ from urllib.parse import quote, urlencode
 
 from flask import current_app, has_request_context, request, url_for
 
-DEFAULT_BASE = "http://127.0.0.1:5000"
+_DEFAULT_HOST = "127.0.0.1:5000"
+DEFAULT_BASE = f"http://{_DEFAULT_HOST}"
 
 
 def base_url() -> str:
@@ -18,42 +19,17 @@ def base_url() -> str:
     return request.url_root.rstrip("/") if has_request_context() else DEFAULT_BASE
 
 
-KEPT_URLS = "dicepost.urls"  # app.extensions key: the URLs absolute() built, by base URL, endpoint, values
-_KEPT_AT_MOST = 4096
-
-
 def absolute(endpoint: str, **values: Any) -> str:
-    """The endpoint's URL under base_url(). What url_for gives depends only on the app's
-    URL map (fixed once the app is made; dicepost registers no URL defaults) and these
-    values, so the URLs built again and again (a mail worker writes the same seats' links
-    every round) are kept with the app."""
-    base = base_url()
-    kept: dict[tuple[Any, ...], str] = current_app.extensions.setdefault(KEPT_URLS, {})
-    try:
-        key = (base, endpoint, *sorted(values.items()))
-        url = kept.get(key)
-    except TypeError:  # a value that cannot be a key
-        return _build(base, endpoint, values)
-    if url is None:
-        url = _build(base, endpoint, values)
-        if len(kept) >= _KEPT_AT_MOST:
-            kept.clear()
-        kept[key] = url
-    return url
+    """The endpoint's URL: under DICEPOST_BASE_URL when set, else under the request's root
+    (outside a request: DEFAULT_BASE).
 
-
-def _build(base: str, endpoint: str, values: Mapping[str, Any]) -> str:
-    if has_request_context():
-        return base + _below_root(url_for(endpoint, **values))
-    with current_app.test_request_context(base_url=base):
-        return base + _below_root(url_for(endpoint, **values))
-
-
-def _below_root(path: str) -> str:
-    """url_for's path without the context's script root, which base_url() already ends
-    with (a BASE_URL like https://example.org/dp would otherwise give /dp/dp/...)."""
-    root = request.script_root
-    return path[len(root):] if root and path.startswith(root) else path
+    With a base URL, config gives Flask its SERVER_NAME, APPLICATION_ROOT and scheme, and
+    the URL comes from the app's own URL adapter (what url_for builds with outside a
+    request), in a request too: a proxy may pass the request on under another root."""
+    if has_request_context() and not current_app.config["SERVER_NAME"]:
+        return url_for(endpoint, _external=True, **values)
+    adapter = current_app.create_url_adapter(None) or current_app.url_map.bind(_DEFAULT_HOST)
+    return adapter.build(endpoint, values, force_external=True)
 
 
 def join_url(game_id: str, invite: str) -> str:

@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 from sqlalchemy import text
 
 from service import create_app
@@ -129,6 +130,18 @@ def sqlite_app_with(tmp_path: Path, **extra: Any) -> Iterator[Flask]:
     upgrade(engine_of(app))
     yield app
     engine_of(app).dispose()
+
+
+class _LoopbackClient(FlaskClient):
+    def open(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("base_url", "http://127.0.0.1/")
+        return super().open(*args, **kwargs)
+
+
+def loopback_client(app: Flask) -> FlaskClient:
+    """A test client whose requests reach the app as `dicepost run` serves it, on 127.0.0.1
+    (the embedded mailbox answers only there), not at its SERVER_NAME (the base URL's host)."""
+    return _LoopbackClient(app, app.response_class, use_cookies=True)
 
 
 @pytest.fixture
@@ -282,11 +295,12 @@ class LiveServer:
         from werkzeug.serving import make_server
 
         from service.commands.serve import closed_when_sent
+        from service.config import url_settings
 
         # As `dicepost serve` serves it.
         self.server = make_server("127.0.0.1", 0, closed_when_sent(app), threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
-        app.config["BASE_URL"] = self.url
+        app.config.update(BASE_URL=self.url, **url_settings(self.url))
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

@@ -7,7 +7,7 @@ import os
 import subprocess
 
 from service.mail.tokens import make_token
-from tests.conftest import ROOT, dicepost_command
+from tests.conftest import ROOT, dicepost_command, loopback_client
 from tests.mail.test_inbound import _current_orders, _mail
 
 SECRET = "hook-secret-123"
@@ -116,7 +116,7 @@ def test_embedded_mailbox_shows_both_parts_and_replies_through_the_inbound_path(
                                                         StoredMail.subject.like("%has started"))).one()
     from service.web.mailbox import mailbox_key
 
-    client = mail_game.app.test_client()
+    client = loopback_client(mail_game.app)
     client.get(f"/mailbox?key={mailbox_key(mail_game.app)}")  # the link `dicepost run` prints
     page = client.get(f"/mailbox/{mail_id}")
     assert page.status_code == 200

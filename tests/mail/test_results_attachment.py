@@ -18,6 +18,7 @@ from service.mail.outbound import context
 from service.mail.outbound.compose import compose
 from service.mail.settings import mail_settings
 from service.models import Outbox, Seat
+from tests.conftest import loopback_client
 from tests.mail.mail_world import parse
 from tests.mail.smtp_server import SmtpServer
 from tests.service.play import Table, start
@@ -126,7 +127,7 @@ def test_the_embedded_mailbox_offers_the_attached_record_to_download(sqlite_app:
     with session_scope(sqlite_app) as s:
         mail_id = s.scalars(select(StoredMail.id).where(StoredMail.to == "alice@example.org",
                                                         StoredMail.subject.like("%has started"))).one()
-    client = sqlite_app.test_client()
+    client = loopback_client(sqlite_app)
     client.get(f"/mailbox?key={mailbox_key(sqlite_app)}")
     page = client.get(f"/mailbox/{mail_id}").get_data(as_text=True)
     name = f"dicepost-{table.id}-step1.json"
@@ -136,7 +137,7 @@ def test_the_embedded_mailbox_offers_the_attached_record_to_download(sqlite_app:
     assert got.headers["Content-Disposition"] == f'attachment; filename="{name}"'
     assert json.loads(got.data)["commitment"] == table.created["commitment"]
     assert client.get(f"/mailbox/{mail_id}/attachments/1").status_code == 404
-    assert sqlite_app.test_client().get(f"/mailbox/{mail_id}/attachments/0").status_code == 403  # no key
+    assert loopback_client(sqlite_app).get(f"/mailbox/{mail_id}/attachments/0").status_code == 403  # no key
 
 
 def test_a_round_composed_together_gives_each_player_the_bytes_composed_alone(sqlite_app: Flask) -> None:

@@ -283,14 +283,15 @@ def play(app: Flask, web: Player) -> None:
     from service.web.mailbox import KEY_PARAM, mailbox_key
 
     mails = stored(app)
-    web.get(f"/mailbox?{KEY_PARAM}={mailbox_key(app)}", 302)  # the printed link: its key becomes a cookie
-    web.get("/mailbox")
-    check(web.get("/mailbox/newest").json == {"newest": max(mail_id for mail_id, _, _ in mails)},
+    local = {"base_url": "http://127.0.0.1/"}  # served on loopback, as `dicepost run` serves it
+    web.get(f"/mailbox?{KEY_PARAM}={mailbox_key(app)}", 302, **local)  # the printed link: its key becomes a cookie
+    web.get("/mailbox", **local)
+    check(web.get("/mailbox/newest", **local).json == {"newest": max(mail_id for mail_id, _, _ in mails)},
           "/mailbox/newest does not name the newest mail")
     for mail_id, _kind, _msg in mails:
-        web.get(f"/mailbox/{mail_id}")
+        web.get(f"/mailbox/{mail_id}", **local)
     results_id = next(i for i, kind, _m in mails if kind == "results")
-    check(web.get(f"/mailbox/{results_id}/attachments/0").mimetype == "application/json",
+    check(web.get(f"/mailbox/{results_id}/attachments/0", **local).mimetype == "application/json",
           "the results mail's record is not attached as application/json")
     footer = next(text_of(m) for _i, kind, m in mails if kind == "results")
     for name in ("preferences", "unsubscribe"):

@@ -22,7 +22,7 @@ from service import create_app
 from service.db import session_scope
 from service.models import StoredMail, Submission
 from service.web.mailbox import COOKIE, mailbox_key, mailbox_link
-from tests.conftest import base_config
+from tests.conftest import base_config, loopback_client
 from tests.mail.conftest import start_game
 
 
@@ -39,7 +39,7 @@ def _a_mail_id(app: Flask) -> int:
 
 def test_without_the_key_nothing_is_shown_or_answered(sqlite_app: Flask) -> None:
     game = start_game(sqlite_app)
-    client = sqlite_app.test_client()
+    client = loopback_client(sqlite_app)
     mail_id = _a_mail_id(sqlite_app)
     assert client.get("/mailbox").status_code == 403
     assert client.get(f"/mailbox/{mail_id}").status_code == 403
@@ -54,10 +54,10 @@ def test_without_the_key_nothing_is_shown_or_answered(sqlite_app: Flask) -> None
 
 def test_the_printed_link_opens_it_and_the_key_moves_to_a_cookie(sqlite_app: Flask) -> None:
     start_game(sqlite_app)
-    client = sqlite_app.test_client()
+    client = loopback_client(sqlite_app)
     opened = client.get(_link_path(sqlite_app))
     assert opened.status_code == 302 and opened.headers["Location"].endswith("/mailbox")
-    cookie = client.get_cookie(COOKIE, path="/mailbox")
+    cookie = client.get_cookie(COOKIE, domain="127.0.0.1", path="/mailbox")
     assert cookie is not None and cookie.value == mailbox_key(sqlite_app) and cookie.http_only
     assert client.get("/mailbox").status_code == 200
     assert client.get(f"/mailbox/{_a_mail_id(sqlite_app)}").status_code == 200
@@ -68,7 +68,7 @@ def test_the_printed_link_opens_it_and_the_key_moves_to_a_cookie(sqlite_app: Fla
 
 def test_a_client_that_is_not_loopback_is_refused_even_with_the_key(sqlite_app: Flask) -> None:
     start_game(sqlite_app)
-    client = sqlite_app.test_client()
+    client = loopback_client(sqlite_app)
     remote = {"REMOTE_ADDR": "203.0.113.7"}
     assert client.get(_link_path(sqlite_app), environ_base=remote).status_code == 404
     assert client.get(f"/mailbox/{_a_mail_id(sqlite_app)}", environ_base=remote,
@@ -77,7 +77,7 @@ def test_a_client_that_is_not_loopback_is_refused_even_with_the_key(sqlite_app: 
 
 def test_a_forwarded_for_header_does_not_make_a_client_loopback(sqlite_app: Flask) -> None:
     sqlite_app.wsgi_app = ProxyFix(sqlite_app.wsgi_app, x_for=1)  # type: ignore[method-assign]
-    client = sqlite_app.test_client()
+    client = loopback_client(sqlite_app)
     r = client.get(_link_path(sqlite_app), environ_base={"REMOTE_ADDR": "203.0.113.7"},
                    headers={"X-Forwarded-For": "127.0.0.1"})
     assert r.status_code == 404

@@ -17,7 +17,7 @@ from service.migrate import upgrade
 from service.models import Game, Seat, Step, Submission
 from service.urls import record_url
 from service.web.data import RECENT, round_page
-from tests.conftest import base_config
+from tests.conftest import base_config, loopback_client
 from tests.service.play import counts, create, start
 
 
@@ -317,7 +317,7 @@ def test_player_page_orders_form(app: Flask, client: Any) -> None:
 def test_mailbox_only_in_embedded_mode(tmp_path: Path, sqlite_app: Flask) -> None:
     from service.web.mailbox import mailbox_key
 
-    assert sqlite_app.test_client().get(f"/mailbox?key={mailbox_key(sqlite_app)}",
+    assert loopback_client(sqlite_app).get(f"/mailbox?key={mailbox_key(sqlite_app)}",
                                         follow_redirects=True).status_code == 200
     full = create_app(base_config(f"sqlite:///{tmp_path}/full.sqlite3", REDIS_URL="redis://127.0.0.1:1/0"))
     assert full.test_client().get("/mailbox").status_code == 404

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from flask import url_for
+
 from service import create_app
 from service.urls import absolute, game_url, record_url
 from tests.conftest import base_config
@@ -34,24 +37,34 @@ def test_without_a_base_url_links_follow_the_request(tmp_path: Path) -> None:
         assert game_url("g1") == "http://host:8000/sub/games/g1"
 
 
-def test_kept_links_are_the_ones_built_for_their_base_and_values(tmp_path: Path) -> None:
-    """absolute() keeps what it built: asked again, in or out of a request, under another
-    request root or with other values, each link is what url_for builds for it."""
+def test_links_follow_each_request_and_outside_one_the_default(tmp_path: Path) -> None:
     app = create_app(base_config(f"sqlite:///{tmp_path}/u.sqlite3", BASE_URL=None))
-    for _ in range(2):
-        for root in ("http://host:8000/sub/", "https://other.example/"):
-            with app.test_request_context(base_url=root):
-                assert game_url("g1") == root + "games/g1"
-                assert game_url("g 2") == root + "games/g%202"
-                assert absolute("web.round_", game_id="g1", number=3) == root + "games/g1/rounds/3"
-        with app.app_context():
-            assert game_url("g1") == "http://127.0.0.1:5000/games/g1"
+    for root in ("http://host:8000/sub/", "https://other.example/"):
+        with app.test_request_context(base_url=root):
+            assert game_url("g1") == root + "games/g1"
+            assert game_url("g 2") == root + "games/g%202"
+            assert absolute("web.round_", game_id="g1", number=3) == root + "games/g1/rounds/3"
+    with app.app_context():
+        assert game_url("g1") == "http://127.0.0.1:5000/games/g1"
 
 
-def test_the_app_registers_nothing_that_would_make_a_kept_link_stale(tmp_path: Path) -> None:
-    """absolute() keeps a link by its base, endpoint and values: exact only while url_for
-    depends on nothing else. A URL default or value preprocessor would change that, so one
-    added to the app must come with a change to absolute()."""
+def test_the_base_url_is_flasks_server_name_so_url_for_builds_under_it(tmp_path: Path) -> None:
+    app = _app(tmp_path, "https://example.org/dp/")
+    assert (app.config["SERVER_NAME"], app.config["APPLICATION_ROOT"], app.config["PREFERRED_URL_SCHEME"]) == \
+        ("example.org", "/dp", "https")
+    with app.app_context():
+        assert url_for("web.game", game_id="g1", _external=True) == game_url("g1")
+
+
+@pytest.mark.parametrize("base", ["example.org", "ftp://example.org", "https://", "https://example.org/?x=1"])
+def test_a_base_url_that_is_no_site_root_is_refused_by_name(tmp_path: Path, base: str) -> None:
+    with pytest.raises(ValueError, match=r"DICEPOST_BASE_URL=.*: use the public root of the site"):
+        _app(tmp_path, base)
+
+
+def test_the_app_registers_nothing_that_url_for_would_add_to_a_link(tmp_path: Path) -> None:
+    """Under a base URL, absolute() builds with the app's URL adapter, as url_for does but
+    without its URL defaults: exact only while the app registers none."""
     app = create_app(base_config(f"sqlite:///{tmp_path}/u.sqlite3"))
     assert not any(app.url_default_functions.values())
     assert not any(app.url_value_preprocessors.values())

@@ -13,18 +13,14 @@ so a resend after a temporary failure is the same message to every client.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from email.utils import format_datetime
 from typing import Any
 
-from flask import current_app, has_request_context
-from flask.testing import EnvironBuilder
+from flask import current_app
 from sqlalchemy.orm import Session
 
-from service import urls
 from service.mail import mime
 from service.mail.headers import (
     clean_header_text,
@@ -60,27 +56,6 @@ def subject_for(kind: str, ctx: Mapping[str, Any]) -> str:
     return clean_header_text(f"[{game['title']}] {subject}" if game else subject, 200)
 
 
-_ENVIRON = "dicepost.mail_environ"  # app.extensions key: the WSGI environ of each base URL
-
-
-def _url_context() -> AbstractContextManager[object]:
-    """Outside a request (the mail worker): one request context for all the mail's links,
-    where service.urls would push one for each link (~0.45 ms each). In a request, none.
-    It is test_request_context's, with its environ made once per base URL."""
-    if has_request_context():
-        return nullcontext()
-    base = urls.base_url()
-    made: dict[str, dict[str, Any]] = current_app.extensions.setdefault(_ENVIRON, {})
-    environ = made.get(base)
-    if environ is None:
-        builder = EnvironBuilder(current_app, base_url=base)
-        try:
-            environ = made[base] = builder.get_environ()
-        finally:
-            builder.close()
-    return current_app.request_context({**environ, "wsgi.input": io.BytesIO()})
-
-
 def step_parts(kind: str, facts: Mapping[str, Any], game: Mapping[str, Any]) -> dict[str, Any]:
     """The text and HTML of a step's shared parts ({"text_parts": ..., "html_parts": ...}),
     from nothing that names a player."""
@@ -107,8 +82,7 @@ def compose(session: Session, row: Outbox, settings: MailSettings) -> Composed:
     spec = kind_of(row.kind)  # LookupError for a kind the registry does not know
     if not row.to_address:
         raise LookupError("the outbox row has no address")
-    with _url_context():
-        ctx = build_context(session, row, settings)
+    ctx = build_context(session, row, settings)
     ctx["subject"] = subject_for(row.kind, ctx)
     facts = ctx.get("step_facts")
     if row.kind in STEP_PARTS and facts is not None:
