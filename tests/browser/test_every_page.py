@@ -58,7 +58,7 @@ def pages_of_a_game(served: tuple[str, Any], pages: Any) -> dict[str, str]:
             "rules-jep1": base + "/rules/jep1", "rules-fivedice": base + "/rules/fivedice",
             "player": red_url, "player-settings": red_url + "/schedule", "your-games": base + "/me",
             "sign-in": base + "/signin", "lobby": base + "/lobby", "mailbox": base + "/mailbox",
-            "join": created.invites["red"], "verifier": f"{base}/verify", "gm": created.gm_url,
+            "join": created.invites["red"], "verifier": f"{base}/verify?record={base}/api/games/{created.game_id}/record", "gm": created.gm_url,
             "gm-confirm-draw": created.gm_url + "/confirm/end"}
 
 
@@ -73,6 +73,9 @@ def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browse
             for name, url in urls.items():
                 page.goto(url)
                 page.wait_for_load_state("load")
+                if name == "verifier":  # its green and red cells drawn, the engine's answer in
+                    page.wait_for_selector("#summary[data-done=yes]", timeout=180_000)
+                    assert page.locator("tr.step.ok").count() >= 2, page.inner_text("#summary")
                 if viewport == PHONE:
                     scroll = page.evaluate("document.documentElement.scrollWidth")
                     if scroll > PHONE["width"]:

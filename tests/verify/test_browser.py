@@ -212,6 +212,13 @@ def test_the_services_check_these_dice_links_open_a_green_verifier(browser, live
             assert page.get_attribute("#summary", "data-status") == "partial", page.inner_text("#summary")
             assert page.locator("tr.step.ok").count() == len(record["steps"]) >= 3
             assert page.locator("tr.roll.ok").count() == rolls_in(record)
+            # No differences: said in green, never a numbered red "none"; and a way back to the game.
+            assert page.locator("#differences").is_hidden() and page.locator("#differences li").count() == 0
+            assert page.locator("#no-differences").is_visible()
+            assert page.evaluate("getComputedStyle(document.querySelector('#no-differences')).color") \
+                == "rgb(24, 117, 58)"
+            page.get_by_role("link", name="Back to the game").click()
+            assert page.url == f"{base}/games/{game_id}"
     finally:
         context.close()
 
