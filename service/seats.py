@@ -28,6 +28,7 @@ from service.inputs import normal_address
 from service.mail.outbox import clear_failing, failing
 from service.models import Game, Round, Seat, SeatSchedule
 from service.schedule.deadlines import (
+    AbsenceError,
     outside_quiet_hours,
     parse_absences,
     rule_deadline,
@@ -143,6 +144,8 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
     try:
         lead = parse_lead(data["reminder_lead"]) if "reminder_lead" in data else None
         absences = parse_absences(data["absences"]) if "absences" in data else None
+    except AbsenceError as exc:
+        raise Invalid(str(exc), exc.field) from None
     except ValueError as exc:
         raise Invalid(str(exc), str(exc).split(":", 1)[0]) from None
     try:

@@ -58,39 +58,52 @@ class Absence:
         return {"from": self.first.isoformat(), "to": self.last.isoformat()}
 
 
+class AbsenceError(ValueError):
+    """A refused absence: the message in a player's words ("absence 2, its last day: ..."),
+    `field` the JSON path the API names (`absences[1].to`)."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+_DAY_WORDS = {"from": "its first day", "to": "its last day"}
+
+
 def parse_absences(data: Any, root: str = "absences") -> list[Absence]:
-    """A sorted list of absences; ValueError naming the field (e.g. `absences[1].to`)."""
+    """A sorted list of absences; AbsenceError saying which absence and day, in words."""
     if not isinstance(data, list):
-        raise ValueError(f"{root}: expected a list of {{'from': 'YYYY-MM-DD', 'to': 'YYYY-MM-DD'}}")
+        raise AbsenceError("absences: expected a list of {'from': 'YYYY-MM-DD', 'to': 'YYYY-MM-DD'}", root)
     if len(data) > MAX_ABSENCES:
-        raise ValueError(f"{root}: at most {MAX_ABSENCES} absences, got {len(data)}")
+        raise AbsenceError(f"absences: at most {MAX_ABSENCES} absences, got {len(data)}", root)
     out: list[Absence] = []
     for i, item in enumerate(data):
-        where = f"{root}[{i}]"
+        where, name = f"{root}[{i}]", f"absence {i + 1}"
         if not isinstance(item, dict):
-            raise ValueError(f"{where}: expected an object with 'from' and 'to'")
+            raise AbsenceError(f"{name}: expected a first and a last day ('from' and 'to')", where)
         unknown = sorted(set(item) - {"from", "to"})
         if unknown:
-            raise ValueError(f"{where}.{unknown[0]}: unknown field")
-        first = _date(item.get("from"), f"{where}.from")
-        last = _date(item.get("to"), f"{where}.to")
+            raise AbsenceError(f"{name}: unknown field {unknown[0]!r} (an absence has 'from' and 'to')",
+                               f"{where}.{unknown[0]}")
+        first, last = (_date(item.get(k), f"{name}, {_DAY_WORDS[k]}", f"{where}.{k}") for k in ("from", "to"))
         if last < first:
-            raise ValueError(f"{where}.to: {last} is before from {first}")
+            raise AbsenceError(f"{name}: its last day {last} is before its first day {first}", f"{where}.to")
         if (last - first).days >= MAX_ABSENCE_DAYS:
-            raise ValueError(f"{where}: an absence may last at most {MAX_ABSENCE_DAYS} days")
+            raise AbsenceError(f"{name}: an absence may last at most {MAX_ABSENCE_DAYS} days", where)
         out.append(Absence(first, last))
     return sorted(out, key=lambda a: (a.first, a.last))
 
 
-def _date(value: Any, field: str) -> date:
+def _date(value: Any, words: str, field: str) -> date:
     if not isinstance(value, str):
-        raise ValueError(f"{field}: expected a date 'YYYY-MM-DD', got {value!r}")
+        raise AbsenceError(f"{words}: expected a date like 2026-12-24 (YYYY-MM-DD), got {value!r}", field)
     try:
         day = date.fromisoformat(value)
     except ValueError:
-        raise ValueError(f"{field}: expected a date 'YYYY-MM-DD', got {value!r}") from None
+        raise AbsenceError(f"{words}: expected a date like 2026-12-24 (YYYY-MM-DD), got {value!r}",
+                           field) from None
     if not MIN_YEAR <= day.year <= MAX_YEAR:
-        raise ValueError(f"{field}: a date from {MIN_YEAR} to {MAX_YEAR}, got {value!r}")
+        raise AbsenceError(f"{words}: a date from {MIN_YEAR} to {MAX_YEAR}, got {value!r}", field)
     return day
 
 

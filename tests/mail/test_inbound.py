@@ -288,7 +288,7 @@ def test_a_bad_date_or_duration_by_mail_is_refused_with_the_apis_message(mail_ga
     api = _api_settings(mail_game, "alice", {"absences": [{"from": "2026-12-24", "to": "2026-12-27"},
                                                           {"from": "2026-12-30", "to": "2026-13-01"}]})
     assert api.status_code == 422
-    expected = "absences[1].to: expected a date 'YYYY-MM-DD', got '2026-13-01'"
+    expected = "absence 2, its last day: expected a date like 2026-12-24 (YYYY-MM-DD), got '2026-13-01'"
     assert expected in str(api.json)
     assert out.detail == f"AWAY refused: {expected}"
     assert f"AWAY refused: {expected}" in text_of(mail_game.players["alice"].latest("Status of round 1"))
@@ -303,7 +303,9 @@ def test_a_bad_date_or_duration_by_mail_is_refused_with_the_apis_message(mail_ga
     out = mail_game.send(_mail(to, "WAIT maybe", mid="<w1@c>"))
     assert out.detail == "WAIT refused: WAIT: write WAIT ON or WAIT OFF, got 'maybe'"
     out = mail_game.send(_mail(to, "AWAY soon-ish", mid="<a3@c>"))
-    assert out.detail == "AWAY refused: absences[1].from: expected a date 'YYYY-MM-DD', got 'soon-ish'"
+    assert out.detail == ("AWAY refused: absence 2, its first day: expected a date like 2026-12-24 (YYYY-MM-DD), "
+                          "got 'soon-ish'")
+    assert "absences[" not in text_of(mail_game.players["alice"].latest("Status of round 1"))
     settings = _api_settings(mail_game, "alice").json  # nothing refused was stored
     assert (settings["wait"], settings["reminder_lead"]) == (False, "PT12H")
     assert settings["absences"] == [{"from": "2026-12-24", "to": "2026-12-27"}]

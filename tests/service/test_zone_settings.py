@@ -75,6 +75,11 @@ def test_the_settings_page_saves_the_zone_and_messages_and_shows_a_refusal_at_th
     assert 'id="zone-error">zone: &#39;Atlantis/Capital&#39; is not a time zone' in page
     assert 'aria-describedby="zone-error"' in page
     assert (world.settings("blue").json["zone"], world.settings("blue").json["message_pref"]) == ("Asia/Tokyo", "digest")
+    # A bad absence is named in words.
+    r = world.client.post(url, data={**form, "absences": "2026-12-30 to 2026-13-01"})
+    page = r.get_data(as_text=True)
+    assert r.status_code == 422 and "absences[" not in page
+    assert "Nothing was stored: absence 1, its last day: expected a date like 2026-12-24 (YYYY-MM-DD)" in page
 
 
 def test_the_mail_settings_page_takes_messages_and_zone_without_login(world):
