@@ -89,7 +89,7 @@ def catch_sends(groups: list[list[int]] | None = None) -> tuple[list[tuple[str, 
     mail: list[int] = []
 
     def caught(app: object, work: tasks.Outgoing) -> None:
-        ready.extend(work.rounds)
+        ready.extend((game_id, number) for game_id, number, _skipped in work.rounds)
         mail.extend(work.mail_ids())
         if groups is not None and work.mail_ids():
             groups.append(work.mail_ids())

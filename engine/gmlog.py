@@ -25,6 +25,8 @@ ACTION_WORDS = {
     "seat_to_bot": "seat {seat} handed to the bot",
     "gm_end_draw": "game ended as a draw",
     "gm_set_policy": "deadline policy changed",
+    "gm_rollback": "rolled back to the start of round {round}: rounds {rounds} superseded, their dice "
+                   "replaced by chain links from S_{next_link} on (reason: {reason})",
 }
 ACTORS = {"gm": "the GM", "service": "the service, by the GM's policy"}
 

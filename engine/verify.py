@@ -78,6 +78,7 @@ from engine.held import Held
 from engine.orders import OrderErrors
 from engine.record import CHECKSUM, RECORD_FORMAT, V2_FIELDS, V3_LISTS, checksum, profile_fields
 from engine.registry import find_ruleset
+from engine.rollbacks import Played, history, rollback_text, shape_problem
 from engine.stepcheck import (
     Difference,
     RecordError,
@@ -94,9 +95,10 @@ __all__ = ["Held", "RecordError", "RollRow", "StepRow", "Verification", "parse_r
 
 RECORD_FIELDS = ("format", "profile", "game_id", "ruleset", "commitment", "chain_length",
                  "players", "entropy", "salt", "steps", CHECKSUM)
-OPTIONAL_RECORD_FIELDS = ("outcome", "revision")
+OPTIONAL_RECORD_FIELDS = ("outcome", "revision", "rollbacks")
 STEP_FIELDS = ("t", "key", "inputs", "inputs_digest", "step_key", "rolls", "events",
                "state_hash", CHECKSUM)
+STEP_OPTIONAL = ("link",)  # the chain link, when a rollback made it other than t
 ROLL_FIELDS = ("step", "j", "n", "face", "label")
 BOT_KINDS = ("greedy", "random")
 TERMS_FIELDS = ("bot", "missed_turns", "options", "ruleset", "seats")
@@ -107,6 +109,8 @@ HOST_ONLY = ("only the host chose these dice: no seat brought its own entropy (e
              "server-made), so whoever picked the chain's tip knew the salt before publishing "
              "the commitment")
 MAX_SIDES = 2**32 - 1
+BotRounds = dict[int, dict[str, str]]  # round -> seat -> the bot's kind
+Versions = dict[tuple[int, str], list[tuple[int, bytes]]]  # (round, seat) -> [(version, receipt)]
 _HEX = re.compile(r"(?:[0-9a-f]{2})+\Z")
 
 
@@ -129,6 +133,8 @@ class StepRow:
     """One line of the table: None means not checked (an earlier break, or no replay)."""
 
     t: int
+    link: int = 0  # the chain link S_l that keyed the step's dice (t unless a rollback came before)
+    superseded: int | None = None  # the rollback (from 1) that superseded the step; None: it stands
     revealed: str = ""  # S_t hex as recorded
     chain: bool | None = None
     inputs_digest: str = ""  # D_t recomputed
@@ -152,7 +158,8 @@ class StepRow:
                                                         self.checksum)
 
     def to_json(self) -> dict[str, Any]:
-        return {"t": self.t, "key": self.revealed, "chain": self.chain,
+        return {"t": self.t, "link": self.link, "superseded": self.superseded,
+                "key": self.revealed, "chain": self.chain,
                 "inputs_digest": self.inputs_digest, "step_key": self.step_key,
                 "keys": self.keys, "rolls_ok": self.rolls_ok, "rules": self.rules,
                 "events": self.events, "state_hash": self.state_hash,
@@ -181,6 +188,7 @@ class Verification:
     held: list[str] = field(default_factory=list)  # what the player's own values confirmed
     terms: str = ""  # v3: T recomputed from the record's terms
     handovers: list[dict[str, Any]] = field(default_factory=list)  # v3: as the record lists them
+    rollbacks: list[str] = field(default_factory=list)  # each rollback in words (engine.rollbacks)
     # What holds but weakens what the checks mean, or was left out for want of what the
     # player holds: the verifiers say it in amber, never plain OK.
     cautions: list[str] = field(default_factory=list)
@@ -208,6 +216,7 @@ class Verification:
             "server_made": self.server_made, "bots": self.bots, "gm_actions": self.gm_actions,
             "gm_action_texts": [action_text(a) for a in self.gm_actions],
             "held": self.held, "terms": self.terms, "handovers": self.handovers,
+            "rollbacks": self.rollbacks,
             "cautions": self.cautions,
             "steps": [s.to_json() for s in self.steps],
         }
@@ -243,6 +252,9 @@ class _Checker:
         self.turns: dict[str, list[tuple[int, str, str]]] = {}
         self.misses: dict[str, int] = {}  # v3: the seat's missed rounds in a row so far
         self.step_hash = b""  # v3: A_t so far
+        self.played: list[Played] = []  # every step in the order its link was revealed
+        # rollback (from 1) -> the bot rounds and versions of the rounds it superseded
+        self.superseded: dict[int, tuple[BotRounds, Versions]] = {}
 
     def diff(self, step: int, where: str, expected: str, found: Any) -> None:
         difference = Difference(step, where, expected, show_json(found))
@@ -310,13 +322,28 @@ class _Checker:
         steps = r["steps"]
         if not isinstance(steps, list):
             raise self.stop(0, "steps", "a list of steps", steps)
+        self.played = self.history(r, steps)
         n = r["chain_length"]
-        if not _is_int(n) or not len(steps) <= n < 2**32:
-            raise self.stop(0, "chain_length", f"a whole number of at least {len(steps)} steps", n)
+        if not _is_int(n) or not len(self.played) <= n < 2**32:
+            raise self.stop(0, "chain_length", f"a whole number of at least {len(self.played)} steps", n)
         self.hex(r, CHECKSUM, 0, CHECKSUM)
         if self.profile == PROFILE_V3:
             self.v3_start(commitment, salt)
         return commitment, salt, players
+
+    def history(self, r: dict[str, Any], steps: list[Any]) -> list[Played]:
+        """The steps in the order their links were revealed: the record's own, or with its
+        rollbacks the whole history checked (engine.rollbacks)."""
+        if "rollbacks" not in r and not any(isinstance(s, dict) and "link" in s for s in steps):
+            return [Played(s, t, t, None, None) for t, s in enumerate(steps, start=1)]
+        problem = shape_problem(r)
+        played: list[Played] = []
+        if problem is None:
+            played, problem = history(r)
+        if problem is not None:
+            raise self.stop(problem.step, problem.where, problem.expected, problem.found)
+        self.v.rollbacks = [rollback_text(k, rb) for k, rb in enumerate(r.get("rollbacks", []), start=1)]
+        return played
 
     def profile_header(self, players: list[str], entropy: dict[str, bytes]) -> None:
         """What the record's profile adds to the header."""
@@ -368,28 +395,10 @@ class _Checker:
             if entropy[p] != made:
                 self.diff(0, f"entropy of {p} (server-made)",
                           f"H(server-made, S_0, game_id, {p}) = {made.hex()}", entropy[p].hex())
-        for i, bot in enumerate(r["bots"] if "bots" in lists else []):
-            if (not isinstance(bot, dict) or sorted(bot) != ["kind", "round", "seat"]
-                    or not _is_int(bot["round"]) or bot["round"] < 1
-                    or bot["seat"] not in players or bot["kind"] not in BOT_KINDS):
-                raise self.stop(0, f"bots {i}", "{round, seat, kind} of a seat the bot played",
-                                bot)
-            self.bot_rounds.setdefault(bot["round"], {})[bot["seat"]] = bot["kind"]
-            self.v.bots.append(dict(bot))
-        for i, ver in enumerate(r["versions"]):
-            if (not isinstance(ver, dict) or sorted(ver) != ["at", "receipt", "round", "seat",
-                                                             "version"]
-                    or not _is_int(ver["round"]) or ver["round"] < 1
-                    or not _is_int(ver["version"]) or ver["version"] < 1
-                    or ver["seat"] not in players or not isinstance(ver["at"], str)):
-                raise self.stop(0, f"versions {i}", "{round, seat, version, at, receipt}", ver)
-            r_hex = self.hex(ver, "receipt", 0, f"versions {i} receipt")
-            listed = self.versions.setdefault((ver["round"], ver["seat"]), [])
-            if any(v == ver["version"] for v, _ in listed):
-                self.diff(0, f"versions {i}", "each version once", ver)
-            listed.append((ver["version"], r_hex))
-        for listed in self.versions.values():
-            listed.sort()
+        self.bot_rounds, self.versions = self.round_lists(r, "", players, "bots" in lists, True)
+        for k, rb in enumerate(r.get("rollbacks") or [], start=1):
+            if isinstance(rb, dict):  # its shape is checked with the steps
+                self.superseded[k] = self.round_lists(rb, f"rollback {k} ", players, "bots" in lists, False)
         self.v.gm_actions = list(r["gm_actions"])
         steps = r.get("steps")
         resolved = len(steps) - 1 if isinstance(steps, list) else 0
@@ -401,6 +410,40 @@ class _Checker:
             if rnd > resolved:
                 self.diff(0, f"your receipt of {seat} in round {rnd}", "a resolved round",
                           f"round {rnd} is not resolved in this record")
+
+    def round_lists(self, node: Mapping[str, Any], where: str, players: list[str], bots: bool,
+                    listed: bool) -> tuple[BotRounds, Versions]:
+        """The bot rounds and versions a record (or one of its rollbacks, whose rounds were
+        superseded) lists; `listed`: shown in the report."""
+        bot_rounds: BotRounds = {}
+        versions: Versions = {}
+        for key in ("bots", "versions") if where else ():
+            if not isinstance(node.get(key, []), list):
+                raise self.stop(0, f"{where}{key}", "a list", node.get(key))
+        for i, bot in enumerate(node.get("bots", []) if bots else []):
+            if (not isinstance(bot, dict) or sorted(bot) != ["kind", "round", "seat"]
+                    or not _is_int(bot["round"]) or bot["round"] < 1
+                    or bot["seat"] not in players or bot["kind"] not in BOT_KINDS):
+                raise self.stop(0, f"{where}bots {i}", "{round, seat, kind} of a seat the bot played",
+                                bot)
+            bot_rounds.setdefault(bot["round"], {})[bot["seat"]] = bot["kind"]
+            if listed:
+                self.v.bots.append(dict(bot))
+        for i, ver in enumerate(node.get("versions", [])):
+            if (not isinstance(ver, dict) or sorted(ver) != ["at", "receipt", "round", "seat",
+                                                             "version"]
+                    or not _is_int(ver["round"]) or ver["round"] < 1
+                    or not _is_int(ver["version"]) or ver["version"] < 1
+                    or ver["seat"] not in players or not isinstance(ver["at"], str)):
+                raise self.stop(0, f"{where}versions {i}", "{round, seat, version, at, receipt}", ver)
+            r_hex = self.hex(ver, "receipt", 0, f"{where}versions {i} receipt")
+            same = versions.setdefault((ver["round"], ver["seat"]), [])
+            if any(v == ver["version"] for v, _ in same):
+                self.diff(0, f"{where}versions {i}", "each version once", ver)
+            same.append((ver["version"], r_hex))
+        for same in versions.values():
+            same.sort()
+        return bot_rounds, versions
 
     def v3_header(self, players: list[str], entropy: dict[str, bytes]) -> None:
         """The v3 fields: the terms (against the digest the player holds), the lists as in
@@ -512,8 +555,9 @@ class _Checker:
     # -- one step: the dice ------------------------------------------------------------
 
     def step_dice(self, t: int, step: Any, previous: bytes, salt: bytes,
-                  players: list[str]) -> tuple[bytes, bytes]:
-        """Check step t's chain link, inputs, key and rolls; return (S_t, K_t)."""
+                  players: list[str], link: int) -> tuple[bytes, bytes]:
+        """Check step t's chain link (S_link: t, unless a rollback came before), inputs, key
+        and rolls; return (S_link, K_t)."""
         if self.row is None:
             raise InvariantError("step_dice before the step's row")
         row = self.row
@@ -523,16 +567,17 @@ class _Checker:
             if key not in step:
                 raise self.stop(t, key, "a field", "missing")
         for key in sorted(step):
-            if key not in STEP_FIELDS:
+            if key not in (*STEP_FIELDS, *STEP_OPTIONAL):
                 self.diff(t, f"field {key}", "no such field", step[key])
         if not _is_int(step["t"]) or step["t"] != t:
             raise self.stop(t, "t", str(t), step["t"])
         s_t = self.hex(step, "key", t, "key (S_t)")
         row.revealed = s_t.hex()
-        link = H(self.profile, "chain", s_t)
-        row.chain = link == previous
+        hashed = H(self.profile, "chain", s_t)
+        row.chain = hashed == previous
         if not row.chain:
-            self.diff(t, "chain", f"H(S_{t}) = S_{t - 1} = {previous.hex()}", f"H(S_{t}) = {link.hex()}")
+            self.diff(t, "chain", f"H(S_{link}) = S_{link - 1} = {previous.hex()}",
+                      f"H(S_{link}) = {hashed.hex()}")
         inputs = step["inputs"]
         self.inputs_shape(t, inputs, players)
         try:
@@ -846,12 +891,21 @@ class _Checker:
         replaying = True
         outcome: Any = None
         steps: list[Any] = self.record["steps"]
-        for index, step in enumerate(steps):
-            t = index + 1
-            self.row = StepRow(t)
+        # The line of play as it stood: the state after each of its steps (a rollback cuts it).
+        line: list[tuple[dict[str, Any] | None, Any]] = []
+        live = self.held, self.bot_rounds, self.versions
+        for played in self.played:
+            t, step = played.t, played.step
+            self.row = StepRow(t, played.link, None if played.rollback is None else played.rollback + 1)
             v.steps.append(self.row)
+            if played.rollback is None:
+                self.held, self.bot_rounds, self.versions = live
+            else:  # a superseded round: checked against what was listed for it, not the player's receipts
+                self.held = Held()
+                self.bot_rounds, self.versions = self.superseded.get(played.rollback + 1, ({}, {}))
+            state = line[t - 2][0] if t > 1 and replaying else None
             try:
-                previous, k_t = self.step_dice(t, step, previous, salt, players)
+                previous, k_t = self.step_dice(t, step, previous, salt, players, played.link)
             except _Stop:
                 return v
             if self.profile in (PROFILE_V2, PROFILE_V3) and t > 1:
@@ -859,13 +913,19 @@ class _Checker:
             if replaying:
                 state, outcome = self.step_rules(t, step, state, k_t)
                 replaying = state is not None
+            line.append((state, outcome))
+            if played.cuts is not None:
+                del line[int(self.record["rollbacks"][played.cuts]["round"]):]
             recorded = step[CHECKSUM]
             self.row.checksum = recorded == checksum(step)
             if not self.row.checksum:
                 self.diff(t, CHECKSUM, checksum(step), recorded)
             if self.profile == PROFILE_V3:
-                self.next_step_hash(t, step)
+                self.next_step_hash(played.link, step)
+        self.held, self.bot_rounds, self.versions = live
         self.row = None
+        if line:
+            state, outcome = line[-1]
         v.replayed = replaying
         v.final_state = state if v.replayed else None
         record = self.record

@@ -126,7 +126,9 @@ class CreateGame(Body):
     title: str | None = Field(None, description="at most 200 characters; default: the ruleset's title")
     public: bool = Field(True, description="listed on the home page and readable by anyone")
     options: JsonObject = Field(default_factory=dict,
-                                description="ruleset options (GET /api/rulesets) and chain_length")
+                                description="ruleset options (GET /api/rulesets), chain_length and "
+                                            "no_rollback (true: the GM may never roll the game back; "
+                                            "default: true for a public game)")
     deadline_policy: DeadlinePolicy | None = Field(None, description="default: 48 hours, then they hold")
 
 
@@ -170,6 +172,14 @@ class RemoveIn(Body):
 
 class AnnounceIn(Body):
     text: str = Field(description="the announcement, at most 2000 characters")
+
+
+class RollbackIn(Body):
+    round: int = Field(description="the resolved round to play again: the game goes back to its start; "
+                                   "at most 3 rounds before the open one")
+    reason: str = Field(description="why, 1 to 500 characters: every player reads it; the record keeps it")
+    confirm: bool = Field(False, description="true: you confirm that the rounds from this one on are "
+                                             "superseded and played again with new dice (refused without)")
 
 
 class Absence(Closed):
@@ -571,6 +581,15 @@ class Ended(Answer):
 class PolicySet(Answer):
     action: Literal["gm_set_policy"]
     policy: DeadlinePolicy = Field(description="the policy as stored (canonical)")
+
+
+class RolledBack(Answer):
+    action: Literal["gm_rollback"]
+    round: int = Field(description="the round open again for orders")
+    rounds: list[int] = Field(description="the rounds superseded (they stay in the record)")
+    reason: str
+    links: list[int] = Field(description="the chain links the superseded rounds revealed")
+    next_link: int = Field(description="the chain link the round played again takes, nobody has seen it")
 
 
 class Announced(Answer):

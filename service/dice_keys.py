@@ -161,6 +161,14 @@ class ChainGame(Protocol):
     def salt(self) -> str | None: ...
     @property
     def options(self) -> dict[str, Any]: ...
+    @property
+    def links_skipped(self) -> int: ...
+
+
+def step_link(game: ChainGame, t: int) -> int:
+    """The chain link that keys step t: t, plus the links rounds rolled back revealed (a
+    step resolved after a rollback takes the next link nobody has seen)."""
+    return t + (game.links_skipped or 0)
 
 
 def chain_link(game: ChainGame, t: int) -> bytes:
@@ -181,9 +189,9 @@ def chain_link(game: ChainGame, t: int) -> bytes:
 
 
 def step_dice(game: ChainGame, t: int, inputs: Any) -> tuple[Dice, bytes]:
-    """The dice of step t and the link S_t that keys them."""
+    """The dice of step t and the link S_l that keys them (l = step_link(game, t))."""
     if game.salt is None:
         raise InvariantError(f"game {game.id} has no salt: it is made when the last seat is filled")
-    s_t = chain_link(game, t)
+    s_t = chain_link(game, step_link(game, t))
     profile = options_profile(game.options)
     return Dice(step_key(s_t, bytes.fromhex(game.salt), t, inputs, profile), t, profile), s_t

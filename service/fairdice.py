@@ -24,7 +24,7 @@ PROFILE_OPTION = "dice_profile"
 # deadline_extended is the GM's missed-turn policy extending a round on its own.
 ROUND_CHANGING = ("gm_pause", "gm_resume", "gm_extend", "gm_resolve_now", "gm_replace",
                   "gm_remove", "gm_end_draw", "gm_set_policy", "seat_to_bot", "seat_opened",
-                  "seat_claimed", "deadline_extended")
+                  "seat_claimed", "deadline_extended", "gm_rollback")
 # Kept out of the public record: a replacement player's address.
 PRIVATE_DETAIL = ("email",)
 
@@ -118,15 +118,28 @@ def gm_actions(session: Session, game: Game, until: int | None = None) -> list[d
         .order_by(AuditLog.id)).all()
     current: int | None = None  # no round is open before the game starts
     out: list[dict[str, Any]] = []
-    for action, actor, at, detail in rows:
+    # Round `until` was resolved last at its latest entry (a rollback may have it resolved twice).
+    stop = max((i for i, (action, _a, _t, detail) in enumerate(rows)
+                if until is not None and _done(action, detail) == until), default=None)
+    for i, (action, actor, at, detail) in enumerate(rows):
         detail = dict(detail or {})
         if action in ("started", "resolved"):
-            done = 0 if action == "started" else int(detail.get("round") or 0)
-            if until is not None and done == until:
+            if i == stop:
                 break
-            current = done + 1
+            current = (_done(action, detail) or 0) + 1
             continue
         out.append({"round": detail.get("round", current), "action": action, "actor": actor,
                     "at": at.isoformat(),
                     "detail": {k: v for k, v in detail.items() if k not in PRIVATE_DETAIL}})
+        if action == "gm_rollback":  # the round rolled back to is open again
+            current = int(detail.get("round") or 0)
     return out
+
+
+def _done(action: str, detail: Any) -> int | None:
+    """The round a "started" (0) or "resolved" entry closed; None for any other entry."""
+    if action == "started":
+        return 0
+    if action == "resolved":
+        return int((detail or {}).get("round") or 0)
+    return None

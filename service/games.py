@@ -30,13 +30,15 @@ from service.inputs import normal_address
 from service.mail.outbox import enqueue
 from service.models import Game, Seat
 from service.progress import record_step
+from service.rollback_chain import NO_ROLLBACK_OPTION, RESERVE_OPTION
+from service.rollback_chain import RESERVE as ROLLBACK_RESERVE
 from service.sendlimits import check_invitations, count_game_creation
 from service.tokens import new_game_id, new_token, token_hash
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 HEX_RE = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
 MAX_CHAIN_LENGTH = 100_000
-SERVICE_OPTIONS = ("chain_length", PROFILE_OPTION)
+SERVICE_OPTIONS = ("chain_length", PROFILE_OPTION, NO_ROLLBACK_OPTION, RESERVE_OPTION)
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,14 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
     join_url(game_id, invite_token) -> str, for the invitations' payload.
     """
     ruleset = ruleset_or_invalid(ruleset_id)
-    opts, length = check_options(ruleset, options)
+    given = dict(options)
+    no_rollback = given.pop(NO_ROLLBACK_OPTION, public)
+    if not isinstance(no_rollback, bool):
+        raise Invalid(f"option {NO_ROLLBACK_OPTION}: true (the GM may never roll the game back) or false",
+                      f"options.{NO_ROLLBACK_OPTION}")
+    opts, length = check_options(ruleset, given)
+    # A game that allows rollbacks keeps links beyond its most steps for the rounds played again.
+    reserve = 0 if no_rollback else ROLLBACK_RESERVE
     seats = check_seats(ruleset, seats, opts)
     title = (title or "").strip() or f"{ruleset.info.title} game"
     if len(title) > 200:
@@ -134,11 +143,14 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
     with session.begin():
         check_invitations(session, [(s.email, f"seats[{i}].email") for i, s in enumerate(seats)])
         game_id = _free_game_id(session)
-        sealed, commitment, marks = new_chain(game_id, length, NEW_GAME_PROFILE)
+        sealed, commitment, marks = new_chain(game_id, length + reserve, NEW_GAME_PROFILE)
         game = Game(id=game_id, ruleset=ruleset.info.id, revision=ruleset.revision, title=title,
-                    options={**opts, "chain_length": length, PROFILE_OPTION: NEW_GAME_PROFILE},
+                    options={**opts, "chain_length": length, PROFILE_OPTION: NEW_GAME_PROFILE,
+                             NO_ROLLBACK_OPTION: no_rollback,
+                             **({RESERVE_OPTION: reserve} if reserve else {})},
                     public=public, status="waiting",
-                    sealed_tip=sealed, sealed_marks=marks, chain_length=length, commitment=commitment,
+                    sealed_tip=sealed, sealed_marks=marks, chain_length=length + reserve,
+                    commitment=commitment,
                     current_round=0, gm_token_hash=token_hash(gm_token), created_at=clock.now(),
                     deadline_policy=deadline_policy)  # checked by service.schedule.policy.checked_policy
         session.add(game)

@@ -92,6 +92,8 @@ class Game(Base):
     deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     deadline_policy: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # Chain links revealed by rounds a GM rolled back: the next step takes link t + this.
+    links_skipped: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.seat_index")
 
@@ -170,6 +172,7 @@ class Step(Base):
     inputs: Mapped[dict[str, Any]] = mapped_column(JSON)
     inputs_digest: Mapped[str] = mapped_column(String(64))
     key: Mapped[str] = mapped_column(String(64))  # hex S_t, revealed with the step
+    link: Mapped[int | None] = mapped_column(Integer)  # the chain link of `key` when not t (after a rollback)
     state: Mapped[dict[str, Any]] = mapped_column(JSON)
     state_hash: Mapped[str] = mapped_column(String(64))
     events: Mapped[list[Any]] = mapped_column(JSON)
@@ -177,6 +180,19 @@ class Step(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
 
     __table_args__ = (UniqueConstraint("game_id", "t", name="uq_steps_game_t"),)
+
+
+class Rollback(Base):
+    """A GM's rollback to the start of an earlier round: its entry of the record
+    (engine.rollbacks), with the superseded steps and their rounds' versions as they stood."""
+
+    __tablename__ = "rollbacks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    round: Mapped[int] = mapped_column(Integer)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+    entry: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 
 class Outbox(Base):

@@ -8,7 +8,7 @@ expected to move.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -20,14 +20,29 @@ from service.audit import audit
 from service.fairdice import game_profile
 from service.mail.outbox import enqueue
 from service.models import Game, Round, Seat, Step
+from service.rollback_chain import RESERVE_OPTION
 from service.tasks import resolve_after_commit
 from service.timekeeping.open_close import round_opened
 
 
+class GameLike(Protocol):
+    @property
+    def chain_length(self) -> int: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+
+def steps_limit(game: GameLike) -> int:
+    """The game's most steps: its chain's links but those kept for rollbacks."""
+    return game.chain_length - int((game.options or {}).get(RESERVE_OPTION) or 0)
+
+
 def record_step(session: Session, game: Game, result: StepResult,
-                s_t: bytes) -> Step:
+                s_t: bytes, link: int | None = None) -> Step:
+    """`link`: the chain link of s_t, when a rollback made it other than the step's t."""
     step = Step(game_id=game.id, t=result.t, inputs=result.inputs,
                 inputs_digest=inputs_digest(result.inputs, game_profile(game)).hex(), key=s_t.hex(),
+                link=link if link != result.t else None,
                 state=result.state, state_hash=result.state_hash, events=result.events,
                 rolls=result.rolls)
     session.add(step)
@@ -39,7 +54,7 @@ def record_step(session: Session, game: Game, result: StepResult,
         follow.mail_round(session, game, result.t - 1, result.t)
     if result.outcome is not None:
         _finish(session, game, result.outcome, seats)
-    elif result.t + 1 > game.chain_length:
+    elif result.t + 1 > steps_limit(game):
         _finish(session, game, {"winners": [], "draw": True,
                                        "reason": "the game's dice chain is used up"}, seats)
     else:
@@ -65,7 +80,7 @@ def _open_round(session: Session, game: Game, number: int,
     session.add(rnd)
     game.current_round = number
     if ready:
-        resolve_after_commit(session, game.id, number)
+        resolve_after_commit(session, game.id, number, game.links_skipped or 0)
     else:
         round_opened(session, game, rnd)  # deadline, bot seats, early close
 

@@ -47,13 +47,14 @@ from engine.dice import chain_link_ok, inputs_digest
 from service import caches, clock
 from service.audit import audit, audit_row
 from service.db import insert_together, table_of
-from service.dice_keys import step_dice
+from service.dice_keys import step_dice, step_link
 from service.fairdice import options_profile, profile_input_text
 from service.faults import pause_point
 from service.integrity import DamagedData, LatestStep, current_state, damaged, mark_damaged
 from service.mail.outbox import outbox_values, seat_wants
 from service.models import Follower, Game, Outbox, Round, Seat, SeatSchedule, Step, Submission
-from service.progress import record_step
+from service.progress import record_step, steps_limit
+from service.rollback_chain import revealed_link
 from service.schedule.deadlines import parse_absences, round_deadline
 from service.schedule.policy import parse_policy
 from service.tasks import deliver_id_after_commit
@@ -85,23 +86,25 @@ _damaged_extras: set[int] = set()
 _DAMAGED_KEPT = 1024
 
 
-# Rounds this process resolved (committed) on PostgreSQL, by database: a round's own
-# doorbell that arrives after a task took the round along is answered from here, with no
-# connection or statement (a resolved round never becomes ready again). Bounded; other
-# processes' rounds still cost the doorbell its one claim statement.
-def _resolved() -> caches.Cache[tuple[str, str, int], bool]:
+# Rounds this process resolved (committed) on PostgreSQL, by database and by the game's
+# links skipped by rollbacks: a round's own doorbell that arrives after a task took the
+# round along is answered from here, with no connection or statement (a resolved round is
+# ready again only after a rollback, which changes the key). Bounded; other processes'
+# rounds still cost the doorbell its one claim statement.
+def _resolved() -> caches.Cache[tuple[str, str, int, int], bool]:
     return caches.named("rounds resolved here", 4096)
 
 
-def _remember(session: Session, game_id: str, number: int) -> None:
+def _remember(session: Session, game_id: str, number: int, skipped: int) -> None:
     bind = session.get_bind()
     if bind.dialect.name == "postgresql":
-        _resolved().put((str(bind.engine.url), game_id, number), True)
+        _resolved().put((str(bind.engine.url), game_id, number, skipped), True)
 
 
-def resolved_here(engine: Engine, game_id: str, number: int) -> bool:
-    """Whether this process resolved (and committed) round `number` of the game there."""
-    return (str(engine.url), game_id, number) in _resolved()
+def resolved_here(engine: Engine, game_id: str, number: int, skipped: int = 0) -> bool:
+    """Whether this process resolved (and committed) round `number` of the game there, with
+    `skipped` links skipped by rollbacks (a round rolled back is ready again: another key)."""
+    return (str(engine.url), game_id, number, skipped) in _resolved()
 
 
 def resolve_ready(session: Session, game_id: str, number: int, *, rounds: int = BATCH_ROUNDS,
@@ -138,13 +141,13 @@ def _resolve_next(session: Session, tried: set[int]) -> int | None:
             if claimed is None:
                 return None
             rnd_id, game_id, number = claimed.id, claimed.game_id, claimed.number
-            _resolve_claimed(session, claimed)
+            skipped = _resolve_claimed(session, claimed)
     except DamagedData as exc:
         if len(_damaged_extras) < _DAMAGED_KEPT:
             _damaged_extras.add(rnd_id)
         mark_damaged(exc.game_id, exc.problem)  # the failed transaction is over: a new one
         return -rnd_id
-    _remember(session, game_id, number)
+    _remember(session, game_id, number, skipped)
     log.info("resolved %s round %d", game_id, number)
     return rnd_id
 
@@ -194,15 +197,15 @@ def _resolve_round(session: Session, game_id: str, number: int) -> bool:
         rnd = claim_ready(session, game_id, number)
         if rnd is None:
             return False
-        _resolve_claimed(session, rnd)
-    _remember(session, game_id, number)
+        skipped = _resolve_claimed(session, rnd)
+    _remember(session, game_id, number, skipped)
     log.info("resolved %s round %d", game_id, number)
     return True
 
 
-def _resolve_claimed(session: Session, rnd: Claimed) -> None:
+def _resolve_claimed(session: Session, rnd: Claimed) -> int:
     """Resolve the round this transaction claimed: the step stored, the next round opened,
-    the audit row and the results mails queued."""
+    the audit row and the results mails queued. The game's links skipped by rollbacks."""
     game_id, number = rnd.game_id, rnd.number
     game, followed, latest, count, seats = _read_round(session, rnd)
     previous, _state = current_state(session, game, latest, count)
@@ -213,8 +216,10 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
     inputs = round_inputs([s.name for s in seats], texts)
     t = number + 1
     dice, s_t = step_dice(game, t, inputs)
-    if not chain_link_ok(s_t, bytes.fromhex(previous.key), profile):  # no die from a wrong link
-        raise damaged(game_id, f"the dice chain's link S_{t} does not follow the S_{number} revealed "
+    link = step_link(game, t)
+    before = previous.key if not game.links_skipped else revealed_link(session, game_id, link - 1)
+    if before is None or not chain_link_ok(s_t, bytes.fromhex(before), profile):  # no die from a wrong link
+        raise damaged(game_id, f"the dice chain's link S_{link} does not follow the S_{link - 1} revealed "
                                "before it: the sealed tip or marks are wrong")
     try:
         result = run_round(game.ruleset, previous.state, inputs, t, dice, revision=game.revision)
@@ -225,9 +230,10 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> None:
     if followed or not _store_usual(session, game, seats, rnd, result, s_t, profile):
         orm_game = session.scalars(_GAME_WITH_SEATS, {"game_id": game_id}).unique().one()
         read_schedules(session, orm_game)  # before the new rows: opening the next round needs no query
-        record_step(session, orm_game, result, s_t)
+        record_step(session, orm_game, result, s_t, link)
         audit(session, game_id, "service", "resolved", {"round": number, "step": t})
     pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)
+    return game.links_skipped
 
 
 @dataclass
@@ -246,6 +252,7 @@ class GameColumns:
     options: dict[str, Any]
     deadline_policy: dict[str, Any] | None
     revision: int
+    links_skipped: int
 
 
 class SeatColumns(NamedTuple):
@@ -291,14 +298,14 @@ _ROUND_COLUMNS = union_all(
            _FOLLOWED.label("followed"), _LATEST.c.t, _LATEST.c.state, _LATEST.c.key, _LATEST.c.steps,
            _none(Seat.id), _none(Seat.name), _none(Seat.email), _none(Seat.mail_pref),
            _none(Seat.message_pref), _none(SeatSchedule.controller), _none(SeatSchedule.absences),
-           _none(Submission.accepted), Game.revision)
+           _none(Submission.accepted), Game.revision, Game.links_skipped)
     .select_from(Game).outerjoin(_LATEST, true()).where(Game.id == bindparam("game_id")),
     select(Seat.seat_index, _none(Game.ruleset), _none(Game.status), _none(Game.current_round),
            _none(Game.chain_length), _none(Game.sealed_tip), _none(Game.sealed_marks), _none(Game.salt),
            _none(Game.options), _none(Game.deadline_policy), _none(Boolean()), _none(Step.t),
            _none(Step.state), _none(Step.key), _none(Integer()), Seat.id, Seat.name, Seat.email,
            Seat.mail_pref, Seat.message_pref, SeatSchedule.controller, SeatSchedule.absences,
-           _LATEST_ACCEPTED, _none(Game.revision))
+           _LATEST_ACCEPTED, _none(Game.revision), _none(Game.links_skipped))
     .select_from(Seat).outerjoin(SeatSchedule, SeatSchedule.seat_id == Seat.id)
     .where(Seat.game_id == bindparam("game_id")),
 ).order_by(literal_column("pos"))
@@ -315,7 +322,8 @@ def _read_round(session: Session, rnd: Claimed) -> tuple[
     if not rows or rows[0][0] != -1:
         raise InvariantError(f"round {rnd.number} of game {rnd.game_id} has no game")
     g = rows[0]
-    game = GameColumns(rnd.game_id, g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[23])
+    game = GameColumns(rnd.game_id, g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[23],
+                       int(g[24] or 0))
     latest = LatestStep(g[11], g[12], g[13]) if g[11] is not None else None
     seats = [SeatColumns(r[15], r[16], r[17], r[18], r[19], r[20] if r[20] is not None else "human",
                          r[21] or [], r[22] or "") for r in rows[1:]]
@@ -329,7 +337,7 @@ def _store_usual(session: Session, game: GameColumns, seats: list[SeatColumns], 
     so nothing closes it at once); the caller knows no one follows the game by mail. False (nothing done)
     for any other round: record_step's ORM path handles it."""
     t, number = result.t, rnd.number
-    if result.outcome is not None or t + 1 > game.chain_length or not result.expected:
+    if result.outcome is not None or t + 1 > steps_limit(game) or not result.expected:
         return False
     expected = [s for s in seats if s.name in result.expected]
     controllers = [s.controller for s in expected]
@@ -339,7 +347,8 @@ def _store_usual(session: Session, game: GameColumns, seats: list[SeatColumns], 
     absences = [a for s in expected if s.controller == "human" for a in parse_absences(s.absences)]
     step_values = {"game_id": game.id, "t": t, "inputs": result.inputs,
                    "inputs_digest": inputs_digest(result.inputs, profile).hex(),
-                   "key": s_t.hex(), "state": result.state, "state_hash": result.state_hash,
+                   "key": s_t.hex(), "link": step_link(game, t) if game.links_skipped else None,
+                   "state": result.state, "state_hash": result.state_hash,
                    "events": result.events, "rolls": result.rolls, "created_at": now}
     rows: list[tuple[Table, dict[str, Any]]] = [(table_of(Step), step_values)]
     for seat in seats:  # the results mail of every seat that wants it (enqueue's rules)

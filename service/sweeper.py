@@ -17,7 +17,7 @@ from sqlalchemy import or_, select
 from service import clock
 from service.db import session_scope
 from service.mail.inbound.imap import poll_configured as poll_mail
-from service.models import Outbox, Round
+from service.models import Game, Outbox, Round
 from service.tasks import send_mail, send_rounds
 from service.timekeeping.due import sweep_schedule
 
@@ -25,11 +25,12 @@ log = logging.getLogger(__name__)
 READY_GRACE = timedelta(seconds=5)  # a fresh doorbell is probably still on its way
 
 
-def lost_work(grace: timedelta = READY_GRACE) -> tuple[list[tuple[str, int]], list[int]]:
+def lost_work(grace: timedelta = READY_GRACE) -> tuple[list[tuple[str, int, int]], list[int]]:
     now = clock.now()
     with session_scope() as session, session.begin():
-        rounds = [(r.game_id, r.number) for r in session.scalars(
-            select(Round).where(Round.status == "ready").order_by(Round.id))]
+        rounds = [(game_id, number, skipped) for game_id, number, skipped in session.execute(
+            select(Round.game_id, Round.number, Game.links_skipped).join(Game, Game.id == Round.game_id)
+            .where(Round.status == "ready").order_by(Round.id))]
         mail = list(session.scalars(select(Outbox.id).where(
             Outbox.status.in_(("pending", "sending")),
             or_(Outbox.next_attempt_at.is_(None), Outbox.next_attempt_at <= now),

@@ -58,7 +58,7 @@ _ANSWERED = "dicepost.answered"
 class Outgoing:
     """Tasks one transaction recorded, to send once it has committed."""
 
-    rounds: list[tuple[str, int]] = field(default_factory=list)
+    rounds: list[tuple[str, int, int]] = field(default_factory=list)  # (game, round, links skipped)
     mail: list[int] = field(default_factory=list)
     # Outbox rows added but not flushed: their ids exist once the transaction committed
     # (sessions keep attributes after commit), so a transaction inserting several flushes
@@ -75,8 +75,10 @@ def outgoing(session: Session) -> Outgoing:
     return work
 
 
-def resolve_after_commit(session: Session, game_id: str, number: int) -> None:
-    outgoing(session).rounds.append((game_id, number))
+def resolve_after_commit(session: Session, game_id: str, number: int, skipped: int = 0) -> None:
+    """Ring for round `number` once the transaction has committed; `skipped`: the game's links
+    skipped by rollbacks (a round rolled back and played again is rung as another)."""
+    outgoing(session).rounds.append((game_id, number, skipped))
 
 
 def deliver_after_commit(session: Session, row: Outbox) -> None:
@@ -240,10 +242,11 @@ def send(app: Flask, work: Outgoing) -> None:
     send_rounds(app, work.rounds)
 
 
-def send_rounds(app: Flask, rounds: Iterable[tuple[str, int]]) -> None:
+def send_rounds(app: Flask, rounds: Iterable[tuple[str, int, int]]) -> None:
     queue = app.config["QUEUES"]["resolve"]
-    for game_id, number in rounds:
-        _send(app, RESOLVE_ROUND, (game_id, number), queue, f"resolve {game_id} round {number}")
+    for game_id, number, skipped in rounds:
+        args = (game_id, number, skipped) if skipped else (game_id, number)
+        _send(app, RESOLVE_ROUND, args, queue, f"resolve {game_id} round {number}")
 
 
 def send_mail(app: Flask, outbox_ids: Iterable[int], together: bool = False) -> None:

@@ -21,6 +21,7 @@ from service.fairdice import game_profile, is_v2, record_fields
 from service.integrity import check_steps, latest_state, loaded_state
 from service.memo import memo
 from service.models import Game, Round, Seat, Step, Submission
+from service.rollback_chain import record_rollbacks
 from service.submissions import latest_submissions
 
 
@@ -192,12 +193,14 @@ def game_record(session: Session, game: Game, upto: int | None = None,
         status, outcome = ("active" if later else game.status), (None if later else game.outcome)
     if is_v2(game):
         extra.update(record_fields(session, game, seats, len(steps) - 1, snapshot))
+    if game.links_skipped:  # the rounds rolled back, as they stood, before the steps that replaced them
+        extra["rollbacks"] = record_rollbacks(session, game.id, steps[-1].created_at if snapshot and steps
+                                              else None)
     return build_record(
         game_id=game.id, ruleset=game.ruleset, commitment=bytes.fromhex(game.commitment),
         players=[p for p in players if p in entropy], entropy=entropy,
         salt=bytes.fromhex(game.salt) if game.salt else b"",
-        steps=[{"t": s.t, "inputs": s.inputs, "key": s.key, "rolls": s.rolls,
-                "events": s.events, "state_hash": s.state_hash} for s in steps],
+        steps=[record_step_json(s) for s in steps],
         chain_length=game.chain_length,
         extra={"title": game.title, "status": status, "outcome": outcome,
                "options": game.options,
@@ -205,6 +208,16 @@ def game_record(session: Session, game: Game, upto: int | None = None,
                **extra},
         profile=game_profile(game),
     )
+
+
+def record_step_json(step: Step) -> dict[str, Any]:
+    """A stored step as the record writes it before sealing (engine.record.build_record): its
+    chain link too, when a rollback made it other than its t."""
+    out: dict[str, Any] = {"t": step.t, "inputs": step.inputs, "key": step.key, "rolls": step.rolls,
+                           "events": step.events, "state_hash": step.state_hash}
+    if step.link is not None:
+        out["link"] = step.link
+    return out
 
 
 def board_of(game: Game, step: Step | None) -> Board | None:

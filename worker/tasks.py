@@ -10,10 +10,11 @@ from service.mail.outbound import deliver as outbox
 
 
 @shared_task(name="worker.tasks.resolve_round", ignore_result=True)
-def resolve_round(game_id: str, number: int) -> bool:
+def resolve_round(game_id: str, number: int, skipped: int = 0) -> bool:
     """Resolve round `number` of a game if it is ready and not yet resolved, then other
-    ready rounds no one holds, up to a bound; True when it resolved its own round."""
-    if resolution.resolved_here(engine_of(), game_id, number):
+    ready rounds no one holds, up to a bound; True when it resolved its own round.
+    `skipped`: the game's links skipped by rollbacks when it was rung."""
+    if resolution.resolved_here(engine_of(), game_id, number, skipped):
         return False  # this process took the round along with another: nothing to do
     with connection_scope() as session:  # one checkout for the round and those it takes along
         own, _count = resolution.resolve_ready(session, game_id, number)

@@ -34,7 +34,7 @@ import click
 
 from engine.gmlog import action_text
 from engine.held import held_from_mails, read_receipts
-from engine.verify import Held, RecordError, Verification, parse_record, verify
+from engine.verify import Held, RecordError, StepRow, Verification, parse_record, verify
 from service.verify_bundle import RUNTIME, bundle_files, write_bundle
 
 MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -124,8 +124,7 @@ def print_table(v: Verification, out: TextIO) -> None:
         whom = "the bot" if h.get("to") == "bot" else "a player"
         print(f"handed over: {h.get('seat')} to {whom} from round {h.get('round')} "
               f"({HANDED_BY.get(str(h.get('by')), h.get('by'))})", file=out)
-    for action in v.gm_actions:
-        print(f"GM action: {action_text(action)}", file=out)
+    _gm_lines(v, out)
     for item in v.held:
         print(f"matches what you hold: {item}", file=out)
     for caution in v.cautions:
@@ -134,6 +133,7 @@ def print_table(v: Verification, out: TextIO) -> None:
     print(f"{'step':>5}  {'S_t':<11}  {'chain':<5}  {'D,K':<3}  {'rolls':<9}  "
           f"{'rules':<5}  {'events':>6}  {'state':<11}  sum" + ("  A_t" if hashes else ""), file=out)
     for s in v.steps:
+        _step_note(s, out)
         good = sum(r.ok for r in s.rolls)
         rolls = f"{good}/{len(s.rolls)}" + ("" if good == len(s.rolls) else " BAD")
         events = "-" if s.events is None else str(s.events)
@@ -143,6 +143,21 @@ def print_table(v: Verification, out: TextIO) -> None:
         if hashes:
             line += f"   {_short(s.step_hash)}"
         print(line, file=out)
+
+
+def _gm_lines(v: Verification, out: TextIO) -> None:
+    """The GM's actions, then each rollback (its superseded steps are in the table)."""
+    for action in v.gm_actions:
+        print(f"GM action: {action_text(action)}", file=out)
+    for text in v.rollbacks:
+        print(f"{text} (its steps checked as the others: links, dice, rules)", file=out)
+
+
+def _step_note(s: StepRow, out: TextIO) -> None:
+    """A line above a step a rollback touched: its chain link, and whether it was superseded."""
+    if s.superseded is not None or s.link != s.t:
+        print(f"       step {s.t} with chain link S_{s.link}"
+              + (f", superseded by rollback {s.superseded}:" if s.superseded is not None else ":"), file=out)
 
 
 def _hex(text: str, what: str, sizes: range) -> bytes:
@@ -185,7 +200,8 @@ BOUND = {"dicepost-dice/v2": "canonical inputs, server-made entropy, bot orders,
 def report(v: Verification, out: TextIO) -> int:
     print_table(v, out)
     if v.ok:
-        holds = (f"every check holds: {len(v.steps)} steps, {v.rolls} rolls; chain from the "
+        rolled = f" ({len(v.rollbacks)} rollback{'s' * (len(v.rollbacks) != 1)})" if v.rollbacks else ""
+        holds = (f"every check holds: {len(v.steps)} steps{rolled}, {v.rolls} rolls; chain from the "
                  f"commitment, salt, step keys, faces, {BOUND.get(v.profile, '')}replayed events "
                  "and state hashes, checksums")
         if v.cautions:

@@ -24,7 +24,16 @@ from werkzeug.exceptions import HTTPException
 from service import api_models as schema
 from service import csrf, games, seats
 from service.api import bearer, http_error, service_error
-from service.api_models import AnnounceIn, ExtendIn, PolicyIn, RemoveIn, ReplaceIn, SettingsIn, TakeoverIn
+from service.api_models import (
+    AnnounceIn,
+    ExtendIn,
+    PolicyIn,
+    RemoveIn,
+    ReplaceIn,
+    RollbackIn,
+    SettingsIn,
+    TakeoverIn,
+)
 from service.api_schema import operation
 from service.db import get_session
 from service.errors import ServiceError
@@ -32,6 +41,7 @@ from service.gm import actions
 from service.gm.actions import Done
 from service.gm.auth import gm_game
 from service.gm.console import console_json
+from service.gm.rollback import roll_back
 
 bp = Blueprint("gm_api", __name__, url_prefix="/api/games/<game_id>")
 bp.register_error_handler(ServiceError, service_error)
@@ -113,6 +123,14 @@ def remove(game_id: str, body: RemoveIn) -> Response:
 @operation("End the game as a draw", answer=schema.Ended, refusals=ACTION, security="bearer", description=GM)
 def end(game_id: str) -> Response:
     return _done(actions.end_draw(get_session(), game_id, bearer()))
+
+
+@bp.post("/gm/rollback")
+@operation("Roll the game back to the start of an earlier round (public: every player is told, the "
+           "record keeps the superseded rounds; the rounds played again get new dice)", body=RollbackIn,
+           answer=schema.RolledBack, refusals=ACTION, security="bearer", description=GM)
+def rollback(game_id: str, body: RollbackIn) -> Response:
+    return _done(roll_back(get_session(), game_id, bearer(), body.round, body.reason, body.confirm))
 
 
 @bp.post("/gm/announce")

@@ -89,6 +89,16 @@ def _closed(d: Mapping[str, Any], _z: _Show) -> str:
     return f"Round {d.get('round')} closed at its deadline{held}"
 
 
+def _rolled_back(d: Mapping[str, Any]) -> str:
+    rounds = [str(r) for r in d.get("rounds") or []]
+    which = (f"round {rounds[0]} was" if len(rounds) == 1
+             else f"rounds {', '.join(rounds[:-1])} and {rounds[-1]} were")
+    its = "its" if len(rounds) == 1 else "their"
+    return (f"{which[0].upper()}{which[1:]} rolled back by the GM: {its} dice are replaced. Round "
+            f"{d.get('round')} is open for orders again (your earlier orders for it no longer count: "
+            f"send them again). Reason: {d.get('reason', '')}")
+
+
 _Words = Callable[[Mapping[str, Any], _Show], str]
 _GM_WORDS: dict[str, _Words] = {
     "gm_pause": _pause,
@@ -103,6 +113,7 @@ _GM_WORDS: dict[str, _Words] = {
     "gm_set_policy": lambda d, _z: ("GM changed the deadline policy for rounds opened from now on: "
                                     + describe_policy(d.get("policy") or {})),
     "gm_announce": lambda d, _z: f"GM announcement: {d.get('text', '')}",
+    "gm_rollback": lambda d, _z: _rolled_back(d),
 }
 _SERVICE_WORDS: dict[str, _Words] = {
     "deadline_extended": _moved,

@@ -22,7 +22,9 @@ from service.gm import actions
 from service.gm.auth import gm_game
 from service.gm.console import console_json
 from service.gm.news import Banner, LogLine, banner, banner_of, local_time, log_lines
+from service.gm.rollback import roll_back
 from service.models import Game
+from service.rollback_chain import rollback_rounds, rollback_words
 from service.schedule.form import form_values, policy_from_form
 from service.schedule.words import DAY_LABELS, NMR_LABELS, describe_policy
 from service.urls import player_url
@@ -31,7 +33,8 @@ from service.zones import time_zones
 bp = Blueprint("gm", __name__)
 T = TypeVar("T")
 
-ACTIONS = ("pause", "resume", "extend", "resolve", "replace", "remove", "end", "policy", "announce")
+ACTIONS = ("pause", "resume", "extend", "resolve", "replace", "remove", "end", "policy", "announce",
+           "rollback")
 
 
 def _json_field(text: str, field: str) -> Any:
@@ -48,6 +51,10 @@ CONFIRM = {"end": ("End the game as a draw",
            "remove": ("Remove {seat} from the game",
                       "{seat}'s player token and mail tokens stop working at once; {units}. "
                       "This cannot be undone."),
+           "rollback": ("Roll the game back to the start of round {round}",
+                        "Every round from {round} on is superseded: it stays in the record, marked with your "
+                        "reason and the time, and is played again with new dice nobody has seen. Round "
+                        "{round} opens for orders again, and every player is told why: \"{reason}\"."),
            "replace": ("Open seat {seat} for a new player",
                        "{seat}'s player loses the seat now: their links stop working, the seat's units hold "
                        "until a newcomer takes it with the invitation link you get next.")}
@@ -64,7 +71,10 @@ def page(game_id: str, token: str) -> str:
     with session.begin():
         game = session.get(Game, game_id)
         links = [(s, access.spectator_url(s)) for s in access.live_links(session, game_id)]
+        rollback = {"rounds": rollback_rounds(game.options, game.current_round) if game else [],
+                    "words": rollback_words(game.options if game else None)}
         return render_template("web/gm.html", c=console, token=token, game_id=game_id, game=game,
+                               rollback=rollback,
                                notices=[(kind, text) for kind, text in flashed()
                                         if not kind.startswith("talk")],  # the messages form's own
                                policy_values=values, policy_errors=errors, spectators=links,
@@ -123,7 +133,8 @@ def confirm(game_id: str, token: str, action: str) -> str:
     seat = request.args.get("seat", "")
     units = ("the bot plays its units from now on" if request.args.get("units") == "bot"
              else "its units hold for the rest of the game")
-    title, text = (part.format(seat=seat, units=units) for part in CONFIRM[action])
+    title, text = (part.format(seat=seat, units=units, round=request.args.get("round", ""),
+                               reason=request.args.get("reason", "")) for part in CONFIRM[action])
     return render_template("web/gm_confirm.html", c=console, token=token, game_id=game_id, action=action,
                            title=title, text=text, fields={k: v for k, v in request.args.items()})
 
@@ -160,6 +171,9 @@ def act(game_id: str, token: str, action: str) -> Response:
             done = actions.remove(session, game_id, token, form.get("seat"), form.get("units", "hold"))
         elif action == "end":
             done = actions.end_draw(session, game_id, token)
+        elif action == "rollback":
+            done = roll_back(session, game_id, token, _whole(form.get("round", "")),
+                             form.get("reason", ""), confirmed=True)
         elif action == "announce":
             done = actions.announce(session, game_id, token, form.get("text", ""))
         elif action == "policy":
@@ -185,6 +199,11 @@ def act(game_id: str, token: str, action: str) -> Response:
     return back
 
 
+def _whole(text: str) -> Any:
+    """A form's whole number as an int; anything else as given, for the action to refuse."""
+    return int(text) if text.strip().isdigit() else text
+
+
 def _form_dict(form: Any) -> dict[str, Any]:
     values: dict[str, Any] = {k: v for k, v in form.items() if k != "csrf_token"}
     values["policy_days"] = form.getlist("policy_days")
@@ -194,8 +213,10 @@ def _form_dict(form: Any) -> dict[str, Any]:
 def _done_message(done: actions.Done) -> str:
     message = {"gm_pause": "The game is paused; every player has been told.",
                "gm_resume": "The game is running again; every player has been told.",
-               "gm_announce": "Your announcement is on the game's pages and mailed to every player."
-               }.get(done.action, done.action.removeprefix("gm_").replace("_", " ") + ": done")
+               "gm_announce": "Your announcement is on the game's pages and mailed to every player.",
+               "gm_rollback": "The game is back at the start of round {round}; every player has been told."
+               }.get(done.action, done.action.removeprefix("gm_").replace("_", " ") + ": done").format_map(
+                   {"round": done.detail.get("round", "")})
     if "invite_url" in done.detail:
         message += f". Invitation link for the newcomer (shown once): {done.detail['invite_url']}"
     return message

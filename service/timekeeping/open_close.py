@@ -21,7 +21,7 @@ from engine.dice import bot_key
 from engine.orders import format_orders
 from service.audit import log_action
 from service.clock import now
-from service.dice_keys import chain_link
+from service.dice_keys import chain_link, step_link
 from service.fairdice import is_v2
 from service.models import Game, Round, Seat, Submission
 from service.schedule.deadlines import in_quiet_hours, round_deadline
@@ -68,7 +68,8 @@ def submit_for_bot(session: Session, game: Game, rnd: Round, seat: Seat) -> Subm
             raise InvariantError(f"game {game.id}: a bot plays only after the salt is made")
         t = rnd.number + 1
         text = bot_orders(ruleset, state, seat.name,
-                          key=bot_key(chain_link(game, t), bytes.fromhex(game.salt), t, seat.name))
+                          key=bot_key(chain_link(game, step_link(game, t)), bytes.fromhex(game.salt), t,
+                                      seat.name))
     else:
         text = bot_orders(ruleset, state, seat.name, seed=f"{game.id}:{game.salt}")
     accepted = format_orders(ruleset.parse_orders(state, seat.name, text)) if text else ""
@@ -117,7 +118,7 @@ def mark_ready(session: Session, game: Game, rnd: Round,
                          {n for n in rows if n in done}, {n for n in rows if n not in done})
     for name, row in rows.items():
         row.misses = counts[name]
-    resolve_after_commit(session, game.id, rnd.number)
+    resolve_after_commit(session, game.id, rnd.number, game.links_skipped or 0)
     return True
 
 

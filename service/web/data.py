@@ -20,6 +20,7 @@ from service.fairdice import game_profile
 from service.integrity import damaged
 from service.lobby import takeable
 from service.models import Game, Round, Seat, SeatSchedule, Step, Submission
+from service.rollback_chain import record_rollbacks, revealed_link
 from service.views import get_game
 from service.web.parts import NO_PART, board_part, step_part
 
@@ -35,6 +36,8 @@ class KeyCheck:
     key: str
     previous: str
     ok: bool
+    link: int = 0  # the chain link S_l (0: t; a step resolved after a rollback takes the next one)
+    superseded: str = ""  # the rollback that superseded the step, in words ("": it stands)
 
 
 @dataclass
@@ -70,15 +73,20 @@ def _reading(session: Session) -> AbstractContextManager[object]:
     return nullcontext() if session.in_transaction() else session.begin()
 
 
-def key_checks(game: Game, steps: list[Step]) -> list[KeyCheck]:
-    """Each revealed S_t with the check H(S_t) = S_{t-1} (S_0 is the commitment)."""
+def key_checks(game: Game, steps: list[Step], rolled: list[dict[str, Any]] | None = None) -> list[KeyCheck]:
+    """Each revealed S_l with the check H(S_l) = S_{l-1} (S_0 is the commitment), in the
+    order the links were revealed: with `rolled` (the record's rollbacks), the superseded
+    steps too."""
+    items = [(s.link or s.t, s.t, s.key, "") for s in steps]
+    for rb in rolled or []:
+        words = f"superseded: rolled back by {rb['by']} at {rb['at']} (reason: {rb['reason']})"
+        items += [(int(s.get("link", s["t"])), int(s["t"]), str(s["key"]), words) for s in rb["steps"]]
     out = []
     previous = game.commitment
-    for s in steps:
-        out.append(KeyCheck(s.t, s.key, previous, chain_link_ok(bytes.fromhex(s.key),
-                                                                bytes.fromhex(previous),
-                                                                game_profile(game))))
-        previous = s.key
+    for link, t, key, words in sorted(items):
+        out.append(KeyCheck(t, key, previous, chain_link_ok(bytes.fromhex(key), bytes.fromhex(previous),
+                                                            game_profile(game)), link, words))
+        previous = key
     return out
 
 
@@ -91,10 +99,13 @@ def chain_checks(session: Session, game: Game, latest: Step | None) -> list[KeyC
 
     def check() -> list[KeyCheck]:
         steps = session.scalars(select(Step).where(Step.game_id == game.id, Step.t <= latest.t)
-                                .order_by(Step.t).options(load_only(Step.t, Step.key, raiseload=True)))
-        return key_checks(game, list(steps))
+                                .order_by(Step.t).options(load_only(Step.t, Step.key, Step.link,
+                                                                    raiseload=True)))
+        rolled = record_rollbacks(session, game.id) if game.links_skipped else None
+        return key_checks(game, list(steps), rolled)
 
-    return list(statecache.cached_by("page", (game.id, latest.id, latest.key, "keys"), check))
+    return list(statecache.cached_by("page", (game.id, latest.id, latest.key, game.links_skipped, "keys"),
+                                     check))
 
 
 @dataclass
@@ -201,7 +212,12 @@ def round_page(session: Session, game_id: str, number: int, game: Game | None = 
         previous = _step_undrawn(session, game_id, step.t - 1, inputs=False)
         if previous is None:
             raise damaged(game_id, f"step {step.t - 1} is missing")
-        check = key_checks(game, [previous, step])[1]
+        if step.link:  # resolved after a rollback: its link follows a superseded step's
+            before_key = revealed_link(session, game_id, step.link - 1) or game.commitment
+            check = KeyCheck(step.t, step.key, before_key, chain_link_ok(
+                bytes.fromhex(step.key), bytes.fromhex(before_key), game_profile(game)), step.link)
+        else:
+            check = key_checks(game, [previous, step])[1]
         # The previous step's marks are the round before this one's: they do not belong here.
         before = board_part(game, previous, f"the grid before round {number}", "grid-before-pan",
                             f"before round {number}", f"Where each piece stood before round {number}",

@@ -17,6 +17,7 @@ from service.catalog import rules_help, rulesets_json
 from service.db import get_session
 from service.errors import Invalid, NotFound, ServiceError
 from service.models import Game
+from service.rollback_chain import record_rollbacks, rollback_notes
 from service.schedule.form import PRESETS, policy_from_form
 from service.schedule.words import DAY_LABELS, NMR_LABELS
 from service.urls import join_url, record_url, verify_link
@@ -163,7 +164,9 @@ def rounds(game_id: str) -> str:
     with session.begin():  # one transaction: the page takes the game read for the reader
         game = access.readable_game(session, game_id)[0]  # a private game: 404 without its token
         game, keys = rounds_page(session, game_id, game)
-        return render_template("web/rounds.html", game=game, keys=keys, record_url=record_url(game_id))
+        notes = rollback_notes(record_rollbacks(session, game_id)) if game.links_skipped else []
+        return render_template("web/rounds.html", game=game, keys=keys, record_url=record_url(game_id),
+                               rollbacks=notes)
 
 
 @bp.get("/games/<game_id>/rounds/<int:number>")

@@ -14,7 +14,7 @@ from werkzeug.wrappers import Response
 from engine import Board, Ruleset, find_ruleset
 from engine.grid import SquareError, parse_square
 from engine.held import receipts_file
-from service import access, clock, forces, games, submit
+from service import access, clock, forces, games, rollback_chain, submit
 from service import jsonlimits as limited_json
 from service.catalog import rules_help
 from service.db import get_session
@@ -69,6 +69,7 @@ def _join_page(game_id: str, invite: str) -> tuple[dict[str, Any], str | None, B
         if game is None:
             raise NotFound(f"no game {game_id!r}")
         title, commitment = game.title, game.commitment
+        rollback_words = rollback_chain.rollback_words(game.options)
         # The game's own unit types, which a force may name beside the built-in ones.
         house = list((game.options or {}).get("unit_types") or [])
         seat = session.scalars(select(Seat).where(Seat.game_id == game_id,
@@ -76,7 +77,7 @@ def _join_page(game_id: str, invite: str) -> tuple[dict[str, Any], str | None, B
         taken = seat.name if seat is not None and seat.joined_at is not None else None
         builder = _builder(game, seat)
     page = {"game_id": game_id, "title": title, "commitment": commitment, "invite": invite,
-            "house": house}
+            "house": house, "rollback_words": rollback_words}
     return page, taken, builder
 
 
