@@ -35,6 +35,11 @@ A `dicepost-dice/v3` record holds `server_made`, `versions` and `gm_actions` as 
 Its steps carry no new field: the running step hash A_t (`step_hashes`) is derived, as
 D_t and K_t are, and each results mail carries the latest.
 
+A game a GM rolled back (any profile) also holds `rollbacks` (engine.rollbacks): [{round,
+at, by, reason, steps, versions, bots}], each with the steps it superseded, whole; a step
+resolved after a rollback carries `link`, the chain link that keyed it (docs/dice-spec.md,
+"Rollbacks").
+
 `inputs_digest` and `step_key` are derived values, written so a player checking by hand
 can compare each stage (docs/dice-spec.md) and a verifier can say which stage differs. The two
 `checksum`s are plain SHA-256 over the canonical JSON of the rest of the step / record:

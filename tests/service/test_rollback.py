@@ -51,6 +51,33 @@ def forged(record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def dropped_round(record: dict[str, Any]) -> dict[str, Any]:
+    """A forgery: the last superseded round left out of the rollback."""
+    out = forged(record)
+    out["rollbacks"][0]["steps"].pop()
+    out["checksum"] = checksum(out)
+    return out
+
+
+def reused_link(record: dict[str, Any]) -> dict[str, Any]:
+    """A forgery: round 2 played again with S_3, the link the superseded round 2 revealed."""
+    out = forged(record)
+    again = {k: v for k, v in out["steps"][2].items() if k not in ("inputs_digest", "step_key", "checksum")}
+    again.update(link=3, key=out["rollbacks"][0]["steps"][0]["key"])
+    out["steps"][2] = seal_step(again, bytes.fromhex(record["salt"]), record["profile"])
+    out["checksum"] = checksum(out)
+    return out
+
+
+def rolled_back(world: World) -> dict[str, Any]:
+    """Three rounds resolved, rolled back to round 2, round 2 played again: the record."""
+    for _ in range(3):
+        play_round(world)
+    assert world.gm("POST", "rollback", {"round": 2, "reason": REASON, "confirm": True}).status_code == 200
+    play_round(world)
+    return record_of(world)
+
+
 def report(record: dict[str, Any], tmp_path: Path) -> tuple[int, str]:
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
@@ -107,17 +134,13 @@ def test_a_rollback_replays_round_2_with_the_next_unrevealed_link(world: World, 
     assert "rolled back by the GM: their dice are replaced" in game_page
 
     # a superseded round dropped: its link is missing
-    dropped = forged(record)
-    dropped["rollbacks"][0]["steps"].pop()
+    dropped = dropped_round(record)
     v = verify(dropped)
     assert (v.difference.step, v.difference.where, v.difference.found) == (3, "link", "link 4 missing")
     assert report(dropped, tmp_path)[0] == EXIT_DIFFERENT
     # round 2 played again with a link already revealed (S_3, the superseded round 2's)
-    reused = forged(record)
-    again = {k: v for k, v in reused["steps"][2].items() if k not in ("inputs_digest", "step_key", "checksum")}
-    again.update(link=3, key=revealed[2])
-    reused["steps"][2] = seal_step(again, bytes.fromhex(record["salt"]), record["profile"])
-    reused["checksum"] = checksum(reused)
+    reused = reused_link(record)
+    assert reused["steps"][2]["key"] == revealed[2]
     v = verify(reused)
     assert (v.difference.where, v.difference.found) == ("link", "link 3 used twice")
     assert report(reused, tmp_path)[0] == EXIT_DIFFERENT
