@@ -93,7 +93,7 @@ class Game(Base):
     paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     deadline_policy: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     # Chain links revealed by rounds a GM rolled back: the next step takes link t + this.
-    links_skipped: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    links_skipped: Mapped[int] = mapped_column(Integer, server_default="0")
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.seat_index")
 

@@ -178,3 +178,19 @@ def test_a_public_game_forbids_rollbacks_by_default_and_says_so_at_join(tmp_path
     r = world.gm("POST", "rollback", {"round": 1, "reason": REASON, "confirm": True})
     assert (r.status_code, r.json["field"]) == (409, "game") and "forbids rollbacks" in r.json["error"]
     assert world.game().chain_length == 4096 and world.steps() == 2
+
+
+def test_the_gm_page_rolls_back_only_after_its_confirmation(tmp_path: Path) -> None:
+    world = World(tmp_path).start(options={"no_rollback": False}, public=False)
+    play_round(world)
+    console = f"/games/{world.game_id}/gm/{world.gm_token}"
+    assert "Roll back…" in world.client.get(console).get_data(as_text=True)
+    r = world.client.post(f"{console}/rollback", data={"round": "1", "reason": REASON})
+    assert r.status_code == 303 and "/confirm/rollback" in r.location
+    page = world.client.get(r.location).get_data(as_text=True)
+    assert "Roll the game back to the start of round 1?" in page and REASON in page
+    assert world.steps() == 2  # nothing happened yet
+    r = world.client.post(f"{console}/rollback", data={"round": "1", "reason": REASON, "confirmed": "yes"})
+    assert r.status_code == 303
+    assert (world.steps(), world.round_number(), world.round(1).status) == (1, 1, "open")
+    assert "The game is back at the start of round 1" in world.client.get(console).get_data(as_text=True)

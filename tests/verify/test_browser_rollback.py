@@ -1,17 +1,16 @@
 """The verifier page checks a record with a GM's rollback as `dicepost verify` does: with its
-runtime green, naming the rollback and marking the superseded steps; a superseded round
+runtime all green (amber only for the API's joiners' server-made entropy), naming the rollback and marking the superseded steps; a superseded round
 dropped, or a round played again with a link already revealed, red at the command's first
 difference, with the runtime and without it (the links are the dice's to check)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.service.test_rollback import REASON, dropped_round, rolled_back, reused_link
 from tests.service.schedule_world import World
+from tests.service.test_rollback import REASON, dropped_round, reused_link, rolled_back
 from tests.verify.test_browser import browser, pytestmark  # noqa: F401 (the fixture, the marks)
 from tests.verify.test_browser_runtime import (  # noqa: F401 (the fixtures)
     Check,
@@ -32,8 +31,8 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return rolled_back(world)
 
 
-def test_the_page_checks_a_rollback_and_catches_both_forgeries(with_engine: Check, record: dict[str, Any],
-                                                                engine_page: Any) -> None:
+def test_the_page_checks_a_rollback_and_catches_both_forgeries(
+        with_engine: Check, record: dict[str, Any], engine_page: Any) -> None:
     status, text = with_engine(record, commitment=record["commitment"])
     # amber only because the API's joiners brought no entropy of their own
     assert status == "partial" and text.startswith("Every check holds: 5 steps"), text
@@ -46,8 +45,8 @@ def test_the_page_checks_a_rollback_and_catches_both_forgeries(with_engine: Chec
         assert status == "bad" and text.startswith(first_place(forged)), text
 
 
-def test_the_page_alone_catches_both_forgeries_by_the_links(without_engine: Check, record: dict[str, Any],
-                                                            tmp_path: Path) -> None:
+def test_the_page_alone_catches_both_forgeries_by_the_links(
+        without_engine: Check, record: dict[str, Any]) -> None:
     status, text = without_engine(record, commitment=record["commitment"])
     assert status == "partial", text
     for forged in (dropped_round(record), reused_link(record)):
