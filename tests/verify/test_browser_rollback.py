@@ -32,7 +32,7 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def test_the_page_checks_a_rollback_and_catches_both_forgeries(
-        with_engine: Check, record: dict[str, Any], engine_page: Any) -> None:
+        with_engine: Check, record: dict[str, Any], engine_page: Any) -> None:  # noqa: F811 (fixtures)
     status, text = with_engine(record, commitment=record["commitment"])
     # amber only because the API's joiners brought no entropy of their own
     assert status == "partial" and text.startswith("Every check holds: 5 steps"), text
@@ -46,7 +46,7 @@ def test_the_page_checks_a_rollback_and_catches_both_forgeries(
 
 
 def test_the_page_alone_catches_both_forgeries_by_the_links(
-        without_engine: Check, record: dict[str, Any]) -> None:
+        without_engine: Check, record: dict[str, Any]) -> None:  # noqa: F811 (the fixture)
     status, text = without_engine(record, commitment=record["commitment"])
     assert status == "partial", text
     for forged in (dropped_round(record), reused_link(record)):
