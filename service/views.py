@@ -194,8 +194,9 @@ def game_record(session: Session, game: Game, upto: int | None = None,
     if is_v2(game):
         extra.update(record_fields(session, game, seats, len(steps) - 1, snapshot))
     if game.links_skipped:  # the rounds rolled back, as they stood, before the steps that replaced them
-        extra["rollbacks"] = record_rollbacks(session, game.id, steps[-1].created_at if snapshot and steps
-                                              else None)
+        rolled = record_rollbacks(session, game.id, steps[-1].created_at if snapshot and steps else None)
+        if rolled:
+            extra["rollbacks"] = rolled
     return build_record(
         game_id=game.id, ruleset=game.ruleset, commitment=bytes.fromhex(game.commitment),
         players=[p for p in players if p in entropy], entropy=entropy,

@@ -20,7 +20,10 @@ from engine.dice import PROFILE_V2, H
 from engine.record import checksum, seal_step
 from engine.verify import verify
 from service.commands.verify import EXIT_DIFFERENT, EXIT_OK, check
+from service.db import session_scope
+from service.models import Game
 from service.rollback_chain import RESERVE
+from service.views import game_record
 from tests.service.schedule_world import DATABASES, World, database
 
 REASON = "the replacement of blue was a mistake"
@@ -126,6 +129,13 @@ def test_a_rollback_replays_round_2_with_the_next_unrevealed_link(world: World, 
     assert code == EXIT_OK and "rollback 1: to the start of round 2" in out
     assert "step 3 with chain link S_3, superseded by rollback 1:" in out and "(1 rollback)" in out
     assert any("rolled back to the start of round 2" in t for t in v.to_json()["gm_action_texts"])
+
+    with session_scope(world.app) as session, session.begin():  # the results mails' attachments
+        game = session.get(Game, world.game_id)
+        assert game is not None
+        attached = {t: game_record(session, game, upto=t) for t in (2, 3)}
+    assert "rollbacks" not in attached[2] and verify(attached[2]).ok
+    assert attached[3]["rollbacks"] == record["rollbacks"] and verify(attached[3]).ok
 
     page = world.client.get(f"/games/{world.game_id}/rounds").get_data(as_text=True)
     assert "Rounds 2 and 3 were rolled back by the GM" in page and REASON in page

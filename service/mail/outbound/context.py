@@ -313,7 +313,8 @@ def talk_lines(game: Game, seat: Seat, rows: Sequence[TableMessage],
 
 
 # The record as it stood after step t never changes (game_record(upto=t) leaves out all
-# that came later), so the results mails of one step attach the same bytes to every
+# that came later; a rollback makes a later step t another, and the key says so), so the
+# results mails of one step attach the same bytes to every
 # reader of one variant: built once per process (about 60 ms after 16 rounds of a 2x16
 # jep1 game). A seat's variant adds the private messages it sent or got, so only a seat
 # with private messages in the game gets one of its own; everyone else shares the public.
@@ -321,7 +322,7 @@ _RECORDS_KEPT = 64
 # A long game's record is hundreds of KB (458 KB after 100 rounds of 2x16), and one is
 # needed only while its step's mails are composed: the bytes kept are bounded too.
 _RECORDS_BYTES = 8 * 1024 * 1024
-_records: OrderedDict[tuple[str, int, str | None], bytes] = OrderedDict()
+_records: OrderedDict[tuple[str, int, str | None, int], bytes] = OrderedDict()
 _records_lock = threading.Lock()
 
 
@@ -334,7 +335,7 @@ def record_reader(session: Session, game: Game, seat: Seat | None) -> str | None
 
 
 def record_so_far(session: Session, game: Game, t: int, viewer: str | None = None) -> bytes:
-    key = (game.id, t, viewer)
+    key = (game.id, t, viewer, game.links_skipped or 0)  # after a rollback, step t is another step
     with _records_lock:
         if key in _records:
             _records.move_to_end(key)
