@@ -99,6 +99,10 @@ def rulesets_json() -> list[dict[str, Any]]:
         options.append({"name": "chain_length", "default": DEFAULT_CHAIN_LENGTH,
                         "doc": "most steps the game's dice chain covers (service option)",
                         "kind": "int", "choices": [], "minimum": 2, "maximum": 100_000})
+        options.append({"name": "no_rollback", "default": None,
+                        "doc": "true: the GM may never roll the game back (default: true for a public "
+                               "game, false for a private one; service option)",
+                        "kind": "bool", "choices": [], "minimum": None, "maximum": None})
         out.append({"id": info.id, "title": info.title, "min_players": info.min_players,
                     "max_players": info.max_players, "summary": info.summary, "options": options,
                     "revision": info.revision,
