@@ -76,9 +76,7 @@ def revealed_link(session: Session, game_id: str, link: int) -> str | None:
     return None
 
 
-def record_rollbacks(session: Session, game_id: str, until: Any = None) -> list[dict[str, Any]]:
-    """The record's `rollbacks` (engine.rollbacks), oldest first; `until`: made by then."""
+def record_rollbacks(session: Session, game_id: str) -> list[dict[str, Any]]:
+    """The record's `rollbacks` (engine.rollbacks), oldest first."""
     query = select(Rollback.entry).where(Rollback.game_id == game_id)
-    if until is not None:
-        query = query.where(Rollback.at <= until)
     return [dict(e) for e in session.scalars(query.order_by(Rollback.id))]

@@ -194,7 +194,10 @@ def game_record(session: Session, game: Game, upto: int | None = None,
     if is_v2(game):
         extra.update(record_fields(session, game, seats, len(steps) - 1, snapshot))
     if game.links_skipped:  # the rounds rolled back, as they stood, before the steps that replaced them
-        rolled = record_rollbacks(session, game.id, steps[-1].created_at if snapshot and steps else None)
+        rolled = record_rollbacks(session, game.id)
+        if snapshot and steps:  # those made before step `upto` was resolved: their links came before its
+            last = steps[-1].link or steps[-1].t
+            rolled = [rb for rb in rolled if max(s.get("link", s["t"]) for s in rb["steps"]) < last]
         if rolled:
             extra["rollbacks"] = rolled
     return build_record(
