@@ -16,6 +16,8 @@ CPU); dicepost's mails have one fixed shape, so they are written here directly:
   SMTP and DKIM signing want.
 
 The boundary comes from the Message-ID, so the same row always gives the same bytes.
+Kept rather than the standard library's EmailMessage: that writes the same mails in about
+14 times the instructions (`python -m bench.mimecount DIR --callgrind`, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -112,60 +114,14 @@ def _crlf(data: bytes) -> bytes:
     return data.replace(b"\n", b"\r\n")
 
 
-# Quoted-printable as binascii.b2a_qp(quotetabs=False, istext=True, header=False) writes
-# it, in a few passes over a whole long line instead of b2a_qp's byte loop (40 to 80
-# instructions a byte): every byte stands for itself but for `=`, bytes above 126 and
-# control bytes other than tab (`=XX`); an output line holds at most 75 characters and
-# the soft break `=`, never splitting an `=XX`, except that a line's last 76 characters
-# stay whole when the last is a literal; a space or tab before the line break becomes
-# `=20`/`=09`. Lines b2a_qp reads otherwise (with CR or NUL, a lone `.`, no line break)
-# go to b2a_qp, as do short lines, where it is the cheaper.
-_QP_SHORT = 200
-_QP_PLAIN = bytes([9, *range(32, 61), *range(62, 127)])  # the bytes that stand for themselves
-_QP_HEX = {b: (bytes([b]), b"=%02X" % b) for b in range(256)}
-# One output line of a long line: 73 characters, then up to two more that do not start
-# an `=XX` (each `=` in the escaped text starts one).
-_QP_CHUNK = re.compile(rb".{73}(?:[^=][^=]|[^=](?==)|(?==))", re.DOTALL)
-
-
-def qp_line(line: bytes) -> bytes:
-    """One line (ending with its LF) in quoted-printable, byte for byte as b2a_qp."""
-    if len(line) < _QP_SHORT:
-        return binascii.b2a_qp(line, quotetabs=False, istext=True, header=False)
-    return qp_long_line(line)
-
-
-def qp_long_line(line: bytes) -> bytes:
-    """qp_line without the short lines' shortcut."""
-    body = line[:-1]
-    special = set(body.translate(None, _QP_PLAIN))  # `=` and the bytes written as =XX
-    if not line.endswith(b"\n") or body == b"." or 13 in special or 0 in special:
-        return binascii.b2a_qp(line, quotetabs=False, istext=True, header=False)
-    escaped = body.replace(b"=", b"=3D") if 61 in special else body
-    special.discard(61)
-    for byte in special:  # after `=`: what they become holds no byte replaced here
-        escaped = escaped.replace(*_QP_HEX[byte])
-    n = len(escaped)
-    if n > 75:
-        chunks = _QP_CHUNK.findall(escaped)
-        start = sum(map(len, chunks))
-        # b2a_qp stops breaking once what is left fits on one line: give back the chunks
-        # after that point (at most the last two).
-        last_literal = escaped[-3:-2] != b"="
-        while chunks and (n - (start - len(chunks[-1])) <= 75
-                          or (n - (start - len(chunks[-1])) == 76 and last_literal)):
-            start -= len(chunks.pop())
-        if chunks:
-            escaped = b"=\n".join(chunks) + b"=\n" + escaped[start:]
-    if escaped.endswith((b" ", b"\t")):
-        escaped = escaped[:-1] + (b"=20" if escaped[-1] == 32 else b"=09")
-    return escaped + b"\n"
+def _qp(line: bytes) -> bytes:
+    return binascii.b2a_qp(line, quotetabs=False, istext=True, header=False)
 
 
 @lru_cache(maxsize=256)
 def _qp_body(body: bytes) -> bytes:
-    """qp_line of a line given without its LF (split off by one bytes.split)."""
-    return qp_line(body + b"\n")
+    """One line given without its LF (split off by one bytes.split), in quoted-printable."""
+    return _qp(body + b"\n")
 
 
 def quoted_printable(data: bytes) -> bytes:
@@ -173,33 +129,17 @@ def quoted_printable(data: bytes) -> bytes:
     line on its own, so the lines a round's mails have in common (the grid, the roll log,
     the layout) are encoded once."""
     if b"\r" in data:  # bytes.splitlines breaks at CR too (text_part passes none)
-        return b"".join(qp_line(line) for line in data.splitlines(keepends=True))
+        return b"".join(_qp(line) for line in data.splitlines(keepends=True))
     *lines, last = data.split(b"\n")
     encoded = b"".join(map(_qp_body, lines))
-    return encoded + qp_line(last) if last else encoded
-
-
-# The slices of 76-character lines, made once (a list replaced, never changed, when a
-# longer one is needed): cutting with them takes no Python step per line.
-_LINES_76: list[slice] = []
-
-
-def _line_cuts(n: int) -> list[slice]:
-    global _LINES_76
-    cuts = _LINES_76
-    if len(cuts) < n:
-        cuts = _LINES_76 = [slice(i, i + 76) for i in range(0, 76 * max(n, 2 * len(cuts), 1024), 76)]
-    return cuts[:n]
+    return encoded + _qp(last) if last else encoded
 
 
 @lru_cache(maxsize=8)
 def base64_lines(data: bytes) -> bytes:
-    """base64.encodebytes(data) with CRLF line ends, encoded once for the mails of a round
-    that attach the same record (and written in one pass, not 57 bytes at a time)."""
-    encoded = base64.b64encode(data)
-    if not encoded:
-        return b""
-    return b"\r\n".join(map(encoded.__getitem__, _line_cuts(-(-len(encoded) // 76)))) + b"\r\n"
+    """base64 in lines of 76 with CRLF ends, encoded once for the mails of a round that
+    attach the same record."""
+    return base64.encodebytes(data).replace(b"\n", b"\r\n")
 
 
 def text_part(content_type: str, text: str) -> bytes:

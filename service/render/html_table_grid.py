@@ -3,7 +3,8 @@
 Mail clients drop <style> blocks, SVG, scripts and often remote images, so the grid is
 a plain <table> with inline styles only: one cell per square, a light fill for terrain,
 pieces written in their seat's colour, coordinates round the edge. Every text is
-escaped (markupsafe), so a hostile unit note or player name stays text.
+escaped (markupsafe), so a hostile unit note or player name stays text. A table row is a
+line, so the mail's encoding (quoted-printable, binascii's) meets lines of a row's length.
 """
 
 from __future__ import annotations
@@ -64,9 +65,8 @@ def html_table_grid(board: Board) -> Markup:
         cells.append(f'<td style="{_EDGE}">{row + 1}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     rows.append(_edge_row(board))
-    return Markup(
-        f'<table role="grid" cellpadding="0" cellspacing="0" style="{_TABLE}">' + "".join(rows) + "</table>"
-    )
+    head = f'<table role="grid" cellpadding="0" cellspacing="0" style="{_TABLE}">'
+    return Markup("\n".join([head, *rows, "</table>"]))
 
 
 def html_legend(board: Board) -> Markup:
@@ -93,7 +93,7 @@ def html_legend(board: Board) -> Markup:
             for h in ("Piece", "Square", "Side", *(("Kind",) if kinds else ()), "Health", "Notes")
         )
         table = f'<table style="border-collapse:collapse;font-size:13px"><tr>{head}</tr>'
-        parts.append(table + "".join(body) + "</table>")
+        parts.append(table + "\n" + "\n".join(body) + "\n</table>")
     symbols = terrain_symbols(board)
     if symbols:
         items = "".join(
