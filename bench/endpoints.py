@@ -101,7 +101,7 @@ def catch_sends(groups: list[list[int]] | None = None) -> tuple[list[tuple[str, 
 def run(games: int, rounds_: int) -> list[tuple[str, int, float, float]]:
     from service import resolution
     from service.db import engine_of, session_scope
-    from service.mail.outbound.deliver import deliver
+    from service.outbound.deliver import deliver
 
     ready, mail = catch_sends()
     meter = Meter()

@@ -145,11 +145,11 @@ def compose_group(app: Any, ids: list[int], together: bool, marks: Marks,
     from sqlalchemy.orm import joinedload
 
     from service.db import session_scope
-    from service.mail.outbound.compose import compose
-    from service.mail.outbound.deliver import wire_bytes
     from service.mail.settings import mail_settings
     from service.memo import shared
     from service.models import Game, Outbox
+    from service.outbound.compose import compose
+    from service.outbound.deliver import wire_bytes
 
     settings = mail_settings(app.config)
     with session_scope() as session:
@@ -180,7 +180,7 @@ def forget_caches() -> None:
     encoded lines and attachments)."""
     from service import caches
     from service.mail import mime
-    from service.mail.outbound import context
+    from service.outbound import context
 
     with context._records_lock:
         context._records.clear()

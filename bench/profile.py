@@ -131,7 +131,7 @@ def deliver_profiled(app: Any, meter: Meter, kind: str, ids: list[int] | list[li
                      on: Callable[[Any], None], limit: int) -> None:
     """Deliver these outbox rows (composed and stored: no SMTP) under the profiler: each
     id by deliver(), each list of ids by deliver_each() (one deliver_mails message)."""
-    from service.mail.outbound.deliver import deliver, deliver_each
+    from service.outbound.deliver import deliver, deliver_each
 
     profile = cProfile.Profile(time.process_time)
     rows = 0

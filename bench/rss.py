@@ -45,8 +45,8 @@ def run(games: int, rounds: int, every: int, seed: int = 1) -> list[str]:
     """The lines printed: one every `every` rounds."""
     from service import create_app, resolution, tasks
     from service.db import engine_of, session_scope
-    from service.mail.outbound.deliver import deliver_each
     from service.migrate import upgrade
+    from service.outbound.deliver import deliver_each
 
     lines: list[str] = []
     send = tasks.send

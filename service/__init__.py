@@ -2,7 +2,7 @@
 
 `create_app(config=None)` reads the environment (service.config), then applies the
 given overrides. Blueprints: web pages (service.web), the JSON API (service.api),
-`/healthz` (service.health), inbound mail (service.mail.inbound.web), the GM's API and pages
+`/healthz` (service.health), inbound mail (service.inbound.web), the GM's API and pages
 (service.gm), the verifier page and the players' dashboard. Templates
 come from the `templates` package (package data, so an installed wheel has them).
 """
@@ -64,7 +64,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from service import api, dashboard, health, verify_page, web
     from service.gm import api as gm_api
     from service.gm import pages as gm_pages
-    from service.mail.inbound import web as mail_web
+    from service.inbound import web as mail_web
 
     app.register_blueprint(web.bp)
     app.register_blueprint(api.bp)

@@ -281,7 +281,7 @@ class LoginLink(Base):
 
 
 class MailBounce(Base):
-    """A bounce or delivery report that came back for one of our mails (service.mail.inbound.bounces)."""
+    """A bounce or delivery report that came back for one of our mails (service.inbound.bounces)."""
 
     __tablename__ = "mail_bounces"
 

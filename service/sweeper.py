@@ -16,7 +16,7 @@ from sqlalchemy import or_, select
 
 from service import clock
 from service.db import session_scope
-from service.mail.inbound.imap import poll_configured as poll_mail
+from service.inbound.imap import poll_configured as poll_mail
 from service.models import Game, Outbox, Round
 from service.tasks import send_mail, send_rounds
 from service.timekeeping.due import sweep_schedule

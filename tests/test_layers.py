@@ -18,8 +18,8 @@
   the units.
 - Mail by direction: `service/mail/` holds what the whole house uses (the outbox, its
   kinds and `enqueue`, settings, headers, tokens) and imports nothing of the domain;
-  `service/mail/outbound/` (compose and send, the worker's side) and
-  `service/mail/inbound/` (receive and answer, beside the web) are entry points: only
+  `service/outbound/` (compose and send, the worker's side) and
+  `service/inbound/` (receive and answer, beside the web) are entry points: only
   the app factory, the blueprints, the sweeper, the CLI, the worker and each other import
   them.
 
@@ -38,7 +38,7 @@ from tests.conftest import ROOT
 PACKAGES = ("engine", "service", "worker")
 CLI = ("service.cli", "service.commands")
 # The blueprint modules (and the web package's page helpers).
-BLUEPRINTS = ("service.web", "service.api", "service.gm.api", "service.gm.pages", "service.mail.inbound.web",
+BLUEPRINTS = ("service.web", "service.api", "service.gm.api", "service.gm.pages", "service.inbound.web",
               "service.verify_page", "service.dashboard", "service.dashboard.pages")
 APP_FACTORY = "service"
 LAYER = {"engine": 0, "service": 1, "worker": 2, "cli": 3}
@@ -188,12 +188,14 @@ def test_the_checks_see_a_circle_and_an_upward_import() -> None:
         "service.rounds -> worker.tasks", "worker.tasks -> service.cli"]
     graph = _graph()
     assert {"service.resolution", "service.db"} <= graph["worker.tasks"]  # a real import is seen
+    assert _unit("service.web.play") == "service.web" and _unit("service.games") == "service.games"
+    assert "service.mail" in _folder_graph()["service.inbound"]  # a real folder import is seen
 
 
-def _unit(name: str, modules: dict[str, Path]) -> str:
-    """A module's folder, or the module itself when it sits directly in service/."""
-    package = name if modules[name].name == "__init__.py" else name.rpartition(".")[0]
-    return name if package == "service" else package
+def _unit(name: str) -> str:
+    """A module's folder of service/ (service.web for service.web.play), or the module
+    itself when it sits directly in service/."""
+    return ".".join(name.split(".")[:2])
 
 
 def _folder_graph() -> dict[str, set[str]]:
@@ -202,9 +204,9 @@ def _folder_graph() -> dict[str, set[str]]:
     for importer, imported in _graph().items():
         if not _within(importer, ("service",)) or importer == APP_FACTORY:
             continue  # the app factory imports every blueprint (the idiom above)
-        unit = _unit(importer, modules)
+        unit = _unit(importer)
         graph.setdefault(unit, set()).update(
-            _unit(t, modules) for t in imported if _within(t, ("service",)) and t != APP_FACTORY
+            _unit(t) for t in imported if _within(t, ("service",)) and t != APP_FACTORY
             and not _blueprint_idiom(importer, t, modules))
     return {u: {t for t in targets if t != u and t in graph} for u, targets in graph.items()}
 
@@ -215,7 +217,7 @@ def test_no_circles_between_folders() -> None:
         " <-> ".join(c) for c in circles)
 
 
-MAIL_SIDES = ("service.mail.inbound", "service.mail.outbound")
+MAIL_SIDES = ("service.inbound", "service.outbound")
 # Who may import the two sides of mail: they are entry points, like the blueprints.
 MAIL_ENTRIES = (APP_FACTORY, *BLUEPRINTS, *CLI, *MAIL_SIDES, "service.sweeper", "worker", "bench")
 
@@ -226,7 +228,7 @@ def test_mail_by_direction() -> None:
              if not (importer == APP_FACTORY or _within(importer, MAIL_ENTRIES))
              for t in sorted(imported) if _within(t, MAIL_SIDES)]
     low = [f"{importer} -> {t}" for importer, imported in sorted(graph.items())
-           if _unit(importer, _modules()) == "service.mail"
+           if _unit(importer) == "service.mail"
            for t in sorted(imported) if _within(t, ("service",)) and not _within(t, ("service.mail",))
            and t not in MAIL_LOW_USES]
     assert wrong + low == [], "mail imported against its direction:\n" + "\n".join(wrong + low)

@@ -6,7 +6,7 @@ from celery import shared_task
 
 from service import resolution, signin, sweeper
 from service.db import connection_scope, engine_of
-from service.mail.outbound import deliver as outbox
+from service.outbound import deliver as outbox
 
 
 @shared_task(name="worker.tasks.resolve_round", ignore_result=True)

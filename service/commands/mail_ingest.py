@@ -27,7 +27,7 @@ EX_OK, EX_DATAERR, EX_TEMPFAIL = 0, 65, 75
 
 def ingest(stream: BinaryIO) -> tuple[int, dict[str, object]]:
     """(exit status, what happened) for the message on `stream`; needs an app context."""
-    from service.mail.inbound.receive import MAX_RAW_BYTES, receive
+    from service.inbound.receive import MAX_RAW_BYTES, receive
 
     raw = stream.read(MAX_RAW_BYTES + 1)
     if not raw.strip():
@@ -49,7 +49,7 @@ def command(pending: bool) -> int:
         require_seal(app)
         with app.app_context():
             if pending:
-                from service.mail.inbound.receive import process_pending
+                from service.inbound.receive import process_pending
 
                 done = process_pending()
                 click.echo(json.dumps([{"inbound_id": o.inbound_id, "status": o.status}
@@ -66,7 +66,7 @@ def command(pending: bool) -> int:
 
 @click.command("mail-poll", help="Fetch new mail from IMAP_URL once.")
 def poll_command() -> int:
-    from service.mail.inbound.imap import poll_configured
+    from service.inbound.imap import poll_configured
 
     app = sealed_app()
     with app.app_context():

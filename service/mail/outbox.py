@@ -4,7 +4,7 @@ addresses that bounce.
 
 A row is inserted in the transaction that makes the news and delivered after its COMMIT
 (service.tasks.deliver_after_commit → `worker.tasks.deliver_mail` →
-service.mail.outbound.deliver.deliver); a lost send is rung again by the sweeper.
+service.outbound.deliver.deliver); a lost send is rung again by the sweeper.
 
 Every row's Message-ID has one form, `<scope.kind.key@domain>`: the scope is the game's
 id (or `mail` for mail that belongs to no game), the key is random unless the caller
@@ -39,7 +39,7 @@ MESSAGE_PREFS = frozenset({"each", "digest", "none"})
 
 class Letter(Protocol):
     """The mail a kind's context builder is asked about, and the parts of a context that
-    several kinds share (service.mail.outbound.context.Letter reads them from the database
+    several kinds share (service.outbound.context.Letter reads them from the database
     when the mail is composed). Each part is empty where the mail has no game or seat."""
 
     @property
@@ -137,7 +137,7 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
     # A followed round resolved, to each confirmed follower (service.follow).
     MailKind("follow_results", lambda c: f"{c['game']['title']}: round {c['payload'].get('round')} resolved",
              "address", _ALL, bulk=True, context=lambda m: m.follow()),
-    # To the other players of a game when a seat's address bounces (service.mail.inbound.bounces).
+    # To the other players of a game when a seat's address bounces (service.inbound.bounces).
     MailKind("unreachable", lambda c: f"Mail to {c['payload'].get('seat')} bounces", "seat", _RESULTS,
              bulk=True),
 )}

@@ -9,7 +9,7 @@ included):
             orders of their own, which take the seat back, or the GM seats a person;
   replace - the seat is opened for a replacement: an invitation goes out by mail and the
             newcomer takes over the seat and its units; until then the units hold.
-With `unreachable_after`, a seat whose mail bounces (service.mail.inbound.bounces: it gets no
+With `unreachable_after`, a seat whose mail bounces (service.inbound.bounces: it gets no
 reminders and no results, so waiting K rounds for it waits for nothing) gets the action
 after that many misses instead. A seat that submits resets its count to zero. Seats
 already played by the bot or waiting for a replacement are not counted as missing.

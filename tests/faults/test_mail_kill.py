@@ -19,8 +19,8 @@ from sqlalchemy import select, update
 
 from service import clock
 from service.db import session_scope
-from service.mail.outbound.deliver import LEASE
 from service.models import Outbox
+from service.outbound.deliver import LEASE
 from service.sweeper import sweep_and_ring
 from tests.faults.conftest import Faults, FaultWorld, wait_for
 from tests.mail.smtp_server import SmtpServer
@@ -51,7 +51,7 @@ def test_send_killed_after_the_servers_250(fault_world: FaultWorld, faults: Faul
         assert len(copies) == 1 and row.status == "sending", "the server said 250; the row is not marked yet"
         fault_world.kill(worker)
         fault_world.start_worker()
-        with session_scope(fault_world.app) as s, s.begin():  # the lease runs out (service.mail.outbound.deliver.LEASE)
+        with session_scope(fault_world.app) as s, s.begin():  # the lease runs out (service.outbound.deliver.LEASE)
             s.execute(update(Outbox).where(Outbox.id == row.id).values(
                 lease_until=clock.now() - timedelta(seconds=1), created_at=clock.now() - timedelta(minutes=1)))
         with fault_world.app.app_context():

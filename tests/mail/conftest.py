@@ -11,7 +11,7 @@ from flask import Flask
 from sqlalchemy import select
 
 from service.db import session_scope
-from service.mail.inbound.receive import Outcome, receive
+from service.inbound.receive import Outcome, receive
 from service.models import Seat
 from tests.mail.mail_world import MailPlayer, stored_mail
 

@@ -39,7 +39,7 @@ def test_order_mail_with_a_nul_byte_is_answered_with_the_reason(db_mail_game):
 
 
 def test_a_mail_that_breaks_processing_answers_the_webhook_without_the_error(db_mail_game, monkeypatch):
-    from service.mail.inbound import receive as inbound
+    from service.inbound import receive as inbound
 
     def boom(*_a, **_k):
         raise RuntimeError('(psycopg.errors.Bad) INSERT INTO submissions VALUES ("\x00")')

@@ -6,11 +6,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.mail.inbound.body import body_text, parse_message
-from service.mail.inbound.commands import read_reply
-from service.mail.inbound.html_text import html_to_text
-from service.mail.inbound.identify import candidate_tokens, sender_address
-from service.mail.inbound.receive import _robot, message_key
+from service.inbound.body import body_text, parse_message
+from service.inbound.commands import read_reply
+from service.inbound.html_text import html_to_text
+from service.inbound.identify import candidate_tokens, sender_address
+from service.inbound.receive import _robot, message_key
 from service.mail.settings import mail_settings
 
 HEADERS = st.sampled_from([

@@ -11,7 +11,7 @@ from engine import find_ruleset
 from engine.bots import bot_orders
 from engine.dice import NEW_GAME_PROFILE, H
 from service.db import session_scope
-from service.mail.inbound.receive import receive
+from service.inbound.receive import receive
 from service.models import Game
 from service.views import latest_step
 from tests.mail.mail_world import MailPlayer, html_of, stored_mail, text_of

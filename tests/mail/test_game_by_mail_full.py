@@ -13,7 +13,7 @@ from flask import Flask
 
 from service import create_app
 from service.db import engine_of
-from service.mail.inbound.imap import poll_configured
+from service.inbound.imap import poll_configured
 from tests.conftest import WorkerProcess, empty_tables, full_config, full_env, wait_for
 from tests.mail.dovecot import Dovecot, dovecot_binary
 from tests.mail.mail_world import MailPlayer, text_of

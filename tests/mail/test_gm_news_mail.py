@@ -8,8 +8,8 @@ import pytest
 from sqlalchemy import select
 
 from service.db import session_scope
-from service.mail.outbound.deliver import deliver
 from service.models import Outbox
+from service.outbound.deliver import deliver
 from tests.mail.conftest import start_game
 from tests.mail.mail_world import html_of, text_of
 from tests.mail.smtp_server import SmtpServer

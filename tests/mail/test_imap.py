@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.mail.inbound.imap import parse_imap_url, poll_configured
+from service.inbound.imap import parse_imap_url, poll_configured
 from service.mail.server_url import ConfigError
 from tests.mail import client_mails
 from tests.mail.dovecot import Dovecot, dovecot_binary

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import func, select
 
 from service.db import session_scope
-from service.mail.inbound.receive import process_pending
+from service.inbound.receive import process_pending
 from service.models import InboundMail, Outbox, Round, StoredMail, Submission
 from service.submissions import latest_submissions
 from tests.mail import client_mails
@@ -200,7 +200,7 @@ def test_a_crash_after_storing_loses_nothing(mail_game):
 
 
 def test_a_message_that_breaks_processing_is_kept_as_failed(mail_game, monkeypatch):
-    from service.mail.inbound import receive as inbound
+    from service.inbound import receive as inbound
 
     def boom(*_a, **_k):
         raise RuntimeError("simulated bug")

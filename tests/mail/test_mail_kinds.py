@@ -10,10 +10,10 @@ from sqlalchemy import select
 
 from service import clock
 from service.db import session_scope
-from service.mail.outbound.deliver import deliver
 from service.mail.settings import mail_settings
 from service.mail.tokens import parse_token, verify_token
 from service.models import Follower, Game, Outbox, Seat, Step, StoredMail
+from service.outbound.deliver import deliver
 from tests.mail.conftest import start_game
 from tests.mail.mail_world import html_of, parse, text_of
 

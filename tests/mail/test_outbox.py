@@ -9,9 +9,9 @@ from sqlalchemy import select, update
 
 from service import clock
 from service.db import session_scope
-from service.mail.outbound.deliver import backoff, claim, deliver
 from service.mail.outbox import failed_mail, retry_failed
 from service.models import Outbox, Seat
+from service.outbound.deliver import backoff, claim, deliver
 from tests.mail.conftest import start_game
 from tests.mail.smtp_server import DROP, SmtpServer
 
@@ -125,7 +125,7 @@ def test_5xx_fails_and_shows_on_the_gm_page(game, smtp):
 
 
 def test_too_many_temporary_failures_give_up(game, smtp):
-    from service.mail.outbound import deliver as outbox
+    from service.outbound import deliver as outbox
 
     smtp.handler.script = ["421 4.3.2 shutting down"] * outbox.MAX_ATTEMPTS
     oid = _queue(game.app, game.id)
@@ -205,7 +205,7 @@ def test_workers_racing_for_one_row_send_it_once(db_game, smtp):
 
 def test_one_message_delivers_each_row_of_a_transaction_in_turn(game, smtp, monkeypatch):
     """deliver_mails: a row that cannot be delivered now does not keep the others from going."""
-    from service.mail.outbound import deliver as outbox
+    from service.outbound import deliver as outbox
 
     rows = [_queue(game.app, game.id, message=f"hello {i}") for i in range(3)]
     real = outbox._prepare

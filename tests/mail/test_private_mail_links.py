@@ -10,9 +10,9 @@ from sqlalchemy import select
 
 from service.db import session_scope
 from service.logs import redact
-from service.mail.outbound.compose import compose
 from service.mail.settings import mail_settings
 from service.models import Outbox, Seat
+from service.outbound.compose import compose
 from tests.mail.mail_world import parse, text_of
 from tests.service.schedule_world import World
 

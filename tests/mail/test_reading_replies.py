@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from service.mail.inbound.body import body_text, parse_message, unflow
-from service.mail.inbound.commands import COMMANDS, read_reply
-from service.mail.inbound.html_text import html_to_text
-from service.mail.inbound.reply_text import clean_reply
+from service.inbound.body import body_text, parse_message, unflow
+from service.inbound.commands import COMMANDS, read_reply
+from service.inbound.html_text import html_to_text
+from service.inbound.reply_text import clean_reply
 from tests.mail import client_mails
 
 ORDERS = "A1 move d4\nA2 attack B1"

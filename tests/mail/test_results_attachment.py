@@ -14,10 +14,10 @@ from flask import Flask
 from sqlalchemy import select
 
 from service.db import session_scope
-from service.mail.outbound import context
-from service.mail.outbound.compose import compose
 from service.mail.settings import mail_settings
 from service.models import Outbox, Seat
+from service.outbound import context
+from service.outbound.compose import compose
 from tests.conftest import loopback_client
 from tests.mail.mail_world import parse
 from tests.mail.smtp_server import SmtpServer

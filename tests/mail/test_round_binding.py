@@ -17,8 +17,8 @@ from sqlalchemy import select
 
 from service import clock
 from service.db import session_scope
-from service.mail.inbound import receive as inbound
-from service.mail.inbound.receive import STUCK_AFTER, process_pending
+from service.inbound import receive as inbound
+from service.inbound.receive import STUCK_AFTER, process_pending
 from service.models import InboundMail, Round, Submission
 from tests.mail.conftest import MailGame
 from tests.mail.mail_world import text_of

@@ -6,8 +6,8 @@ from email.message import EmailMessage
 
 import pytest
 
-from service.mail.outbound.transport import DeliveryError, SmtpTransport, parse_smtp_url
 from service.mail.server_url import ConfigError
+from service.outbound.transport import DeliveryError, SmtpTransport, parse_smtp_url
 from tests.mail.smtp_server import DROP, SmtpServer, free_port
 from tests.mail.tls import self_signed, server_context
 

@@ -19,8 +19,8 @@ from markupsafe import escape
 from sqlalchemy import select
 
 from service.db import session_scope
-from service.mail.outbound.deliver import deliver
 from service.models import Outbox, PlayerZone, Round
+from service.outbound.deliver import deliver
 from service.timekeeping.wording import time_text
 from tests.mail.conftest import MailGame, start_game
 from tests.mail.mail_world import html_of, text_of

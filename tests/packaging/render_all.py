@@ -136,9 +136,9 @@ def raw_mail(to: str, body: str, message_id: str, sender: str) -> bytes:
 
 def play(app: Flask, web: Player) -> None:
     from service.db import session_scope
-    from service.mail.inbound.receive import Outcome
-    from service.mail.inbound.receive import receive as receive_here
-    from service.mail.outbound.deliver import deliver
+    from service.inbound.receive import Outcome
+    from service.inbound.receive import receive as receive_here
+    from service.outbound.deliver import deliver
 
     def receive(raw: bytes) -> Outcome:
         with app.app_context():

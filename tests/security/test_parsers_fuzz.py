@@ -4,7 +4,7 @@ PostgreSQL) and email.
 Orders, through PUT /api/games/<id>/orders for every registered ruleset: any text gets
 200 (stored exactly as the answer says) or 422 naming lines (nothing stored), or, for
 text no database can store (a NUL, a lone surrogate), 400 naming the field; never a
-5xx. Email, through service.mail.inbound.receive.receive: random bytes, and real replies with
+5xx. Email, through service.inbound.receive.receive: random bytes, and real replies with
 their headers, body and reply token mutated, always come back as an Outcome with a known
 status, never an exception; a reply whose token was changed never stores orders. The engine's own parser round trips are in tests/engine/test_orders.py.
 """
@@ -24,8 +24,8 @@ from sqlalchemy import func, select
 from engine import ruleset_ids
 from service import create_app
 from service.db import engine_of, session_scope
+from service.inbound.receive import receive
 from service.inputs import text_problem
-from service.mail.inbound.receive import receive
 from service.migrate import upgrade
 from service.models import Submission
 from tests.conftest import base_config, empty_tables

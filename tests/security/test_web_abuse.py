@@ -19,7 +19,7 @@ from flask import Flask
 
 from service import create_app
 from service.db import engine_of
-from service.mail.inbound.web import MAX_RAW_BYTES
+from service.inbound.web import MAX_RAW_BYTES
 from service.migrate import upgrade
 from tests.conftest import base_config, loopback_client
 from tests.mail.mail_world import html_of, stored_mail

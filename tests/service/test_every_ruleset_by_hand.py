@@ -32,7 +32,7 @@ from engine.verify import parse_record, verify
 from service import create_app
 from service.commands.verify import EXIT_OK, check
 from service.db import engine_of, session_scope
-from service.mail.inbound.receive import Outcome, receive
+from service.inbound.receive import Outcome, receive
 from service.migrate import upgrade
 from service.models import Seat, Step, Submission
 from tests.conftest import base_config

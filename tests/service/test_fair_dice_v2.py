@@ -12,7 +12,7 @@ from sqlalchemy import select
 from engine.dice import PROFILE_V2, receipt, server_entropy
 from engine.verify import Held, verify
 from service.db import session_scope
-from service.mail.inbound.commands import read_reply
+from service.inbound.commands import read_reply
 from service.models import Outbox
 from tests.service.play import create
 from tests.service.schedule_world import World

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.mail.inbound.receive import receive
+from service.inbound.receive import receive
 from tests.mail.mail_world import MailPlayer, stored_mail
 from tests.service.schedule_world import World
 

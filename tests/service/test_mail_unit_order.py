@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.contract import Board, Piece
 from engine.rulesets.universal.orders import MOVE
-from service.mail.outbound.context import legal_summary, unit_lines
+from service.outbound.context import legal_summary, unit_lines
 
 
 def test_mails_list_units_in_natural_order() -> None:

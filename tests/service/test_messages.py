@@ -8,7 +8,7 @@ import re
 import pytest
 
 from service.db import session_scope
-from service.mail.inbound.receive import receive
+from service.inbound.receive import receive
 from service.models import Outbox
 from tests.service.schedule_world import DATABASES, World, database
 
@@ -91,9 +91,9 @@ def _mail(world: World, seat: str, body: str, reply_to_message: Outbox | None = 
             Outbox.to_address == f"{seat}@example.org").first()
         headers = f"In-Reply-To: {row.message_id}\r\n" if row else ""
     with world.app.app_context():
-        from service.mail.outbound.context import seat_links
         from service.mail.settings import mail_settings
         from service.models import Seat
+        from service.outbound.context import seat_links
 
         with session_scope(world.app) as s:
             seat_row = s.query(Seat).filter(Seat.game_id == world.game_id, Seat.name == seat).one()

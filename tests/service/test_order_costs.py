@@ -11,7 +11,7 @@ from flask import Flask
 
 from engine import find_ruleset
 from engine.orders import Order
-from service.mail.outbound.context import legal_summary
+from service.outbound.context import legal_summary
 from service.turn_summary import template_line
 from tests.service.play import opening, start
 

@@ -36,7 +36,7 @@ def test_every_ruleset_has_a_rules_page_with_its_verbs_options_and_words(sqlite_
 
 
 def test_the_help_mail_lists_the_same_verbs_as_the_rules_page() -> None:
-    from service.mail.outbound.context import order_help
+    from service.outbound.context import order_help
 
     class Game:
         ruleset = "jep1"

@@ -30,9 +30,9 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 from service import csrf
 from service.db import get_session
 from service.errors import Invalid, NotFound
-from service.mail.inbound.identify import verified_seat
-from service.mail.inbound.receive import MAX_RAW_BYTES, receive
-from service.mail.inbound.stored import Readable, readable, reply_raw
+from service.inbound.identify import verified_seat
+from service.inbound.receive import MAX_RAW_BYTES, receive
+from service.inbound.stored import Readable, readable, reply_raw
 from service.mail.settings import mail_settings
 from service.models import Seat, StoredMail
 from service.seats import MESSAGE_PREFS, PREFS, mail_pref_choice, message_pref_choice, set_mail_pref

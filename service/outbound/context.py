@@ -28,8 +28,8 @@ from service.db import table_of
 from service.fairdice import game_profile
 from service.follow import mail_context as follow_context
 from service.gm.news import mail_context as news_context
+from service.inbound.commands import help_rows
 from service.mail.headers import plus_address
-from service.mail.inbound.commands import help_rows
 from service.mail.outbox import kind_of
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
@@ -234,7 +234,7 @@ def legal_for(game: Game, step: Step | None, player: str) -> list[str]:
 
 def step_facts(game: Game, step: Step, previous: Step | None, round_number: int) -> dict[str, Any]:
     """What every player's results mail of a step says alike: the events, rolls, dice
-    check, grids and every player's orders (service.mail.outbound.compose renders its parts once)."""
+    check, grids and every player's orders (service.outbound.compose renders its parts once)."""
     t = step.t
     s_prev = previous.key if previous else game.commitment
     profile = game_profile(game)
@@ -276,7 +276,7 @@ def results_context(session: Session, game: Game, seat: Seat | None,
     ctx: dict[str, Any] = {
         **facts,
         "step_facts": facts,
-        # The record as it stood after this step, attached (service.mail.outbound.compose): the
+        # The record as it stood after this step, attached (service.outbound.compose): the
         # player keeps a copy the host cannot rewrite, and `dicepost verify` checks it.
         "record_bytes": record_so_far(session, game, t, record_reader(session, game, seat)),
     }

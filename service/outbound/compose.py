@@ -30,11 +30,11 @@ from service.mail.headers import (
     standard_headers,
     thread_root,
 )
-from service.mail.outbound.context import build_context
 from service.mail.outbox import kind_of
 from service.mail.settings import MailSettings
 from service.memo import memo
 from service.models import Outbox
+from service.outbound.context import build_context
 
 # Kinds whose mails of one step share parts (templates/email/_<kind>_step.txt and .html,
 # one macro `<part>_part` a part): rendered once per step from what context.step_facts gives, then put

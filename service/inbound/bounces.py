@@ -13,7 +13,7 @@ Message-ID quoted in the report, which only our own mail carries.
 
 A hard failure (5.x.x) marks the address failing at once; soft ones (4.x.x) do after
 SOFT_BOUNCES of them within SOFT_BOUNCE_DAYS. A failing address gets no more mail
-(service.mail.outbound.deliver skips it) except the sign-in links its owner asks for; the player's
+(service.outbound.deliver skips it) except the sign-in links its owner asks for; the player's
 pages show it, the GM console lists it, and the other players of the game are told.
 """
 
@@ -30,8 +30,8 @@ from sqlalchemy.orm import Session
 
 from service import clock
 from service.audit import audit
+from service.inbound.identify import RECIPIENT_HEADERS
 from service.mail.headers import addresses, plus_tokens, raw_values
-from service.mail.inbound.identify import RECIPIENT_HEADERS
 from service.mail.outbox import enqueue, failing
 from service.mail.settings import BOUNCE_LOCAL, MailSettings
 from service.mail.tokens import SignedSeat, TokenError, parse_token, verify_token

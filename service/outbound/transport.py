@@ -1,6 +1,6 @@
 """Sending one composed message over SMTP (`SMTP_URL`).
 
-(Without SMTP_URL, service.mail.outbound.deliver keeps the message in stored_mail instead, in
+(Without SMTP_URL, service.outbound.deliver keeps the message in stored_mail instead, in
 the transaction that marks it sent.)
 
 SMTP_URL forms:

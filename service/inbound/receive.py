@@ -8,10 +8,10 @@ processed again.
 
 Processing: mail from robots (auto-replies, bounces, lists, our own mail) is set aside
 without an answer, which keeps mail loops out. Anything else must carry a valid signed
-token (service.mail.inbound.identify); without one the sender gets a polite refusal and
-nothing is stored against any game. With one, the body is read (service.mail.inbound.body,
-service.mail.inbound.reply_text) and becomes orders or a command for that seat, for the round
-the mail answers (service.mail.inbound.answered). Orders are stored in the same transaction
+token (service.inbound.identify); without one the sender gets a polite refusal and
+nothing is stored against any game. With one, the body is read (service.inbound.body,
+service.inbound.reply_text) and becomes orders or a command for that seat, for the round
+the mail answers (service.inbound.answered). Orders are stored in the same transaction
 that records the mail as processed and queues its answer, so a crash leaves either
 both or neither: a retried mail is never stored twice nor carried into a later round.
 A message that makes processing fail is marked `failed` with the error, its raw bytes
@@ -34,14 +34,14 @@ from sqlalchemy.orm import Session
 from engine.contract import InvariantError
 from service import clock
 from service.db import session_scope
+from service.inbound import bounces
+from service.inbound.answered import answered_message, answered_round
+from service.inbound.answers import queue_answer, queue_refusal
+from service.inbound.body import body_text, parse_message
+from service.inbound.commands import Done, Reply, perform, read_reply
+from service.inbound.identify import candidate_tokens, identify, sender_address
 from service.inputs import address_key, storable, text_problem
 from service.mail.headers import raw_values, text_value
-from service.mail.inbound import bounces
-from service.mail.inbound.answered import answered_message, answered_round
-from service.mail.inbound.answers import queue_answer, queue_refusal
-from service.mail.inbound.body import body_text, parse_message
-from service.mail.inbound.commands import Done, Reply, perform, read_reply
-from service.mail.inbound.identify import candidate_tokens, identify, sender_address
 from service.mail.settings import MailSettings, mail_settings
 from service.models import InboundMail, Seat
 

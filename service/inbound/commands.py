@@ -31,8 +31,8 @@ from sqlalchemy.orm import Session
 
 from service import games, messages, submit, urls
 from service.errors import Invalid, OrdersRefused, ServiceError
-from service.mail.inbound.reply_text import strip_subject, written
-from service.mail.inbound.withdraw import withdraw
+from service.inbound.reply_text import strip_subject, written
+from service.inbound.withdraw import withdraw
 from service.mail.outbox import enqueue, wanted
 from service.models import Game, Round, Seat
 from service.seats import claim_open_seat, seat_settings, update_seat_settings

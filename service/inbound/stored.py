@@ -13,7 +13,7 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import make_msgid
 
-from service.mail.inbound.body import decode_part, parse_message
+from service.inbound.body import decode_part, parse_message
 
 SHOWN_HEADERS = ("From", "To", "Reply-To", "Subject", "Date", "Message-ID", "In-Reply-To", "List-Unsubscribe")
 

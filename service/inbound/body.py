@@ -16,7 +16,7 @@ from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import collapse_rfc2231_value
 
-from service.mail.inbound.html_text import html_to_text
+from service.inbound.html_text import html_to_text
 
 
 def parse_message(raw: bytes) -> EmailMessage:

@@ -12,7 +12,7 @@ Rules, in order:
   dropped;
 - `TOKEN <token>` lines are taken out and returned apart; those of the quoted mail
   are returned apart again, as a last resort for identification;
-- what is left is read by service.mail.inbound.commands.read_reply: a command of its
+- what is left is read by service.inbound.commands.read_reply: a command of its
   registry, a `MSG <to>` line, or an order text for the ruleset's parser.
 """
 

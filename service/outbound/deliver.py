@@ -55,14 +55,14 @@ from service.db import session_scope, table_of
 from service.faults import pause_point
 from service.mail.dkim_sign import sign_bytes
 from service.mail.headers import plus_address
-from service.mail.outbound.compose import Composed, compose
-from service.mail.outbound.transport import DeliveryError, SmtpTransport, Transport
 from service.mail.outbox import KINDS, THROTTLED, failing, kind_of, recipient_domain, seat_wants
 from service.mail.server_url import ConfigError
 from service.mail.settings import BOUNCE_LOCAL, MailSettings, mail_settings
 from service.mail.tokens import make_token
 from service.memo import memo, shared
 from service.models import FailingAddress, Game, Outbox, PlayerZone, Seat, StoredMail, UTCDateTime
+from service.outbound.compose import Composed, compose
+from service.outbound.transport import DeliveryError, SmtpTransport, Transport
 from service.zones import is_zone
 
 log = logging.getLogger(__name__)
@@ -214,7 +214,7 @@ _STORE = insert(table_of(StoredMail))
 
 def _read_addresses(session: Session, rows: Sequence[Outbox], games: Sequence[Game]) -> None:
     """In one statement, for the batch (its service.memo): the recipients' addresses that
-    bounce, and the zones of the games' players (service.mail.outbound.context.mail_zone)."""
+    bounce, and the zones of the games' players (service.outbound.context.mail_zone)."""
     mailed = sorted({r.to_address.strip().lower() for r in rows if r.to_address})
     zoned = sorted({s.email.lower() for g in games for s in g.seats if s.email})
     found = session.execute(_ADDRESSES, {"zoned": zoned, "mailed": mailed}).all() if mailed or zoned else []

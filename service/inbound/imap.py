@@ -8,7 +8,7 @@ IMAP_URL forms:
              instead of deleting)
 
 Each unread message is fetched with BODY.PEEK[] (so a crash leaves it unread), handed
-to service.mail.inbound.receive.receive, which commits the raw bytes first, and only then
+to service.inbound.receive.receive, which commits the raw bytes first, and only then
 flagged \\Deleted (or \\Seen with keep=1) and expunged: the database holds it before
 the mailbox lets go. A message too large to take is marked read and left for a person.
 Two pollers at once are harmless: receive() deduplicates by Message-ID.
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from flask import current_app
 
-from service.mail.inbound.receive import process_pending, receive
+from service.inbound.receive import process_pending, receive
 from service.mail.server_url import ConfigError, ServerUrl, parse_server_url
 from service.mail.settings import mail_settings
 
