@@ -140,6 +140,8 @@ def test_a_rollback_replays_round_2_with_the_next_unrevealed_link(world: World, 
     page = world.client.get(f"/games/{world.game_id}/rounds").get_data(as_text=True)
     assert "Rounds 2 and 3 were rolled back by the GM" in page and REASON in page
     assert page.count("superseded: rolled back by gm") == 2 and "FAILS" not in page
+    again = world.client.get(f"/games/{world.game_id}/rounds/2").get_data(as_text=True)
+    assert "keyed by chain link S<sub>5</sub>" in again and "FAILS" not in again
     game_page = world.client.get(f"/games/{world.game_id}").get_data(as_text=True)
     assert "rolled back by the GM: their dice are replaced" in game_page
 
