@@ -180,10 +180,7 @@ def forget_caches() -> None:
     encoded lines and attachments)."""
     from service import caches
     from service.mail import mime
-    from service.outbound import context
 
-    with context._records_lock:
-        context._records.clear()
     caches.clear_all()
     mime.base64_lines.cache_clear()
     mime._qp_body.cache_clear()

@@ -9,8 +9,6 @@ attempt said. Templates get plain values only: no model objects, no queries.
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from engine import Board, Order, find_ruleset
 from engine.dice import canonical, chain_link_ok, step_key
-from service import clock, statecache, urls
+from service import caches, clock, statecache, urls
 from service.access import open_url
 from service.catalog import glossary_used, rules_help
 from service.db import table_of
@@ -318,12 +316,15 @@ def talk_lines(game: Game, seat: Seat, rows: Sequence[TableMessage],
 # reader of one variant: built once per process (about 60 ms after 16 rounds of a 2x16
 # jep1 game). A seat's variant adds the private messages it sent or got, so only a seat
 # with private messages in the game gets one of its own; everyone else shares the public.
-_RECORDS_KEPT = 64
 # A long game's record is hundreds of KB (458 KB after 100 rounds of 2x16), and one is
-# needed only while its step's mails are composed: the bytes kept are bounded too.
-_RECORDS_BYTES = 8 * 1024 * 1024
-_records: OrderedDict[tuple[str, int, str | None, int], bytes] = OrderedDict()
-_records_lock = threading.Lock()
+# needed only while its step's mails are composed: the cache is bounded by their bytes.
+RECORDS = "mail records"
+RECORDS_BYTES = 8 * 1024 * 1024
+
+
+def records() -> caches.Cache[tuple[str, int, str | None, int], bytes]:
+    """The records kept for the mails: (game, step, whose variant, links skipped) → bytes."""
+    return caches.named(RECORDS, RECORDS_BYTES, len)
 
 
 def record_reader(session: Session, game: Game, seat: Seat | None) -> str | None:
@@ -336,17 +337,7 @@ def record_reader(session: Session, game: Game, seat: Seat | None) -> str | None
 
 def record_so_far(session: Session, game: Game, t: int, viewer: str | None = None) -> bytes:
     key = (game.id, t, viewer, game.links_skipped or 0)  # after a rollback, step t is another step
-    with _records_lock:
-        if key in _records:
-            _records.move_to_end(key)
-            return _records[key]
-    data = record_bytes(game_record(session, game, upto=t, viewer=viewer))
-    with _records_lock:
-        _records[key] = data
-        while len(_records) > 1 and (len(_records) > _RECORDS_KEPT
-                                     or sum(map(len, _records.values())) > _RECORDS_BYTES):
-            _records.popitem(last=False)
-    return data
+    return records().get(key, lambda: record_bytes(game_record(session, game, upto=t, viewer=viewer)))
 
 
 def record_file_name(game_id: str, t: int) -> str:

@@ -91,7 +91,7 @@ def test_the_attached_record_from_a_real_mail_verifies_alone(sqlite_app: Flask, 
 
 def _compose_again(app: Flask, game_id: str, seat: str, step: int, fresh: bool = True) -> EmailMessage:
     if fresh:
-        context._records.clear()  # built anew from the database, not the process's copy
+        context.records().clear()  # built anew from the database, not the process's copy
     with app.app_context(), session_scope() as s, s.begin():
         seat_id = s.scalars(select(Seat.id).where(Seat.game_id == game_id, Seat.name == seat)).one()
         row = s.scalars(select(Outbox).where(Outbox.game_id == game_id, Outbox.seat_id == seat_id,
@@ -173,7 +173,7 @@ def test_each_players_attachment_holds_the_private_messages_that_player_may_read
                            ("bob", "gm", "bob to the GM only")):
         r = client.post(f"/games/{table.id}/player/{table.tokens[seat]}/messages", data={"to": to, "text": text})
         assert r.status_code == 303
-    context._records.clear()
+    context.records().clear()
     for seat in ("alice", "bob", "carol", "dave"):
         r = table.put(seat, table.bot(sqlite_app, seat))
         assert r.status_code == 200, r.json
@@ -196,19 +196,21 @@ def test_each_players_attachment_holds_the_private_messages_that_player_may_read
     assert said["bob"] == ["Hello table.", "alice to bob only", "bob to the GM only"]
     assert said["carol"] == said["dave"] == ["Hello table."]
     # Built once per variant: the public one shared by carol and dave, one each for alice and bob.
-    assert sorted((k[1], k[2] or "") for k in context._records if k[0] == table.id and k[1] == 2) == [
-        (2, ""), (2, "alice"), (2, "bob")]
+    kept = context.records()
+    assert [v for v in (None, "alice", "bob", "carol", "dave") if (table.id, 2, v, 0) in kept] == [
+        None, "alice", "bob"]
 
 
 def test_the_records_kept_for_the_mails_are_bounded_by_their_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     """A long game's record is hundreds of KB: the process keeps the newest ones only up to
-    _RECORDS_BYTES in all (and _RECORDS_KEPT of them), dropping the oldest first."""
-    context._records.clear()
-    size = context._RECORDS_BYTES // 4 + 1
+    RECORDS_BYTES in all, dropping the oldest first."""
+    kept = context.records()
+    kept.clear()
+    size = context.RECORDS_BYTES // 4 + 1
     monkeypatch.setattr(context, "game_record", lambda _session, _game, upto, viewer: {"t": upto})
     monkeypatch.setattr(context, "record_bytes", lambda record: bytes(size))
-    game = SimpleNamespace(id="long")
+    game = SimpleNamespace(id="long", links_skipped=0)
     for t in range(10):
         assert len(context.record_so_far(None, game, t)) == size  # type: ignore[arg-type]
-    assert [key[1] for key in context._records] == [7, 8, 9]
-    context._records.clear()
+    assert [t for t in range(10) if ("long", t, None, 0) in kept] == [7, 8, 9]
+    kept.clear()
