@@ -73,7 +73,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for bp in (mail_web.bp, gm_api.bp, gm_pages.bp, verify_page.bp, dashboard.bp):
         app.register_blueprint(bp)
 
-    from service import ratelimit
+    from service import csp, ratelimit
+
+    csp.init_app(app)  # Content-Security-Policy with the pages' nonce; no framing
 
     ratelimit.init_app(app)  # failed authentications per client address (Redis in full mode)
     from service import inputs, outage

@@ -32,14 +32,14 @@ from flask import session as flask_session
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from service import clock, urls
+from service import clock, limit_lock, urls
 from service.errors import Invalid, NotFound
 from service.mail.tokens import TokenError, make_token, parse_token, verify_token
 from service.models import Follower, Game, Seat, Spectator
+from service.sign_ins import signed_in_address
 from service.tokens import row_of, row_token, same_hash, token_hash
 
 ACCESS = "access"  # the session key: {game id: the token this browser showed for it}
-SIGNED_IN = "dashboard_email"  # the session key of the address signed in to Your games
 KEPT_GAMES = 20  # the most games one browser's session keeps a token for (the cookie stays small)
 MAX_LINKS = 50  # live spectator links a game may have
 MAX_LABEL = 80
@@ -159,8 +159,7 @@ def _request_tokens(game_id: str) -> list[str]:
 
 def request_reader(session: Session, game: Game) -> Reader | None:
     """The reader this request proves for the game (the caller owns the transaction)."""
-    email = flask_session.get(SIGNED_IN) if has_request_context() else None
-    return reader_of(session, game, _request_tokens(game.id), email if isinstance(email, str) else None)
+    return reader_of(session, game, _request_tokens(game.id), signed_in_address())
 
 
 def readable_game(session: Session, game_id: str) -> tuple[Game, Reader]:
@@ -210,6 +209,7 @@ def create_link(session: Session, game: Game, label: str) -> Spectator:
         raise Invalid(f"label: at most {MAX_LABEL} characters, got {len(text)}", "label")
     if any(ord(c) < 32 for c in text):
         raise Invalid("label: control characters are not allowed", "label")
+    limit_lock.hold(session, "spectator links", game.id)  # until the link is stored
     live = session.scalar(select(func.count(Spectator.id)).where(
         Spectator.game_id == game.id, Spectator.revoked_at.is_(None))) or 0
     if live >= MAX_LINKS:

@@ -21,7 +21,7 @@ from flask import current_app
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from service import clock, urls
+from service import clock, limit_lock, urls
 from service.errors import Conflict, NotFound, TooMany
 from service.inputs import normal_address
 from service.mail.outbox import enqueue
@@ -55,6 +55,9 @@ def ask(session: Session, game_id: str, email_text: str, spectator_id: int | Non
         if game.status == "finished":
             raise Conflict("the game is over: its pages and record stay, but no more rounds will be mailed",
                            "email")
+        # Held to the end of the transaction: asks at once count one after another.
+        limit_lock.hold(session, "follow asks", email)
+        limit_lock.hold(session, "followers", game_id)
         since = clock.now() - ASK_WINDOW
         asked = session.scalar(select(func.count(Outbox.id)).where(
             Outbox.kind == "follow", Outbox.to_address == email, Outbox.created_at > since)) or 0

@@ -36,6 +36,15 @@ from service.sendlimits import check_invitations, count_game_creation
 from service.tokens import new_game_id, new_token, token_hash
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+# Names a seat may not take: the GM's ("gm" is how messages name the GM, so a seat called
+# so would read every private message) and names that pass for the table or the service.
+# Compared without case, '_' or '-', so "The_GM" and "g-m" are refused too.
+RESERVED_NAMES = frozenset({"gm", "thegm", "gamemaster", "host", "system", "admin", "all", "everyone",
+                            "dicepost", "server", "nobody"})
+
+
+def reserved_name(name: str) -> bool:
+    return re.sub(r"[_-]", "", name).lower() in RESERVED_NAMES
 HEX_RE = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
 MAX_CHAIN_LENGTH = 100_000
 SERVICE_OPTIONS = ("chain_length", PROFILE_OPTION, NO_ROLLBACK_OPTION, RESERVE_OPTION)
@@ -100,6 +109,9 @@ def check_seats(ruleset: Ruleset[Any], seats: list[SeatSpec], options: Mapping[s
         if not NAME_RE.match(seat.name):
             raise Invalid(f"seat name {seat.name!r}: 1 to 32 letters, digits, '_' or '-', "
                           "starting with a letter", f"seats[{i}].name")
+        if reserved_name(seat.name):
+            raise Invalid(f"seat name {seat.name!r} is reserved (it would pass for the game master, the "
+                          "table or the service): choose another", f"seats[{i}].name")
         if seat.name.lower() in seen:
             raise Invalid(f"seat name {seat.name!r} is used twice", f"seats[{i}].name")
         seen.add(seat.name.lower())

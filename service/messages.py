@@ -9,6 +9,11 @@ MESSAGES_PER_HOUR (default 30) an hour. By mail, a recipient seat gets each mess
 `message`, which it may answer by replying) when its message preference is "each", or the
 round's talk in its results mail (`digest`) when it is "digest"; its mail preference "none"
 stops both.
+
+A seat taken over by a newcomer starts with no private history: its `private_from` is the
+newest message id when it was taken, and the private messages it sent or got up to that id
+stay the former player's. The GM's messages to the seat are kept (the newcomer inherits
+the GM's instructions for the seat), and the page says so.
 """
 
 from __future__ import annotations
@@ -18,10 +23,10 @@ from datetime import timedelta
 from typing import Any
 
 from flask import current_app, has_app_context
-from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
-from service import clock
+from service import clock, limit_lock
 from service.errors import Invalid, TooMany
 from service.mail.outbox import enqueue
 from service.models import Game, GmRead, MessageRead, Seat, TableMessage
@@ -77,6 +82,7 @@ def checked_text(value: Any) -> str:
 def _check_pace(session: Session, game: Game, sender: str) -> None:
     limit = int(current_app.config.get("MESSAGES_PER_HOUR") or DEFAULT_PER_HOUR) if has_app_context() \
         else DEFAULT_PER_HOUR
+    limit_lock.hold(session, "messages", f"{game.id} {sender}")  # until the message is stored
     since = clock.now() - WINDOW
     mine = (TableMessage.game_id == game.id, TableMessage.sender == sender, TableMessage.created_at >= since)
     sent = session.scalar(select(func.count()).select_from(TableMessage).where(*mine)) or 0
@@ -103,6 +109,15 @@ def post(session: Session, game: Game, sender: str, to: Any, text: Any, source: 
     return row
 
 
+def _own_private(game_id: str, seat_name: str) -> Any:
+    """The private messages the seat's present player may read: those it sent or got since
+    it took the seat (its `private_from`), and every one the GM sent it."""
+    since = select(func.coalesce(Seat.private_from, 0)).where(
+        Seat.game_id == game_id, Seat.name == seat_name).scalar_subquery()
+    return and_(or_(TableMessage.recipient == seat_name, TableMessage.sender == seat_name),
+                or_(TableMessage.sender == "gm", TableMessage.id > func.coalesce(since, 0)))
+
+
 def _visible(game_id: str, viewer: str | None) -> Any:
     """The query of the messages `viewer` may read: a seat's name, 'gm' (every one), or
     None (a visitor: public messages only)."""
@@ -110,8 +125,13 @@ def _visible(game_id: str, viewer: str | None) -> Any:
     if viewer is None:
         return query.where(TableMessage.recipient == "all")
     if viewer != "gm":
-        query = query.where(or_(TableMessage.recipient.in_(("all", viewer)), TableMessage.sender == viewer))
+        query = query.where(or_(TableMessage.recipient == "all", _own_private(game_id, viewer)))
     return query
+
+
+def newest_id(session: Session, game_id: str) -> int:
+    """The newest message's id in the game (0: none yet): a taken-over seat's `private_from`."""
+    return int(session.scalar(select(func.max(TableMessage.id)).where(TableMessage.game_id == game_id)) or 0)
 
 
 def _seen(session: Session, game: Game, viewer: str | None, seat: Seat | None) -> int | None:
@@ -188,4 +208,6 @@ def digest(session: Session, game: Game, seat: Seat, number: int) -> list[TableM
     else's private messages (nor the seat's own to others: it wrote them)."""
     return list(session.scalars(select(TableMessage).where(
         TableMessage.game_id == game.id, TableMessage.round == number,
-        TableMessage.recipient.in_(("all", seat.name))).order_by(TableMessage.id)))
+        or_(TableMessage.recipient == "all",
+            and_(TableMessage.recipient == seat.name, _own_private(game.id, seat.name)))
+    ).order_by(TableMessage.id)))

@@ -119,6 +119,9 @@ class Seat(Base):
     message_pref: Mapped[str] = mapped_column(String(8), default="each", server_default="each")
     unsubscribe_token_hash: Mapped[str | None] = mapped_column(String(64))
     reply_token_salt: Mapped[str | None] = mapped_column(String(64))
+    # Set when a newcomer takes the seat over: the newest message id then. The private
+    # messages before it were the former player's (service.messages).
+    private_from: Mapped[int | None] = mapped_column(Integer)
 
     game: Mapped[Game] = relationship(back_populates="seats")
 
@@ -278,6 +281,16 @@ class LoginLink(Base):
 
     __table_args__ = (Index("ix_login_links_email_created", "email", "created_at"),)
 
+
+class SignIn(Base):
+    """A dashboard sign-in (service.sign_ins): the SHA-256 of the secret its session cookie
+    holds. Signing out deletes the row, and with it every copy of the cookie."""
+
+    __tablename__ = "sign_ins"
+
+    secret_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), index=True)  # lower-cased
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
 
 
 class MailBounce(Base):

@@ -26,6 +26,7 @@ from service.errors import BadRequest, Conflict, Invalid, NotFound
 from service.games import seat_by_invite, seat_by_token
 from service.inputs import normal_address
 from service.mail.outbox import clear_failing, failing
+from service.messages import newest_id
 from service.models import Game, Round, Seat, SeatSchedule
 from service.schedule.deadlines import (
     AbsenceError,
@@ -236,5 +237,6 @@ def take_seat(session: Session, game: Game, seat: Seat) -> tuple[str, str]:
     seat.player_token_hash = token_hash(player_token)
     seat.invite_token_hash = token_hash(new_token())  # the invitation is used up
     row.controller, row.misses, row.wait = "human", 0, False
+    seat.private_from = newest_id(session, game.id)  # the former player's private talk stays theirs
     log_action(session, game.id, seat.name, "seat_claimed", {"seat": seat.name, "at": now().isoformat()})
     return seat.name, player_token

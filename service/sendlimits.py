@@ -28,7 +28,7 @@ from limits import parse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service import clock
+from service import clock, limit_lock
 from service.errors import TooMany
 from service.models import Outbox
 from service.ratelimit import EXTENSION, client_address
@@ -89,6 +89,7 @@ def check_invitations(session: Session, addresses: Iterable[tuple[str | None, st
             wanted[address] = (more + 1, first)
     if not wanted:
         return
+    limit_lock.hold(session, "invitations", *wanted)  # until the invitations are queued and committed
     now = clock.now()
     sent: dict[str, list[datetime]] = {}
     for address, at in session.execute(select(Outbox.to_address, Outbox.created_at).where(

@@ -19,7 +19,7 @@ from flask import current_app
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from service import clock, urls
+from service import clock, limit_lock, urls
 from service.db import session_scope
 from service.inputs import address_key
 from service.mail.outbox import enqueue
@@ -60,6 +60,7 @@ def issue(session: Session, email_text: str, now: datetime | None = None) -> Iss
     expires = now + LIFETIME
     if email is None or not plays_here(session, email):
         return Issued(False, expires)
+    limit_lock.hold(session, "sign-in links", email)  # until the link is stored
     open_links = session.scalar(select(func.count(LoginLink.id)).where(
         LoginLink.email == email, LoginLink.used_at.is_(None), LoginLink.expires_at > now)) or 0
     if open_links >= MAX_OPEN_LINKS:

@@ -20,6 +20,8 @@ from typing import Any
 
 from flask import (
     copy_current_request_context,
+    flash,
+    get_flashed_messages,
     make_response,
     redirect,
     render_template,
@@ -29,7 +31,7 @@ from flask import (
 )
 from werkzeug.wrappers import Response
 
-from service import access, clock
+from service import clock, sign_ins
 from service import signin as signin_links
 from service.dashboard import bp
 from service.dashboard.overview import seats_of
@@ -42,13 +44,10 @@ from service.seats import MESSAGE_PREFS, PREFS, mail_pref_choice, message_pref_c
 from service.web.play import player_context, sent_for, sent_message, stored_and_back, take_orders
 from service.zones import address_zone, set_address_zone, time_zones, zone_choice
 
-SESSION_KEY = access.SIGNED_IN  # the signed-in address also opens its private games (service.access)
-
-
 def signed_in(view: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if not session.get(SESSION_KEY):
+        if not sign_ins.signed_in_address():
             return redirect(url_for("dashboard.signin"))
         return view(*args, **kwargs)
 
@@ -56,9 +55,11 @@ def signed_in(view: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _email() -> str:
-    return str(session[SESSION_KEY])
+    return sign_ins.signed_in_address() or ""
 
 
+# What was saved is said once, from the session: the page shows nothing a link could put in its URL.
+SAVED = "saved"
 ASKED = "signin_asked"  # the session key of the address the form was just sent for
 MAX_SHOWN = 320  # the longest address the notice repeats (the session cookie stays small)
 
@@ -98,17 +99,16 @@ def signin_link(token: str) -> Response | tuple[str, int] | str:
     with db.begin():
         email = signin_links.spend(db, token)
         known = email is not None or signin_links.issued_here(db, token)
+        if email is not None:
+            sign_ins.start(db, email)
     if email is None:  # 410 for a spent or expired link; 404 (counted by service.ratelimit) for a guess
         return render_template("dashboard/confirm.html", token=token, spent=True), 410 if known else 404
-    session.clear()
-    session.permanent = True  # kept across browser restarts, for PERMANENT_SESSION_LIFETIME
-    session[SESSION_KEY] = email
     return redirect(url_for("dashboard.home"))
 
 
 @bp.post("/signout")
 def signout() -> Response:
-    session.pop(SESSION_KEY, None)
+    sign_ins.end()
     return redirect(url_for("dashboard.signin"))
 
 
@@ -122,7 +122,8 @@ def _games_page(zone: str | None = None, zone_error: str = "") -> str:
     return render_template("dashboard/games.html", email=_email(), lines=lines, prefs=PREFS,
                            message_prefs=MESSAGE_PREFS, zones=time_zones(),
                            zone=(stored.key if stored else "") if zone is None else zone,
-                           zone_error=zone_error, mail_failing=dead, saved=request.args.get("saved", ""))
+                           zone_error=zone_error, mail_failing=dead,
+                           saved=" ".join(get_flashed_messages(category_filter=[SAVED])))
 
 
 @bp.get("/me")
@@ -145,8 +146,8 @@ def zone() -> Response | tuple[str, int]:
     seat = request.form.get("seat", "")
     if seat.isascii() and seat.isdigit() and int(seat) <= INT_MAX:  # from a player page: back to it
         return redirect(url_for("dashboard.play", seat_id=int(seat), _anchor="zone-form"))
-    saved = f"your time zone, {name or 'none: UTC and the game zone'}"
-    return redirect(url_for("dashboard.home", saved=saved))
+    flash(f"your time zone, {name or 'none: UTC and the game zone'}", SAVED)
+    return redirect(url_for("dashboard.home"))
 
 
 def _my_seat(seat_id: int) -> Seat:
@@ -170,9 +171,9 @@ def mail_pref() -> Response:
         set_mail_pref(seat, choice)
         if talk is not None:
             seat.message_pref = talk
-        saved = (f"{seat.game.title} ({seat.name}): {PREFS[choice]}; "
-                 f"messages: {MESSAGE_PREFS[seat.message_pref]}")
-    return redirect(url_for("dashboard.home", saved=saved))
+        flash(f"{seat.game.title} ({seat.name}): {PREFS[choice]}; "
+              f"messages: {MESSAGE_PREFS[seat.message_pref]}", SAVED)
+    return redirect(url_for("dashboard.home"))
 
 
 @bp.route("/me/play/<int:seat_id>", methods=["GET", "POST"])

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from service import clock
+from service import clock, limit_lock
 from service.mail.headers import clean_header_text
 from service.mail.outbox import enqueue
 from service.models import Game, Outbox, Seat
@@ -32,6 +32,7 @@ def queue_refusal(session: Session, to: str, reason: str, subject: str) -> Outbo
     """A polite refusal to whoever sent an unusable mail; None when the limit is reached.
 
     `to` is in normal form (service.inputs.normal_address), so the count is per mailbox."""
+    limit_lock.hold(session, "refusals", to)  # until the refusal is queued
     since = clock.now() - timedelta(hours=1)
     recent = session.scalar(select(func.count()).select_from(Outbox).where(
         Outbox.kind == "refusal", Outbox.to_address == to, Outbox.created_at >= since)) or 0

@@ -206,6 +206,13 @@ def board_caption(board: Board) -> str:
     return text[0].upper() + text[1:]
 
 
+# The board's own stylesheet: a fixed text, so the pages' Content-Security-Policy allows it
+# by its hash (service.csp).
+BOARD_STYLE = (".axis{font:11px sans-serif;text-anchor:middle;fill:#555}"
+               ".label{font:bold 12px sans-serif;text-anchor:middle}"
+               ".hp{font:9px sans-serif;text-anchor:middle;fill:#222}.terrain{font:9px monospace;fill:#333}")
+
+
 def board_svg(board: Board, caption: str = "") -> Markup:
     width = board.width * CELL + 2 * MARGIN
     height = board.height * CELL + 2 * MARGIN
@@ -219,9 +226,7 @@ def board_svg(board: Board, caption: str = "") -> Markup:
         f'width="{width}" height="{height}" role="img" aria-label="{escape(caption or "the grid")}" '
         f'data-cell="{CELL}" data-margin="{MARGIN}" data-rows="{board.height}" '
         f'data-columns="{escape(" ".join(columns(board)))}">',
-        "<style>.axis{font:11px sans-serif;text-anchor:middle;fill:#555}"
-        ".label{font:bold 12px sans-serif;text-anchor:middle}"
-        ".hp{font:9px sans-serif;text-anchor:middle;fill:#222}.terrain{font:9px monospace;fill:#333}</style>",
+        f"<style>{BOARD_STYLE}</style>",
         f"<defs>{markers}</defs>",
         *_terrain(board),
         *_grid_lines(board),

@@ -150,7 +150,7 @@ def test_renaming_the_constraints_keeps_the_rows_and_their_links(empty_engine: E
                                       "invite_token_hash": "d" * 64, "mail_pref": "all"})
         conn.execute(seat_schedule.insert(), {"seat_id": 7, "absences": [], "misses": 2})
     upgrade(empty_engine, seal_key=SEAL)
-    assert current(empty_engine) == "0015_rollback"
+    assert current(empty_engine) == "0016_private_history_sessions"
     with empty_engine.connect() as conn:
         assert conn.execute(select(games.c.title)).scalars().all() == ["Old"]
         assert conn.execute(select(seat_schedule.c.misses, seat_schedule.c.controller)).all() == [(2, "human")]
