@@ -54,7 +54,8 @@ def _headers(response: Response) -> Response:
         if "frame-ancestors" not in policy:
             headers["Content-Security-Policy"] = f"{policy}; frame-ancestors 'none'"
     elif response.mimetype == "text/html":
-        headers["Content-Security-Policy"] = page_policy(nonce(), request.endpoint in STYLE_ATTRIBUTE_ENDPOINTS)
+        attributes = request.endpoint in STYLE_ATTRIBUTE_ENDPOINTS
+        headers["Content-Security-Policy"] = page_policy(nonce(), attributes)
     else:
         headers["Content-Security-Policy"] = "default-src 'none'; frame-ancestors 'none'"
     return response

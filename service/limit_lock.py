@@ -15,6 +15,8 @@ import hashlib
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from service.faults import pause_point
+
 _LOCK = text("SELECT pg_advisory_xact_lock(:key)")
 
 
@@ -27,7 +29,7 @@ def lock_key(limit: str, key: str) -> int:
 def hold(session: Session, limit: str, *keys: str) -> None:
     """Hold the count of `limit` for each key until the caller's transaction ends (keys
     taken in sorted order, so two holders of overlapping keys never deadlock)."""
-    if session.get_bind().dialect.name != "postgresql":
-        return
-    for key in sorted(set(keys)):
-        session.execute(_LOCK, {"key": lock_key(limit, key)})
+    if session.get_bind().dialect.name == "postgresql":
+        for key in sorted(set(keys)):
+            session.execute(_LOCK, {"key": lock_key(limit, key)})
+    pause_point("limit-held")  # tests: requests at once all reach here before any counts

@@ -20,7 +20,7 @@ from service.models import SignIn
 from service.tokens import token_hash
 
 ADDRESS = "dashboard_email"  # the session key of the address signed in to Your games
-SECRET = "dashboard_sign_in"  # the session key of the sign-in's secret
+SIGN_IN = "dashboard_sign_in"  # the session key of the sign-in's secret
 _CHECKED = "dicepost_signed_in"  # flask.g: the answer, once a request
 
 
@@ -34,13 +34,13 @@ def start(session: Session, email: str) -> None:
     flask_session.clear()
     flask_session.permanent = True  # kept across browser restarts, for PERMANENT_SESSION_LIFETIME
     flask_session[ADDRESS] = email
-    flask_session[SECRET] = secret
+    flask_session[SIGN_IN] = secret
     g.pop(_CHECKED, None)
 
 
 def end() -> None:
     """Sign out: the sign-in's row goes, so no copy of the cookie signs in again."""
-    secret = flask_session.get(SECRET)
+    secret = flask_session.get(SIGN_IN)
     if isinstance(secret, str):
         db = get_session()
         with db.begin():
@@ -54,8 +54,9 @@ def signed_in_address() -> str | None:
     if not has_request_context():
         return None
     if _CHECKED in g:
-        return g.get(_CHECKED)
-    email, secret = flask_session.get(ADDRESS), flask_session.get(SECRET)
+        checked: str | None = g.get(_CHECKED)
+        return checked
+    email, secret = flask_session.get(ADDRESS), flask_session.get(SIGN_IN)
     found: str | None = None
     if isinstance(email, str) and isinstance(secret, str):
         db = get_session()

@@ -44,6 +44,7 @@ from service.seats import MESSAGE_PREFS, PREFS, mail_pref_choice, message_pref_c
 from service.web.play import player_context, sent_for, sent_message, stored_and_back, take_orders
 from service.zones import address_zone, set_address_zone, time_zones, zone_choice
 
+
 def signed_in(view: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -123,7 +124,7 @@ def _games_page(zone: str | None = None, zone_error: str = "") -> str:
                            message_prefs=MESSAGE_PREFS, zones=time_zones(),
                            zone=(stored.key if stored else "") if zone is None else zone,
                            zone_error=zone_error, mail_failing=dead,
-                           saved=" ".join(get_flashed_messages(category_filter=[SAVED])))
+                           saved=" ".join(str(m) for m in get_flashed_messages(category_filter=[SAVED])))
 
 
 @bp.get("/me")

@@ -80,3 +80,16 @@ def test_every_page_forbids_framing_and_runs_only_its_own_scripts_and_styles(app
     assert "wasm-unsafe-eval" not in client.get("/").headers["Content-Security-Policy"]
     api = client.get(f"/api/games/{game_id}").headers["Content-Security-Policy"]
     assert api == "default-src 'none'; frame-ancestors 'none'"
+
+
+def test_a_number_of_5001_digits_in_a_form_json_field_is_refused_naming_it(app: Flask) -> None:
+    """The create form's options and the join form's force (the GM's policy form:
+    tests/security/test_bad_input.py): a clear refusal at the field, never a 500."""
+    client = app.test_client()
+    long = "9" * 5001
+    r = client.post("/games", data={"ruleset": "universal", "seats": "alice\nbob", "options": f"width = {long}"})
+    assert r.status_code == 422 and "width" in r.get_data(as_text=True)
+    created = client.post("/api/games", json={"ruleset": "universal", "seats": [{"name": "a"}, {"name": "b"}]}).json
+    invite = created["seats"][0]["invite_token"]
+    r = client.post(f"/games/{created['id']}/join/{invite}", data={"force": '{"units": ' + long + '}'})
+    assert r.status_code == 422 and "force" in r.get_data(as_text=True)

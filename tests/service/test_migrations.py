@@ -98,7 +98,7 @@ def test_migrations_build_every_table_of_the_models(fresh_engine: Engine) -> Non
     assert differences(fresh_engine, Base.metadata) == []
     tables = set(inspect(fresh_engine).get_table_names()) - {"alembic_version"}
     assert tables == set(Base.metadata.tables)
-    assert len(tables) == 21  # table_messages and message_reads, followers, player_zones, spectators, gm_reads, rollbacks
+    assert len(tables) == 22  # table_messages and message_reads, followers, player_zones, spectators, gm_reads, rollbacks, sign_ins
 
 
 def test_a_model_change_without_a_migration_is_caught(fresh_engine: Engine) -> None:
