@@ -171,6 +171,7 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
         **log_settings(env),
         "GAMES_PER_CLIENT": env.get("DICEPOST_GAMES_PER_CLIENT", ""),  # service.sendlimits
         "SEATS_PER_CLIENT": env.get("DICEPOST_SEATS_PER_CLIENT", ""),
+        "FOLLOWS_PER_CLIENT": env.get("DICEPOST_FOLLOWS_PER_CLIENT", ""),
         "INVITATIONS_PER_ADDRESS": int(env.get("DICEPOST_INVITATIONS_PER_ADDRESS", 0) or 0),
         # The embedded mailbox also in a process bound to a non-loopback address, for any
         # client holding its key (service.web.mailbox); off unless asked for.

@@ -8,7 +8,9 @@ confirmed follower (kind `follow_results`: the round's page, never anyone's pend
 orders), and the same link stops it. A link's token is `<row id>.<mac>` under a key derived
 from SECRET_KEY for this purpose (the shape of service.signin); the row keeps only its
 SHA-256. One address gets at most MAX_ASKS follow mails an hour, whichever games they are
-for, and a game has at most MAX_FOLLOWERS followers.
+for; one client asks for at most FOLLOWS_PER_CLIENT (service.sendlimits); a game has at
+most MAX_FOLLOWERS confirmed followers. An ask nobody confirmed fills no place: it is
+not counted, and it is deleted after UNCONFIRMED_KEPT.
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ from service.errors import Conflict, NotFound, TooMany
 from service.inputs import normal_address
 from service.mail.outbox import enqueue
 from service.models import Follower, Game, Outbox
+from service.sendlimits import count_follow_ask
 from service.tokens import row_of, row_token, same_hash, token_hash
 
 MAX_ASKS = 3
 ASK_WINDOW = timedelta(hours=1)
 MAX_FOLLOWERS = 200
+UNCONFIRMED_KEPT = timedelta(days=1)
 
 
 def follow_token(secret_key: str | bytes, follower_id: int, salt: str) -> str:
@@ -47,6 +51,7 @@ def ask(session: Session, game_id: str, email_text: str, spectator_id: int | Non
     private game is followed only through a spectator link (`spectator_id`): revoking the
     link stops the follower's mail."""
     email = normal_address(email_text)
+    count_follow_ask()
     with session.begin():
         game = session.get(Game, game_id)
         if game is None or (not game.public and spectator_id is None):
@@ -64,10 +69,13 @@ def ask(session: Session, game_id: str, email_text: str, spectator_id: int | Non
         if asked >= MAX_ASKS:
             raise TooMany(f"{email} has been sent {MAX_ASKS} follow links in the last hour: "
                           "open one of them, or try again in an hour", ASK_WINDOW.total_seconds(), "email")
+        session.execute(delete(Follower).where(Follower.game_id == game_id, Follower.confirmed_at.is_(None),
+                                               Follower.created_at < clock.now() - UNCONFIRMED_KEPT))
         follower = session.scalars(select(Follower).where(Follower.game_id == game_id,
                                                           Follower.email == email)).first()
         if follower is None:
-            count = session.scalar(select(func.count(Follower.id)).where(Follower.game_id == game_id)) or 0
+            count = session.scalar(select(func.count(Follower.id)).where(
+                Follower.game_id == game_id, Follower.confirmed_at.is_not(None))) or 0
             if count >= MAX_FOLLOWERS:
                 raise Conflict(f"this game has {MAX_FOLLOWERS} followers, the most it mails", "email")
             salt = secrets.token_hex(16)
@@ -97,6 +105,11 @@ def confirm(session: Session, token: str) -> Follower:
     with session.begin():
         follower = by_token(session, token)
         if follower.confirmed_at is None:
+            limit_lock.hold(session, "followers", follower.game_id)
+            count = session.scalar(select(func.count(Follower.id)).where(
+                Follower.game_id == follower.game_id, Follower.confirmed_at.is_not(None))) or 0
+            if count >= MAX_FOLLOWERS:
+                raise Conflict(f"this game has {MAX_FOLLOWERS} followers, the most it mails")
             follower.confirmed_at = clock.now()
         return follower
 

@@ -11,6 +11,8 @@ with 429, the reason and Retry-After:
   DICEPOST_PROXY_HOPS).
 - Open seats taken per client address (service.lobby): SEATS_PER_CLIENT
   (DICEPOST_SEATS_PER_CLIENT, default "10 per hour"), counted the same way.
+- Follow links asked for per client address (service.follow): FOLLOWS_PER_CLIENT
+  (DICEPOST_FOLLOWS_PER_CLIENT, default "10 per hour"), counted the same way.
 - Invitations per recipient address: INVITATIONS_PER_ADDRESS an hour (default 10),
   counted from the outbox in the transaction that would queue the next one, by the
   address in normal form (service.inputs.normal_address), like the sign-in links.
@@ -35,6 +37,7 @@ from service.ratelimit import EXTENSION, client_address
 
 DEFAULT_GAMES_PER_CLIENT = "20 per hour"
 DEFAULT_SEATS_PER_CLIENT = "10 per hour"
+DEFAULT_FOLLOWS_PER_CLIENT = "10 per hour"
 DEFAULT_INVITATIONS_PER_ADDRESS = 10
 INVITATION_WINDOW = timedelta(hours=1)
 
@@ -49,6 +52,13 @@ def count_game_creation() -> None:
     _count_per_client("GAMES_PER_CLIENT", DEFAULT_GAMES_PER_CLIENT, "games-created",
                       "too many games created from your address ({limit}); each one mails its "
                       "invitations: try again in {wait}")
+
+
+def count_follow_ask() -> None:
+    """Count one follow link asked for by this request's client (service.follow); TooMany
+    once spent: a client may not have links mailed to any number of addresses."""
+    _count_per_client("FOLLOWS_PER_CLIENT", DEFAULT_FOLLOWS_PER_CLIENT, "follow-asks",
+                      "too many follow links asked for from your address ({limit}): try again in {wait}")
 
 
 def count_seat_taken() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -110,3 +111,10 @@ def opening(ruleset_id: str) -> tuple[dict[str, list[Order]], dict[str, str], li
     state = rules.load(run_setup(inputs, Dice(b"\1" * 32, 1)).state)
     squares = {p.id: p.square for p in rules.board(state).pieces}
     return rules.legal_orders(state, "red"), squares, [v.name for v in rules.verbs]
+
+
+def without_nonce(page: str | bytes) -> str:
+    """A page's text with its Content-Security-Policy nonce taken out (each answer has its
+    own), to compare two answers of one page."""
+    text = page.decode() if isinstance(page, bytes) else page
+    return re.sub(r' nonce="[^"]*"', "", text)
