@@ -8,8 +8,10 @@ outbox row it answers, and nobody can make one up for another seat.
 In: a delivery status notification (RFC 3464 multipart/report, what Postfix, Gmail,
 Outlook and most servers send) or a plain bounce (X-Failed-Recipients and the reply in
 the text, as Exim writes it) is read for the enhanced status code of each failed
-recipient. The seat comes from the signed return path; failing that, from the original
-Message-ID quoted in the report, which only our own mail carries.
+recipient. The seat comes from the signed return path; failing that, only from a delivery
+status notification (multipart/report) quoting the original Message-ID, and only one that
+carries its MAC under SECRET_KEY (service.mail.outbox.message_id_for): a forger knows a
+game's id and its rounds, never that. A plain bounce without the return path names nobody.
 
 A hard failure (5.x.x) marks the address failing at once; soft ones (4.x.x) do after
 SOFT_BOUNCES of them within SOFT_BOUNCE_DAYS. A failing address gets no more mail
@@ -32,7 +34,7 @@ from service import clock
 from service.audit import audit
 from service.inbound.identify import RECIPIENT_HEADERS
 from service.mail.headers import addresses, plus_tokens, raw_values
-from service.mail.outbox import enqueue, failing
+from service.mail.outbox import enqueue, failing, ours
 from service.mail.settings import BOUNCE_LOCAL, MailSettings
 from service.mail.tokens import SignedSeat, TokenError, parse_token, verify_token
 from service.models import FailingAddress, Game, MailBounce, Outbox, Seat
@@ -129,7 +131,8 @@ def answered_row(session: Session, settings: MailSettings, msg: EmailMessage,
         found = _verified(session, settings, text)
         if found is not None:
             return found
-    if report.original_id:
+    if report.original_id and msg.get_content_type() == "multipart/report" \
+            and ours(settings.secret_key, report.original_id):
         row = session.scalars(select(Outbox).where(Outbox.message_id == report.original_id)).first()
         if row is not None and row.seat_id is not None:
             seat = session.get(Seat, row.seat_id)

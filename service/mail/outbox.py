@@ -16,6 +16,8 @@ and seat when it is composed (service.mail.headers.thread_root).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import secrets
 from collections.abc import Callable, Mapping
@@ -176,10 +178,29 @@ def mail_domain() -> str:
     return message_domain(current_app.config) if has_app_context() else DEFAULT_DOMAIN
 
 
+def _id_mac(secret_key: str | bytes, stem: str) -> str:
+    raw = secret_key.encode() if isinstance(secret_key, str) else secret_key
+    key = hmac.new(raw, b"dicepost message-id", hashlib.sha256).digest()
+    return hmac.new(key, stem.encode(), hashlib.sha256).hexdigest()[:20]
+
+
 def message_id_for(scope: str, kind: str, key: str | None = None) -> str:
-    """`<scope.kind.key@domain>`, the one form of every outbox row's Message-ID."""
+    """`<scope.kind.key.mac@domain>`, the one form of every outbox row's Message-ID. The
+    same row always gets the same id (a keyed mail is queued once), but the MAC under
+    SECRET_KEY makes it unguessable: a bounce quoting it proves it saw our mail
+    (service.mail.inbound.bounces), where the game id, the kind and a round number are
+    public."""
     key = _KEY_UNSAFE.sub("-", key) if key else secrets.token_hex(8)
-    return f"<{_KEY_UNSAFE.sub('-', scope)}.{kind}.{key}@{mail_domain()}>"
+    stem = f"{_KEY_UNSAFE.sub('-', scope)}.{kind}.{key}"
+    mac = _id_mac(current_app.config["SECRET_KEY"], stem) if has_app_context() else secrets.token_hex(10)
+    return f"<{stem}.{mac}@{mail_domain()}>"
+
+
+def ours(secret_key: str | bytes, message_id: str) -> bool:
+    """Whether a Message-ID is one message_id_for made under this SECRET_KEY."""
+    local = message_id.strip().removeprefix("<").partition("@")[0]
+    stem, _, mac = local.rpartition(".")
+    return bool(stem) and len(mac) == 20 and hmac.compare_digest(_id_mac(secret_key, stem), mac)
 
 
 def enqueue(session: Session, kind: str, payload: dict[str, Any], *, game: Game | None = None,

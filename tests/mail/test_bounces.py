@@ -8,12 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
+from flask import Flask
 from sqlalchemy import select
 
 from service.db import session_scope
+from service.mail.outbox import enqueue
 from service.mail.settings import mail_settings
 from service.mail.tokens import parse_token, verify_token
-from service.models import FailingAddress, MailBounce, Outbox, Seat
+from service.models import FailingAddress, Game, MailBounce, Outbox, Seat
+from tests.conftest import wait_for
 from tests.mail.conftest import MailGame, start_game
 from tests.mail.smtp_server import Received, SmtpServer
 from tests.mail.test_outbox import _deliver, _queue, _row
@@ -55,6 +58,19 @@ def _bounce_of(name: str, got: Received, **extra: str) -> bytes:
     return _fill(name, **values)
 
 
+def mail_bob_as_the_service(app: Flask, game: MailGame, smtp: SmtpServer) -> tuple[int, Received]:
+    """A keyed mail to bob queued as the service queues its reminders (its Message-ID made
+    by the service, with its MAC), and sent: (outbox id, what the server got)."""
+    with app.app_context(), session_scope(app) as s, s.begin():
+        seat = s.scalars(select(Seat).where(Seat.game_id == game.id, Seat.name == "bob")).one()
+        row = enqueue(s, "status", {}, game=s.get(Game, game.id), seat=seat, key=f"{seat.id}.r1")
+        assert row is not None
+        oid = row.id
+    if _row(app, oid).status != "sent":  # the after-commit doorbell may have sent it already
+        wait_for(lambda: _row(app, oid).status == "sent" or _deliver(app, oid) == "sent", "the mail to bob sent")
+    return oid, smtp.received[-1]
+
+
 def _failing(game: MailGame) -> FailingAddress | None:
     with session_scope(game.app) as s:
         row = s.get(FailingAddress, BOB)
@@ -93,7 +109,7 @@ def test_a_hard_bounce_in_each_servers_format_maps_to_the_seat_and_its_mail(game
 
 
 def test_without_the_return_path_the_quoted_message_id_still_finds_the_seat(game, smtp):
-    oid, got = _mail_bob(game, smtp)
+    oid, got = mail_bob_as_the_service(game.app, game, smtp)
     outcome = game.send(_bounce_of("outlook.eml", got, to="dicepost@dicepost.localhost"))
     assert outcome.detail.startswith("hard bounce 5.1.10 for bob")
     with session_scope(game.app) as s:
