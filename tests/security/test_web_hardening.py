@@ -12,10 +12,14 @@ from flask.testing import FlaskClient
 from tests.dashboard.test_signin import new_game, sign_in
 
 
-def _cookie(client: FlaskClient) -> str:
-    cookie = client.get_cookie("session")
+def _copy_session(app: Flask, client: FlaskClient) -> FlaskClient:
+    """Another browser holding a copy of the client's session cookie."""
+    domain = app.config.get("SERVER_NAME") or "localhost"
+    cookie = client.get_cookie("session", domain=domain)
     assert cookie is not None
-    return cookie.value
+    copied = app.test_client()
+    copied.set_cookie("session", cookie.value, domain=domain)
+    return copied
 
 
 def test_signing_out_ends_every_copy_of_the_session(app: Flask) -> None:
@@ -24,8 +28,7 @@ def test_signing_out_ends_every_copy_of_the_session(app: Flask) -> None:
     client = app.test_client()
     new_game(client, [{"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "blue@example.org"}])
     sign_in(app, client, "red@example.org")
-    copied = app.test_client()
-    copied.set_cookie("session", _cookie(client))
+    copied = _copy_session(app, client)
     assert copied.get("/me").status_code == 200
     assert client.post("/signout").status_code == 302
     assert client.get("/me").status_code == 302
