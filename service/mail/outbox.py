@@ -188,7 +188,7 @@ def message_id_for(scope: str, kind: str, key: str | None = None) -> str:
     """`<scope.kind.key.mac@domain>`, the one form of every outbox row's Message-ID. The
     same row always gets the same id (a keyed mail is queued once), but the MAC under
     SECRET_KEY makes it unguessable: a bounce quoting it proves it saw our mail
-    (service.mail.inbound.bounces), where the game id, the kind and a round number are
+    (service.inbound.bounces), where the game id, the kind and a round number are
     public."""
     key = _KEY_UNSAFE.sub("-", key) if key else secrets.token_hex(8)
     stem = f"{_KEY_UNSAFE.sub('-', scope)}.{kind}.{key}"
