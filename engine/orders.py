@@ -19,6 +19,7 @@ same order; `Verb.order` builds an order as a ruleset offers or a bot chooses it
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
@@ -305,14 +306,16 @@ def _parse_line(body: str, verbs: Mapping[str, Verb], number: int) -> Order:
         return Order(None, verb.name, _match_args(verb, words[1:]), number, verb)
     unit = normalize_unit(words[0])
     if unit is None:
-        known = ", ".join(sorted(v.name for v in verbs.values()))
+        known = ", ".join(sorted({v.name for v in verbs.values()}))
         raise ValueError(f"an order starts with a unit id (like A1) or one of: {known}")
     if len(words) < 2:
         raise ValueError(f"what should {unit} do? Give an order after the unit id")
     found = verbs.get(words[1].lower())
     if found is None or found.unitless:
-        unit_verbs = ", ".join(sorted(v.name for v in verbs.values() if not v.unitless))
-        raise ValueError(f"'{words[1]}' is not an order here; unit orders are: {unit_verbs}")
+        names = sorted({v.name for v in verbs.values() if not v.unitless})
+        close = difflib.get_close_matches(words[1].lower(), names, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise ValueError(f"'{words[1]}' is not an order here; {hint}unit orders are: {', '.join(names)}")
     rest = _plain_words(unit, found, words[2:], verbs)
     return Order(unit, found.name, _match_args(found, rest), number, found)
 

@@ -21,12 +21,13 @@ from service.errors import Invalid, NotFound, ServiceError
 from service.gm import actions
 from service.gm.auth import gm_game
 from service.gm.console import console_json
-from service.gm.news import Banner, LogLine, banner, banner_of, local_time, log_lines
+from service.gm.news import Banner, LogLine, banner, banner_of, local_time, log_lines, sentence
 from service.gm.rollback import roll_back
 from service.models import Game
 from service.rollback_chain import rollback_rounds, rollback_words
 from service.schedule.form import form_values, policy_from_form
 from service.schedule.words import DAY_LABELS, NMR_LABELS, describe_policy
+from service.timekeeping.state import policy_of
 from service.urls import player_url
 from service.zones import time_zones
 
@@ -195,7 +196,8 @@ def act(game_id: str, token: str, action: str) -> Response:
             raise
         flash(exc.message, "error")
         return back
-    flash(_done_message(done), "notice")
+    game = session.get(Game, game_id)
+    flash(_done_message(done, game) if game is not None else "Done.", "notice")
     return back
 
 
@@ -210,13 +212,13 @@ def _form_dict(form: Any) -> dict[str, Any]:
     return values
 
 
-def _done_message(done: actions.Done) -> str:
-    message = {"gm_pause": "The game is paused; every player has been told.",
-               "gm_resume": "The game is running again; every player has been told.",
-               "gm_announce": "Your announcement is on the game's pages and mailed to every player.",
-               "gm_rollback": "The game is back at the start of round {round}; every player has been told."
-               }.get(done.action, done.action.removeprefix("gm_").replace("_", " ") + ": done").format_map(
-                   {"round": done.detail.get("round", "")})
+def _done_message(done: actions.Done, game: Game) -> str:
+    """The GM's notice: the action in the words the players' mail and banner use."""
+    told = ("It is on the game's pages and mailed to every player" if done.action == "gm_announce"
+            else "Every player has been told")
+    message = (f"The game is back at the start of round {done.detail.get('round', '')}. {told}"
+               if done.action == "gm_rollback"  # the players' sentence speaks to them
+               else f"Done: {sentence(done.action, done.detail, policy_of(game).zone)}. {told}")
     if "invite_url" in done.detail:
         message += f". Invitation link for the newcomer (shown once): {done.detail['invite_url']}"
     return message

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -413,7 +414,11 @@ class Letter:
         return {} if self.game is None else final_context(self.session, self.game, self.payload)
 
     def confirmation(self) -> dict[str, Any]:
-        return confirmation_lines(self.payload)
+        lines = confirmation_lines(self.payload)
+        at = self.payload.get("at")
+        if self.game is not None and isinstance(at, str) and at:  # the time as people read it
+            lines["received_at"] = deadline_text(self.game, datetime.fromisoformat(at), self.zone, year=False)
+        return lines
 
     def lead_words(self) -> dict[str, Any]:
         return {"lead_words": lead_words(self.payload.get("lead"))}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from flask import jsonify, redirect, render_template, request, url_for
@@ -26,6 +27,7 @@ from service.render.grid_legend import natural_key
 from service.render.svg import board_caption, board_svg
 from service.submissions import latest_submissions
 from service.timekeeping.state import seat_schedule
+from service.timekeeping.wording import deadline_text
 from service.tokens import token_hash
 from service.turn_summary import countdown, seat_turn
 from service.urls import player_url, record_url, verify_link
@@ -169,8 +171,9 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
     legal = seat_legal_orders(session, seat)
     orders = orders_json(session, seat, legal)
     turn = seat_turn(session, game, seat)
+    zone = seat_zone(session, seat)
     return {
-        "zone": seat_zone(session, seat), "zones": time_zones(),
+        "zone": zone, "zones": time_zones(),
         "seat": seat, "game": game, "round": rnd, "orders": orders, "legal": legal,
         "latest": latest, "expected": rnd is not None and seat.name in rnd.expected,
         "form": order_form(legal, [v.name for v in find_ruleset(game.ruleset, game.revision).verbs],
@@ -181,7 +184,8 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "svg": board_svg(board, "the grid") if board else None,
         "caption": board_caption(board) if board else "",
         "mail_failing": failing(session, seat.email),
-        "receipts": seat_receipts(session, game, seat),
+        "receipts": [{**r, "when": deadline_text(game, datetime.fromisoformat(r["at"]), zone, year=False)}
+                     for r in seat_receipts(session, game, seat)],
         "turn": turn,
         "ready": not seat_schedule(session, seat, create=False).wait,
         "rules": rules_help(game.ruleset, game.revision),

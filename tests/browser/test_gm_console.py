@@ -45,7 +45,7 @@ def test_a_gm_runs_the_game_from_the_console(served, pages, shot, viewport) -> N
 
     # +1 day, then an announcement: both reach red's page.
     gm.get_by_role("button", name="+1 day").click()
-    assert "extend: done" in gm.inner_text(".notice")
+    assert "Done: GM extended round" in gm.inner_text(".notice")
     gm.get_by_label("An announcement").fill("Take your time this week.")
     gm.get_by_role("button", name="Send to every player").click()
     red.goto(red_url)

@@ -55,11 +55,23 @@ def test_pass_is_an_empty_order_set_and_cannot_mix_with_orders():
 def test_every_bad_line_is_reported_at_once_with_its_number():
     assert errors("A1 move c3\nfly away\nA2 dance\nA3 move\nA4 attack c3 d4\nA5 move q") == [
         (2, "an order starts with a unit id (like A1) or one of: attack, charge, clear, move, pass, stance"),
-        (3, "'dance' is not an order here; unit orders are: attack, charge, move, stance"),
+        (3, "'dance' is not an order here; did you mean stance? unit orders are: attack, charge, move, stance"),
         (4, "'move' needs squares: UNIT move SQUARES..."),
         (5, "too many words after 'attack': UNIT attack TARGET"),
         (6, "'q' is not a square name (like a1 or c7)"),
     ]
+
+
+def test_a_misspelt_verb_gets_the_closest_one_and_each_verb_is_listed_once():
+    """An alias (stay for hold) is the same order: the list names it once."""
+    hold = Verb("hold", (), role="action", aliases=("stay",))
+    verbs = (MOVE, ATTACK, hold)
+    for text, said in (("A1 mvoe c3", "'mvoe' is not an order here; did you mean move? "),
+                       ("A1 xyzzy", "'xyzzy' is not an order here; ")):
+        with pytest.raises(OrderErrors) as info:
+            parse_order_text(text, verbs)
+        assert [(e.line, e.message) for e in info.value.errors] == [
+            (1, said + "unit orders are: attack, hold, move")]
 
 
 def test_a_unit_alone_asks_what_it_should_do():

@@ -201,6 +201,9 @@ def test_a_stored_confirmation_carries_its_receipt(sent):
     text = text_of(stored[0])
     game = sent["game"]
     assert "Receipt of version 1" in text
+    # received at a time as people read it: to the minute, in the game's zone, never raw ISO
+    received = next(x for x in text.splitlines() if x.startswith("Receipt of version 1"))
+    assert re.fullmatch(r"Receipt of version 1 \(\w{3} \d{2} \w{3} \d{2}:\d{2} .*\):", received), received
     line = next(x for x in text.splitlines() if "--receipt" in x)
     seat, rnd, version, value = line.split("--receipt ", 1)[1].rstrip(").").split(":")
     assert value == receipt(game.id, int(rnd), seat, int(version), "").hex()  # it sent "pass"

@@ -469,10 +469,10 @@ class Game:
         events = [e["text"] for e in api["events"] if e["text"].startswith("Civvies saved:")]
         assert len(events) == 1, api["events"]
         for hero in heroes:
-            count = re.search(r"(\d+) civvies saved", hero.note)
+            count = re.search(r"(\d+) civvies? saved", hero.note)
             assert count is not None
             assert f"{hero.id} ({hero.side}) {count.group(1)}" in events[0]
-            assert re.search(rf"^  {hero.label} .*{count.group(1)} civvies saved", legend, re.M)
+            assert re.search(rf"^  {hero.label} .*{count.group(1)} civvies? saved", legend, re.M)
 
     def check_heroes_page(self, board: Board) -> None:
         page = self.table.client.get(f"/games/{self.id}").get_data(as_text=True)

@@ -180,7 +180,9 @@ def test_the_gm_page_and_its_forms(world):
     assert page.status_code == 200 and "Game master" in page.get_data(as_text=True)
     assert world.client.get(f"/games/{world.game_id}/gm/wrong").status_code == 401
     r = world.client.post(base + "/extend", data={"by": "PT2H"}, follow_redirects=True)
-    assert "extend: done" in r.get_data(as_text=True)
+    page = r.get_data(as_text=True)
+    assert "Done: GM extended round 1: deadline moved from " in page and "Every player has been told" in page
+    assert ": done" not in page
     assert world.deadline() == DEADLINE + timedelta(hours=2)
     r = world.client.post(base + "/extend", data={"by": "soon"}, follow_redirects=True)
     assert "is not an ISO 8601 duration" in r.get_data(as_text=True)

@@ -47,7 +47,8 @@ def _piece(state: HeroesState, f: Figure) -> Piece:
         return Piece(f.id, square, None, "civvie", f.id, note="civvie: save me", look=LOOKS["civvie"])
     spec = f.spec
     if f.kind == "hero":
-        note = f"{spec.name}: {f.saved} civvies saved" + (", nemesis captured" if f.captured else "")
+        saved = f"{f.saved} civvie{'' if f.saved == 1 else 's'} saved"
+        note = f"{spec.name}: {saved}" + (", nemesis captured" if f.captured else "")
         if f.misses >= state.round:
             note += ", knocked out"
         return Piece(f.id, square, f.owner, "hero", f.id, f.vitality, spec.vitality, f.facing, note,

@@ -123,6 +123,14 @@ def test_results_list_civvies_saved_per_hero():
         "Civvies saved: Z1 (alice) 3, PK2 (bob) 0 + nemesis captured."]
 
 
+def test_the_board_counts_civvies_saved_in_words():
+    s = state(players=("alice", "bob"))
+    hero(s, "alice", "zenith", "e4").saved = 1
+    hero(s, "bob", "puck", "h8").saved = 2
+    notes = {p.side: p.note for p in RULES.board(s).pieces if p.kind == "hero"}
+    assert notes["alice"].endswith(": 1 civvie saved") and notes["bob"].endswith(": 2 civvies saved")
+
+
 def test_ten_civvies_without_the_nemesis_is_not_yet_a_win():
     s = state()
     z = hero(s, "alice", "zenith", "e4")
