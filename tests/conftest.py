@@ -1,6 +1,8 @@
 """Shared fixtures; every test session isolates itself from the others running at once.
 
-- `sqlite_app`: the embedded default on a temporary SQLite file (tasks in-process).
+- `sqlite_app`: the embedded default on a temporary SQLite file (tasks in-process), a copy
+  of `migrated_sqlite`'s template: the migrations run once a process, not once a test
+  (tests/service/test_migrations.py runs them itself).
 - `pg_url`: a fresh PostgreSQL database for this session (dicepost_t_<pid>_<rand>,
   created from the `postgres` database on 127.0.0.1:5432, dropped at the end);
   `pg_app`: an app on it with every table emptied before the test.
@@ -17,17 +19,20 @@ session if instance/ changed anyway.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +56,8 @@ CHECKOUT_INSTANCE = ROOT / "instance"
 # suite within PostgreSQL's 100 connections (the service's default of 10 is for a web server).
 os.environ.setdefault("DICEPOST_DB_POOL_SIZE", "2")
 os.environ["DICEPOST_INSTANCE_PATH"] = tempfile.mkdtemp(prefix=f"dicepost-instance-{SESSION_TAG}-")
+# This process's migrated database templates, removed with the instance folder.
+TEMPLATES = Path(tempfile.mkdtemp(prefix=f"dicepost-templates-{SESSION_TAG}-"))
 # One seal key for the session's apps and the subprocesses that share their databases
 # (full mode requires it; tests/service/test_seal.py tries the instance file and wrong keys).
 SEAL_KEY = os.environ.setdefault("DICEPOST_SEAL_KEY", secrets.token_hex(32))
@@ -96,6 +103,7 @@ def checkout_instance_untouched() -> Iterator[None]:
                          if before.get(name) != after.get(name))
         pytest.fail(f"tests wrote the checkout's instance/: {', '.join(changed)}", pytrace=False)
     shutil.rmtree(os.environ["DICEPOST_INSTANCE_PATH"], ignore_errors=True)
+    shutil.rmtree(TEMPLATES, ignore_errors=True)
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -124,10 +132,29 @@ def base_config(database_url: str, **extra: Any) -> dict[str, Any]:
             **extra}
 
 
+@functools.cache
+def _sqlite_template() -> Path:
+    """An SQLite file migrated to head by this process, once: one journal file (no WAL
+    beside it), so a plain copy is the whole database."""
+    path = TEMPLATES / "template.sqlite3"
+    made = create_app(base_config(f"sqlite:///{path}"))
+    upgrade(engine_of(made))
+    engine_of(made).dispose()
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("PRAGMA journal_mode=DELETE")
+    return path
+
+
+def migrated_sqlite(path: Path) -> str:
+    """The URL of a new SQLite file at `path` holding the schema at head (the template's copy),
+    as `dicepost db upgrade` would leave an empty file."""
+    shutil.copyfile(_sqlite_template(), path)
+    return f"sqlite:///{path}"
+
+
 def sqlite_app_with(tmp_path: Path, **extra: Any) -> Iterator[Flask]:
     """An embedded-mode app on a fresh, migrated SQLite file; extra config on top."""
-    app = create_app(base_config(f"sqlite:///{tmp_path}/dicepost.sqlite3", **extra))
-    upgrade(engine_of(app))
+    app = create_app(base_config(migrated_sqlite(tmp_path / "dicepost.sqlite3"), **extra))
     yield app
     engine_of(app).dispose()
 

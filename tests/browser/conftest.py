@@ -18,8 +18,7 @@ from flask import Flask
 
 from service import create_app
 from service.db import engine_of
-from service.migrate import upgrade
-from tests.conftest import ROOT, LiveServer, base_config
+from tests.conftest import ROOT, LiveServer, base_config, migrated_sqlite
 from tests.verify.test_browser import CHROMIUM, browser  # noqa: F401  (the verifier tests' launch)
 
 SHOTS = ROOT / "docs" / "screenshots"
@@ -36,9 +35,8 @@ BROWSER = [pytest.mark.browser,
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, Flask]]:
     """(base URL, app): the embedded default on its own SQLite file, CSRF on."""
-    app = create_app(base_config(f"sqlite:///{tmp_path}/browser.sqlite3", WTF_CSRF_ENABLED=True,
+    app = create_app(base_config(migrated_sqlite(tmp_path / "browser.sqlite3"), WTF_CSRF_ENABLED=True,
                                  LIVE_POLL_SECONDS=1))
-    upgrade(engine_of(app))
     server = LiveServer(app)
     yield server.url, app
     server.stop()

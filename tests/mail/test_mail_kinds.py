@@ -76,12 +76,10 @@ def _raw(to: str, body: str, mid: str, sender: str = "alice@example.org") -> byt
 def sent(tmp_path_factory):
     from service import create_app
     from service.db import engine_of
-    from service.migrate import upgrade
-    from tests.conftest import base_config
+    from tests.conftest import base_config, migrated_sqlite
 
     path = tmp_path_factory.mktemp("kinds") / "kinds.sqlite3"
-    app = create_app(base_config(f"sqlite:///{path}"))
-    upgrade(engine_of(app))
+    app = create_app(base_config(migrated_sqlite(path)))
     yield _all_kinds(app)
     engine_of(app).dispose()
 

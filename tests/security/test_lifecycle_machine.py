@@ -31,10 +31,9 @@ from sqlalchemy import select
 from engine import bot_orders, find_ruleset
 from service import create_app
 from service.db import engine_of, session_scope
-from service.migrate import upgrade
 from service.models import Round, Seat, Step, Submission
 from service.sweeper import sweep_and_ring
-from tests.conftest import base_config
+from tests.conftest import base_config, migrated_sqlite
 from tests.service.play import counts
 
 STATS = {"rounds checked": 0}
@@ -56,9 +55,8 @@ class Lifecycle(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.dir = tempfile.TemporaryDirectory(prefix="dicepost_machine_")
-        self.app = create_app(base_config(f"sqlite:///{Path(self.dir.name)}/m.sqlite3",
+        self.app = create_app(base_config(migrated_sqlite(Path(self.dir.name) / "m.sqlite3"),
                                           PROPAGATE_EXCEPTIONS=False))
-        upgrade(engine_of(self.app))
         self.client = self.app.test_client()
         self.models: dict[str, GameModel] = {}
 

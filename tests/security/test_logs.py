@@ -24,7 +24,6 @@ from flask import Flask, request
 from service import create_app, logs
 from service.config import from_env
 from service.db import engine_of
-from service.migrate import upgrade
 from tests.conftest import (
     ROOT,
     LiveServer,
@@ -33,6 +32,7 @@ from tests.conftest import (
     dicepost_command,
     free_port,
     full_config,
+    migrated_sqlite,
     wait_for,
 )
 from tests.service.play import start
@@ -139,10 +139,7 @@ def _fetch(url: str, headers: dict[str, str] | None = None, data: bytes | None =
 def test_the_servers_access_log_carries_no_token(tmp_path: Path) -> None:
     """`dicepost web` (granian with service.logs.AccessLog), JSON lines asked for: no token
     in any line, the request id on the request's line."""
-    url = f"sqlite:///{tmp_path}/d.sqlite3"
-    migrated = create_app(base_config(url))
-    upgrade(engine_of(migrated))
-    engine_of(migrated).dispose()
+    url = migrated_sqlite(tmp_path / "d.sqlite3")
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DICEPOST_")}
     env.update(DATABASE_URL=url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1", DICEPOST_LOG_FORMAT="json",

@@ -22,7 +22,7 @@ from service import create_app
 from service.db import session_scope
 from service.models import StoredMail, Submission
 from service.web.mailbox import COOKIE, mailbox_key, mailbox_link
-from tests.conftest import base_config, loopback_client
+from tests.conftest import base_config, loopback_client, migrated_sqlite
 from tests.mail.conftest import start_game
 
 
@@ -105,10 +105,8 @@ def test_over_real_http_by_the_address_the_process_is_bound_to(tmp_path: Path, h
                                                                any_address: bool, expected: int) -> None:
     """A server on 0.0.0.0 is reachable from anywhere: no mailbox there unless asked for."""
     from service.db import engine_of
-    from service.migrate import upgrade
 
-    app: Any = create_app(base_config(f"sqlite:///{tmp_path}/m.sqlite3", MAILBOX_ANY_ADDRESS=any_address))
-    upgrade(engine_of(app))
+    app: Any = create_app(base_config(migrated_sqlite(tmp_path / "m.sqlite3"), MAILBOX_ANY_ADDRESS=any_address))
     server = make_server(host, 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -26,9 +26,8 @@ from service import create_app
 from service.db import engine_of, session_scope
 from service.inbound.receive import receive
 from service.inputs import text_problem
-from service.migrate import upgrade
 from service.models import Submission
-from tests.conftest import base_config, empty_tables
+from tests.conftest import base_config, empty_tables, migrated_sqlite
 from tests.mail.conftest import start_game
 from tests.service.play import Table, start
 
@@ -42,9 +41,8 @@ def fuzz_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     """Each backend in turn: PostgreSQL refuses text that SQLite stores (a NUL)."""
     if request.param == "sqlite":
         where: Path = tmp_path_factory.mktemp("fuzz")
-        app = create_app(base_config(f"sqlite:///{where}/fuzz.sqlite3", PROPAGATE_EXCEPTIONS=False,
+        app = create_app(base_config(migrated_sqlite(where / "fuzz.sqlite3"), PROPAGATE_EXCEPTIONS=False,
                                      RATELIMIT_ENABLED=False))
-        upgrade(engine_of(app))
     else:
         app = create_app(base_config(request.getfixturevalue("pg_url"), PROPAGATE_EXCEPTIONS=False,
                                      RATELIMIT_ENABLED=False))

@@ -33,8 +33,7 @@ from schemathesis.specs.openapi.checks import (
 
 from service import create_app
 from service.db import engine_of
-from service.migrate import upgrade
-from tests.conftest import base_config, empty_tables
+from tests.conftest import base_config, empty_tables, migrated_sqlite
 from tests.service.play import start
 
 # The inbound mail webhook takes the raw message: sent as text, like text/plain.
@@ -44,8 +43,7 @@ schemathesis.serializer.alias("message/rfc822", "text/plain")
 # on an SQLite file of its own, removed when the module's tests are done.
 WHERE = Path(tempfile.mkdtemp(prefix="dicepost_schemathesis_"))
 SETTINGS = {"PROPAGATE_EXCEPTIONS": False, "RATELIMIT_ENABLED": False, "INBOUND_SECRET": "fuzz-secret"}
-APP = create_app(base_config(f"sqlite:///{WHERE}/api.sqlite3", **SETTINGS))
-upgrade(engine_of(APP))
+APP = create_app(base_config(migrated_sqlite(WHERE / "api.sqlite3"), **SETTINGS))
 schema = schemathesis.openapi.from_wsgi("/api/openapi.json", APP)
 
 

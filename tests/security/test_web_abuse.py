@@ -18,10 +18,8 @@ import pytest
 from flask import Flask
 
 from service import create_app
-from service.db import engine_of
 from service.inbound.web import MAX_RAW_BYTES
-from service.migrate import upgrade
-from tests.conftest import base_config, loopback_client
+from tests.conftest import base_config, loopback_client, migrated_sqlite
 from tests.mail.mail_world import html_of, stored_mail
 from tests.service.play import counts, create, start
 
@@ -37,8 +35,7 @@ def _raw_hostile(text: str) -> bool:
 
 @pytest.fixture
 def csrf_app(tmp_path: Path) -> Flask:
-    app = create_app(base_config(f"sqlite:///{tmp_path}/csrf.sqlite3", WTF_CSRF_ENABLED=True))
-    upgrade(engine_of(app))
+    app = create_app(base_config(migrated_sqlite(tmp_path / "csrf.sqlite3"), WTF_CSRF_ENABLED=True))
     return app
 
 

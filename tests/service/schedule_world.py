@@ -4,6 +4,7 @@ for the schedule and GM tests (no sleeping: time moves only by `world.advance`).
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,9 +12,9 @@ from sqlalchemy import select
 
 from service import create_app
 from service.clock import FakeClock
-from service.db import engine_of, session_scope
-from service.migrate import upgrade
+from service.db import session_scope
 from service.models import AuditLog, Game, Outbox, Round, Step
+from tests.conftest import empty_tables, migrated_sqlite
 
 START = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -24,24 +25,21 @@ DATABASES = ["sqlite", "postgres"]  # fixtures take params=DATABASES and call da
 def database(request: pytest.FixtureRequest, tmp_path: Any) -> str:
     """The URL for a test parametrized over DATABASES: a fresh SQLite file, or the suite's PostgreSQL."""
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path}/schedule.sqlite3"
+        return migrated_sqlite(Path(tmp_path) / "schedule.sqlite3")
     return str(request.getfixturevalue("pg_url"))
 
 
 class World:
     def __init__(self, where: Any, start: datetime = START) -> None:
-        """where: a database URL, or a directory for a fresh SQLite file."""
-        url = str(where) if str(where).startswith(("sqlite", "postgresql")) else f"sqlite:///{where}/schedule.sqlite3"
+        """where: a migrated database's URL (`database`), or a directory for a fresh SQLite file."""
+        url = (str(where) if str(where).startswith(("sqlite", "postgresql"))
+               else migrated_sqlite(Path(where) / "schedule.sqlite3"))
         self.clock = FakeClock(start)
         self.app = create_app({"DATABASE_URL": url, "TESTING": True,
                                "WTF_CSRF_ENABLED": False, "CLOCK": self.clock, "SECRET_KEY": "test",
                                "BASE_URL": "http://dicepost.test"})
         if url.startswith("postgresql"):
-            from tests.conftest import empty_tables
-
             empty_tables(self.app)  # the session's database is migrated once
-        else:
-            upgrade(engine_of(self.app))
         self.client = self.app.test_client()
         self.game_id = ""
         self.gm_token = ""

@@ -11,9 +11,8 @@ from sqlalchemy import select
 from service import create_app
 from service.config import celery_config, database_url, finish, from_env
 from service.db import engine_of, session_scope
-from service.migrate import upgrade
 from service.models import StoredMail
-from tests.conftest import base_config
+from tests.conftest import base_config, migrated_sqlite
 from tests.service.play import create
 
 
@@ -68,8 +67,7 @@ def test_the_session_cookie_settings(tmp_path: Path) -> None:
 
 
 def test_the_sign_in_cookie_is_lax_http_only_secure_and_expires(tmp_path: Path) -> None:
-    app = create_app(base_config(f"sqlite:///{tmp_path}/c.sqlite3", BASE_URL="https://dicepost.test"))
-    upgrade(engine_of(app))
+    app = create_app(base_config(migrated_sqlite(tmp_path / "c.sqlite3"), BASE_URL="https://dicepost.test"))
     client = app.test_client()
     create(client)  # a game with a seat for alice@example.org
     client.post("/signin", data={"email": "alice@example.org"}).close()  # the link is made once the answer is sent

@@ -33,9 +33,8 @@ from service import create_app
 from service.commands.verify import EXIT_OK, check
 from service.db import engine_of, session_scope
 from service.inbound.receive import Outcome, receive
-from service.migrate import upgrade
 from service.models import Seat, Step, Submission
-from tests.conftest import base_config
+from tests.conftest import base_config, migrated_sqlite
 from tests.mail.mail_world import MailPlayer, html_of, stored_mail, text_of
 from tests.service.play import Table, start
 
@@ -53,8 +52,7 @@ MULTI_LINE = ("jep1", "fivedice")  # a unit may be given a move and then an atta
 
 @pytest.fixture
 def csrf_app(tmp_path: Path) -> Any:
-    app = create_app(base_config(f"sqlite:///{tmp_path}/by-hand.sqlite3", WTF_CSRF_ENABLED=True))
-    upgrade(engine_of(app))
+    app = create_app(base_config(migrated_sqlite(tmp_path / "by-hand.sqlite3"), WTF_CSRF_ENABLED=True))
     yield app
     engine_of(app).dispose()
 

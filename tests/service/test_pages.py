@@ -13,11 +13,10 @@ from sqlalchemy import event, select
 from engine import find_ruleset
 from service import create_app
 from service.db import engine_of, get_session, session_scope
-from service.migrate import upgrade
 from service.models import Game, Seat, Step, Submission
 from service.urls import record_url
 from service.web.data import RECENT, round_page
-from tests.conftest import base_config, loopback_client
+from tests.conftest import base_config, loopback_client, migrated_sqlite
 from tests.service.play import counts, create, start, without_nonce
 
 
@@ -92,8 +91,7 @@ def test_the_create_form_shows_every_problem_at_once(app: Flask, client: Any) ->
 
 
 def test_forms_need_the_csrf_token(tmp_path: Path) -> None:
-    app = create_app(base_config(f"sqlite:///{tmp_path}/csrf.sqlite3", WTF_CSRF_ENABLED=True))
-    upgrade(engine_of(app))
+    app = create_app(base_config(migrated_sqlite(tmp_path / "csrf.sqlite3"), WTF_CSRF_ENABLED=True))
     client = app.test_client()
     before = counts(app)
     r = client.post("/games", data={"ruleset": "universal", "seats": "alice\nbob"})

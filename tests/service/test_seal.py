@@ -19,8 +19,7 @@ from service import cli, create_app, webserver
 from service.config import from_env
 from service.db import engine_of
 from service.dice_keys import SealError, open_tip, seal_tip
-from service.migrate import upgrade
-from tests.conftest import base_config
+from tests.conftest import base_config, migrated_sqlite
 from tests.service.play import start
 from tests.service.test_cli import invoke, one_line_error
 
@@ -35,8 +34,7 @@ def full_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[F
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{db_file}")
     monkeypatch.setenv("SECRET_KEY", "seal-test")
     monkeypatch.setenv("DICEPOST_INSTANCE_PATH", str(tmp_path / "instance"))
-    app = create_app(base_config(f"sqlite:///{db_file}"))
-    upgrade(engine_of(app))
+    app = create_app(base_config(migrated_sqlite(db_file)))
     start(app.test_client())
     yield app, db_file
     engine_of(app).dispose()

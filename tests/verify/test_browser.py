@@ -16,6 +16,7 @@ from flask import Blueprint, Flask, Response
 from werkzeug.serving import make_server
 
 from service import verify_bundle, verify_page
+from tests.conftest import migrated_sqlite
 from tests.verify.conftest import PAGE, copy, play_rounds, serialize
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -181,14 +182,11 @@ def test_a_page_saved_to_disk_fetches_the_services_record_by_url(browser, served
 def live_service(tmp_path: Path) -> Iterator[tuple[str, Any]]:
     """The real app (SQLite), served over HTTP, its BASE_URL the server's own address."""
     from service import create_app
-    from service.db import engine_of
-    from service.migrate import upgrade
 
     server = make_server("127.0.0.1", 0, Flask(__name__), threaded=True)
     base = f"http://127.0.0.1:{server.server_port}"
-    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/live.sqlite3", "TESTING": True,
+    app = create_app({"DATABASE_URL": migrated_sqlite(tmp_path / "live.sqlite3"), "TESTING": True,
                       "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test", "BASE_URL": base})
-    upgrade(engine_of(app))
     server.app = app
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

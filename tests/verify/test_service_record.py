@@ -18,16 +18,14 @@ from engine.verify import parse_record, verify
 from service import create_app
 from service.cli import main
 from service.commands.verify import EXIT_DIFFERENT, EXIT_OK, check, command
-from service.db import engine_of
-from service.migrate import upgrade
+from tests.conftest import migrated_sqlite
 from tests.verify.conftest import PAGE, join_game, play_rounds, serialize
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Any:
-    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/verify.sqlite3", "TESTING": True,
+    app = create_app({"DATABASE_URL": migrated_sqlite(tmp_path / "verify.sqlite3"), "TESTING": True,
                       "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test", "BASE_URL": "http://dicepost.test"})
-    upgrade(engine_of(app))
     return app.test_client()
 
 
