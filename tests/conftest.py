@@ -336,6 +336,26 @@ class LiveServer:
         self.thread.join(10)
 
 
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+# Every browser test module: `pytestmark = BROWSER`.
+BROWSER = [pytest.mark.browser,
+           pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at "
+                              "/usr/bin/chromium (apt-get install -y chromium)")]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium under Playwright, launched once a test process; each test opens
+    contexts of its own (their cookies, storage and pages) and closes them."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
 @pytest.fixture
 def live_server(app: Flask) -> Iterator[LiveServer]:
     server = LiveServer(app)

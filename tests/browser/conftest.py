@@ -18,18 +18,12 @@ from flask import Flask
 
 from service import create_app
 from service.db import engine_of
-from tests.conftest import ROOT, LiveServer, base_config, migrated_sqlite
-from tests.verify.test_browser import CHROMIUM, browser  # noqa: F401  (the verifier tests' launch)
+from tests.conftest import BROWSER, ROOT, LiveServer, base_config, migrated_sqlite  # noqa: F401  (BROWSER: the modules' marks)
 
 SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1100, "height": 900}
 EXPECTED_STATUS = "Failed to load resource: the server responded with a status of 4"
-
-# Every browser test module: `pytestmark = BROWSER`.
-BROWSER = [pytest.mark.browser,
-           pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at "
-                              "/usr/bin/chromium (apt-get install -y chromium)")]
 
 
 @pytest.fixture
@@ -75,7 +69,7 @@ class Pages:
 
 
 @pytest.fixture
-def pages(browser: Any) -> Iterator[Pages]:  # noqa: F811  (the fixture imported above)
+def pages(browser: Any) -> Iterator[Pages]:
     opened = Pages(browser)
     yield opened
     opened.close()

@@ -16,27 +16,10 @@ from flask import Blueprint, Flask, Response
 from werkzeug.serving import make_server
 
 from service import verify_bundle, verify_page
-from tests.conftest import migrated_sqlite
+from tests.conftest import BROWSER, migrated_sqlite
 from tests.verify.conftest import PAGE, copy, play_rounds, serialize
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium "
-                       "(apt-get install -y chromium)"),
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield b
-        b.close()
+pytestmark = BROWSER
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from engine.verify import parse_record
-from tests.verify.test_browser import browser, pytestmark  # noqa: F401 (the fixture, the marks)
+from tests.conftest import BROWSER
 from tests.verify.test_browser_runtime import (  # noqa: F401 (the fixtures)
     Check,
     bundle,
@@ -19,6 +19,7 @@ from tests.verify.test_browser_runtime import (  # noqa: F401 (the fixtures)
 from tests.verify.test_records_before_revisions import OLD
 
 # The service's records of each ruleset, as main wrote them before revisions.
+pytestmark = BROWSER
 RECORDS = ["demo-universal-2p", "demo-jep1-2p", "demo-fivedice-2p", "demo-heroes-2p"]
 
 

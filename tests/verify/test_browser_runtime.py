@@ -28,8 +28,8 @@ from engine.selfplay import SelfPlay, play
 from engine.verify import verify
 from service import verify_bundle
 from service.commands.verify import main
+from tests.conftest import BROWSER
 from tests.verify.conftest import copy, reseal, serialize
-from tests.verify.test_browser import browser, pytestmark  # noqa: F401 (the fixture, the marks)
 from tests.verify.test_v2_levers import (
     GAME_SEED,
     forge_last_step,
@@ -42,6 +42,8 @@ from tests.verify.test_v2_levers import (
 # CI must have the runtime (make test fetches it first): there, its absence fails.
 if os.environ.get("CI") and not verify_bundle.has_runtime():
     raise RuntimeError("CI without the verifier's runtime: make pyodide did not fetch it")
+
+pytestmark = BROWSER
 needs_runtime = pytest.mark.skipif(not verify_bundle.has_runtime(),
                                    reason="the verifier's runtime is not fetched (make pyodide)")
 DONE = "#summary[data-done=yes]"
@@ -56,7 +58,6 @@ def game() -> SelfPlay:
 class Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
-
 
 def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     """What `python -m http.server --directory folder` does, on a free port."""
@@ -89,7 +90,7 @@ def page_alone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.shutdown()
 
 
-def open_page(browser: Any, url: str) -> tuple[Any, Any, list[str]]:  # noqa: F811
+def open_page(browser: Any, url: str) -> tuple[Any, Any, list[str]]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     errors: list[str] = []
@@ -99,7 +100,7 @@ def open_page(browser: Any, url: str) -> tuple[Any, Any, list[str]]:  # noqa: F8
 
 
 @pytest.fixture(scope="module")
-def engine_page(browser: Any, bundle: tuple[Path, str, str]) -> Iterator[Any]:  # noqa: F811
+def engine_page(browser: Any, bundle: tuple[Path, str, str]) -> Iterator[Any]:
     """One page of the served bundle for every lever: Pyodide starts once."""
     if not verify_bundle.has_runtime():
         pytest.skip("the verifier's runtime is not fetched (make pyodide)")
@@ -110,7 +111,7 @@ def engine_page(browser: Any, bundle: tuple[Path, str, str]) -> Iterator[Any]:  
 
 
 @pytest.fixture(scope="module")
-def bare_page(browser: Any, page_alone: str) -> Iterator[Any]:  # noqa: F811
+def bare_page(browser: Any, page_alone: str) -> Iterator[Any]:
     context, page, errors = open_page(browser, page_alone + "index.html")
     yield page
     context.close()
@@ -315,7 +316,7 @@ def test_without_the_runtime_an_earlier_version_is_amber_saying_receipts_were_no
     assert "matches what you hold: commitment S_0, entropy of" in text
 
 
-def test_the_link_fragment_fills_what_the_player_holds(browser: Any, page_alone: str,  # noqa: F811
+def test_the_link_fragment_fills_what_the_player_holds(browser: Any, page_alone: str,
                                                        game: SelfPlay) -> None:
     r = game.record
     context, page, errors = open_page(
@@ -332,7 +333,7 @@ def test_the_link_fragment_fills_what_the_player_holds(browser: Any, page_alone:
 
 @needs_runtime
 def test_the_bundle_served_by_http_server_checks_an_honest_record_green(
-        browser: Any, bundle: tuple[Path, str, str], game: SelfPlay, tmp_path: Path) -> None:  # noqa: F811
+        browser: Any, bundle: tuple[Path, str, str], game: SelfPlay, tmp_path: Path) -> None:
     folder, url, printed = bundle
     sums = (folder / verify_bundle.MANIFEST).read_bytes()
     assert hashlib.sha256(sums).hexdigest() == printed == verify_bundle.bundle_sha256()
@@ -426,7 +427,7 @@ def bundle_without_runtime(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> I
 
 
 def test_a_bundle_built_without_npm_says_in_amber_what_it_did_not_check(
-        browser: Any, bundle_without_runtime: str, game: SelfPlay, tmp_path: Path) -> None:  # noqa: F811
+        browser: Any, bundle_without_runtime: str, game: SelfPlay, tmp_path: Path) -> None:
     context, page, errors = open_page(browser, bundle_without_runtime + "index.html")
     try:
         r = game.record

@@ -18,8 +18,8 @@ from engine.held import Held, held_from_mails
 from engine.record import step_hashes
 from engine.selfplay import SelfPlay
 from engine.verify import verify
+from tests.conftest import BROWSER
 from tests.verify.conftest import copy, js_compute, reseal, serialize, write_mails
-from tests.verify.test_browser import browser, pytestmark  # noqa: F401 (the fixture, the marks)
 from tests.verify.test_browser_runtime import (  # noqa: F401 (fixtures)
     DONE,
     ENGINE_TIMEOUT,
@@ -38,6 +38,8 @@ from tests.verify.test_v3_levers import (
     other_orders,
     set_versions,
 )
+
+pytestmark = BROWSER
 
 
 @pytest.fixture(scope="module")
