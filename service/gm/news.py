@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from service.mail.outbox import enqueue
-from service.models import AuditLog, Game
+from service.models import AuditLog, Game, Round
 from service.schedule.durations import describe_duration
 from service.schedule.words import describe_policy
 from service.timekeeping.state import policy_of
@@ -177,19 +177,33 @@ def banner(session: Session, game: Game) -> Banner:
         .limit(BANNER_READS)))
     entries = [{"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "detail": r.detail}
                for r in rows]
-    return banner_of(game, log_lines(game, entries, zone))
+    return banner_of(game, log_lines(game, entries, zone), round_opened(session, game))
 
 
-def banner_of(game: Game, lines: list[LogLine]) -> Banner:
+def round_opened(session: Session, game: Game) -> datetime | None:
+    """When the game's current round opened (None before the first)."""
+    return session.scalars(select(Round.opened_at).where(
+        Round.game_id == game.id, Round.number == game.current_round)).first()
+
+
+def banner_of(game: Game, lines: list[LogLine], since: datetime | None = None) -> Banner:
     """The banner from log lines in the game's zone, newest first (a page that shows the
-    whole schedule log has read them already: only the GM's are taken)."""
+    whole schedule log has read them already: only the GM's are taken). The GM's news
+    expires with the round it belongs to: only what the GM did since the current round
+    opened (`since`), or what names that round, stays on top."""
     zone = policy_of(game).zone
-    lines = [line for line in lines if line.action in GM_NEWS][:BANNER_READS]
+    lines = [x for x in lines if x.action in GM_NEWS and _this_round(game, x, since)][:BANNER_READS]
     latest = lines[0] if lines else None
     announcement = next((line for line in lines if line.action == "gm_announce"), None)
     paused = f"{local_time(game.paused_at, zone)} ({zone.key})" if game.paused_at else None
     return Banner(paused, latest, announcement)
 
+
+def _this_round(game: Game, line: LogLine, since: datetime | None) -> bool:
+    if since is None or line.detail.get("round") == game.current_round:
+        return True
+    at = _parse(line.at)
+    return at is not None and at >= (since if since.tzinfo else since.replace(tzinfo=UTC))
 
 
 def mail_context(game: Game, payload: Mapping[str, Any], player_zone: ZoneInfo | None) -> dict[str, Any]:

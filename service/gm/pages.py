@@ -21,7 +21,7 @@ from service.errors import Invalid, NotFound, ServiceError
 from service.gm import actions
 from service.gm.auth import gm_game
 from service.gm.console import console_json
-from service.gm.news import Banner, LogLine, banner, banner_of, local_time, log_lines, sentence
+from service.gm.news import Banner, LogLine, banner, banner_of, local_time, log_lines, round_opened, sentence
 from service.gm.rollback import roll_back
 from service.models import Game
 from service.rollback_chain import rollback_rounds, rollback_words
@@ -251,7 +251,9 @@ def schedule_helpers() -> dict[str, object]:
         return list(reversed(log_lines(game, _read(lambda s: schedule_entries(s, game.id)))))
 
     def news(game: Game, log: list[LogLine] | None = None) -> Banner:
-        return banner_of(game, log) if log is not None else _read(lambda s: banner(s, game))
+        if log is None:
+            return _read(lambda s: banner(s, game))
+        return banner_of(game, log, _read(lambda s: round_opened(s, game)))
 
     return {"schedule_log": log, "game_banner": news}
 

@@ -74,6 +74,22 @@ def test_an_announcement_reaches_every_player_by_page_and_mail(world):
     assert len(news(world)) == 2
 
 
+def test_the_gms_banners_expire_with_the_round_they_belong_to(world):
+    base = f"/games/{world.game_id}/gm/{world.gm_token}"
+    world.client.post(base + "/announce", data={"text": "Round 1 is a warm-up."})
+    world.client.post(base + "/extend", data={"by": "12 hours"})
+    for text in (page(world), page(world, f"/player/{world.tokens['red']}")):
+        assert 'id="gm-announcement"' in text and 'id="gm-latest"' in text and "Round 1 is a warm-up." in text
+    world.advance(hours=1)
+    for seat in ("red", "blue"):
+        assert world.submit(seat).status_code == 200
+    assert world.steps() == 2  # round 2 is open: round 1's news is history, in the log only
+    for text in (page(world), page(world, f"/player/{world.tokens['red']}")):
+        assert 'id="gm-announcement"' not in text and 'id="gm-latest"' not in text
+    world.client.post(base + "/announce", data={"text": "Round 2 now."})
+    assert 'id="gm-announcement"' in page(world) and "Round 2 now." in page(world)
+
+
 def test_quick_extensions_in_words_and_until_a_time_in_the_games_zone(world):
     base = f"/games/{world.game_id}/gm/{world.gm_token}"
     world.client.post(base + "/extend", data={"by": "12 hours"})
