@@ -29,7 +29,7 @@ PROFILE_V2 = "dicepost-dice/v2"
 PROFILE_V3 = "dicepost-dice/v3"
 PROFILES = (PROFILE_V1, PROFILE_V2, PROFILE_V3)
 PROFILE = PROFILE_V1
-NEW_GAME_PROFILE = PROFILE_V2  # what every new game of the service uses
+NEW_GAME_PROFILE = PROFILE_V3  # what every new game of the service uses
 DEFAULT_CHAIN_LENGTH = 4096
 
 Field = str | int | bytes

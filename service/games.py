@@ -19,13 +19,13 @@ from sqlalchemy.orm import Session, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from engine import ForceError, OptionError, Ruleset, UnknownRuleset, find_ruleset
-from engine.dice import DEFAULT_CHAIN_LENGTH, NEW_GAME_PROFILE, game_salt, server_entropy
+from engine.dice import DEFAULT_CHAIN_LENGTH, NEW_GAME_PROFILE, game_salt, join_entropy, server_entropy
 from engine.steps import run_setup, setup_inputs
 from service import clock, forces
 from service.audit import audit
 from service.dice_keys import new_chain, step_dice
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
-from service.fairdice import PROFILE_OPTION, game_profile, is_v2
+from service.fairdice import PROFILE_OPTION, TERMS_OPTION, game_profile, is_bound, is_v3, new_terms
 from service.inputs import normal_address
 from service.mail.outbox import enqueue
 from service.models import Game, Seat
@@ -47,7 +47,7 @@ def reserved_name(name: str) -> bool:
     return re.sub(r"[_-]", "", name).lower() in RESERVED_NAMES
 HEX_RE = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
 MAX_CHAIN_LENGTH = 100_000
-SERVICE_OPTIONS = ("chain_length", PROFILE_OPTION, NO_ROLLBACK_OPTION, RESERVE_OPTION)
+SERVICE_OPTIONS = ("chain_length", PROFILE_OPTION, NO_ROLLBACK_OPTION, RESERVE_OPTION, TERMS_OPTION)
 
 
 @dataclass(frozen=True)
@@ -156,10 +156,11 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
         check_invitations(session, [(s.email, f"seats[{i}].email") for i, s in enumerate(seats)])
         game_id = _free_game_id(session)
         sealed, commitment, marks = new_chain(game_id, length + reserve, NEW_GAME_PROFILE)
+        terms = new_terms(ruleset.info.id, ruleset.revision, opts, [s.name for s in seats], deadline_policy)
         game = Game(id=game_id, ruleset=ruleset.info.id, revision=ruleset.revision, title=title,
                     options={**opts, "chain_length": length, PROFILE_OPTION: NEW_GAME_PROFILE,
                              NO_ROLLBACK_OPTION: no_rollback,
-                             **({RESERVE_OPTION: reserve} if reserve else {})},
+                             **({RESERVE_OPTION: reserve} if reserve else {}), TERMS_OPTION: terms},
                     public=public, status="waiting",
                     sealed_tip=sealed, sealed_marks=marks, chain_length=length + reserve,
                     commitment=commitment,
@@ -197,6 +198,16 @@ def parse_entropy(value: Any) -> bytes | None:
     if not isinstance(value, str) or not HEX_RE.match(value) or not 16 <= len(value) // 2 <= 64:
         raise Invalid("entropy must be hex of 16 to 64 bytes (32 to 128 hex digits)", "entropy")
     return bytes.fromhex(value)
+
+
+def _mail_entropy(game: Game, seat: Seat, text: str) -> tuple[bytes | None, str]:
+    """A mail joiner's entropy from the words after JOIN: under v3 any words (hex of 16 to
+    64 bytes stands for itself); before, hex only."""
+    if not is_v3(game):
+        value = parse_entropy(text.strip() or None)
+        return value, "hex" if value is not None else "server"
+    value, kind = join_entropy(game.id, seat.name, text)
+    return value, "server" if kind == "none" else kind
 
 
 def seat_by_invite(session: Session, game_id: str, invite_token: Any) -> tuple[Game, Seat]:
@@ -244,8 +255,11 @@ def seat_by_id(session: Session, game_id: str, seat_id: int) -> tuple[Game, Seat
 
 
 def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
-         force: Any = None, seat_id: int | None = None) -> Joined:
-    """seat_id: a seat proven another way than by its invite (a signed mail token)."""
+         force: Any = None, seat_id: int | None = None, via: str = "api",
+         join_words: str | None = None) -> Joined:
+    """seat_id: a seat proven another way than by its invite (a signed mail token).
+    via: where the entropy was given ("browser", "api"); join_words: a mail joiner's words
+    after JOIN (hex of 16 to 64 bytes is that entropy, other words make it; v3)."""
     given_entropy = parse_entropy(entropy)
     with session.begin():
         if seat_id is None:
@@ -261,17 +275,28 @@ def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
             seat.force = dict(force)
         elif seat.force is None:
             seat.force = ruleset.default_force(seat.seat_index, opts)
+        source = via if given_entropy is not None else "server"
+        words = None
+        if join_words is not None:
+            given_entropy, source = _mail_entropy(game, seat, join_words)
+            if source == "words":
+                words = join_words
         # v2: a seat without entropy gets the value S_0 fixed before anyone joined, never
         # bytes drawn after the host has seen the other seats' entropy.
+        s_0, profile = bytes.fromhex(game.commitment), game_profile(game)
         raw = (given_entropy if given_entropy is not None
-               else server_entropy(bytes.fromhex(game.commitment), game.id, seat.name) if is_v2(game)
+               else server_entropy(s_0, game.id, seat.name, profile) if is_bound(game)
                else secrets.token_bytes(32))
         seat.entropy = raw.hex()
-        seat.entropy_source = "player" if given_entropy is not None else "server"
+        # v3 names where a player's own entropy came from (engine.held.ENTROPY_SOURCES)
+        seat.entropy_source = source if is_v3(game) or source == "server" else "player"
         player_token = new_token()
         seat.player_token_hash = token_hash(player_token)
         seat.joined_at = clock.now()
         audit(session, game.id, seat.name, "joined", {"entropy_source": seat.entropy_source})
+        if is_v3(game):
+            enqueue(session, "joined", {"round": 1, "source": seat.entropy_source, "words": words},
+                    game=game, seat=seat)
         started = all(s.joined_at is not None for s in game.seats)
         if started:
             _start(session, game, ruleset, opts)

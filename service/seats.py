@@ -238,5 +238,6 @@ def take_seat(session: Session, game: Game, seat: Seat) -> tuple[str, str]:
     seat.invite_token_hash = token_hash(new_token())  # the invitation is used up
     row.controller, row.misses, row.wait = "human", 0, False
     seat.private_from = newest_id(session, game.id)  # the former player's private talk stays theirs
-    log_action(session, game.id, seat.name, "seat_claimed", {"seat": seat.name, "at": now().isoformat()})
+    log_action(session, game.id, seat.name, "seat_claimed",
+               {"seat": seat.name, "at": now().isoformat(), "from_round": game.current_round})
     return seat.name, player_token

@@ -37,9 +37,10 @@ from engine.contract import InvariantError
 from engine.orders import Order, format_orders
 from service import clock, statecache
 from service.audit import audit_row, log_action
+from service.clock import as_utc
 from service.db import insert_together, table_of
 from service.errors import Conflict, Invalid, NotFound, OrdersRefused
-from service.fairdice import options_receipt_hex
+from service.fairdice import counted_orders, options_profile, options_receipt_hex, profile_input_text
 from service.games import seat_by_token
 from service.inputs import whole_number
 from service.integrity import latest_state, load_state
@@ -63,6 +64,8 @@ class Accepted:
     receipt: str = ""  # v2: H(profile, "receipt", game, round, seat, version, text), hex
     at: str = ""  # when the version was stored (ISO 8601)
     player_ready: bool = True  # the sender is ready (not waiting): see the module's docstring
+    counted: str = ""  # the text the receipt is of: the orders as they count ("" for none)
+    profile: str = ""  # the game's dice profile
 
 
 @dataclass(frozen=True)
@@ -137,15 +140,18 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         waiting = {s.name for s in seats if s.waits and s.id != me.id} | ({me.name} if waits else set())
         closed = (opened.round_status == "open" and _may_close(seats, opened.expected, done, waiting)
                   and _close(session, opened, done))
+        profile = options_profile(opened.options)
         result = Accepted(opened.number, [o.format() for o in orders], version,
-                          closed or opened.round_status == "ready", proof, stored_at.isoformat(), not waits)
+                          closed or opened.round_status == "ready", proof, stored_at.isoformat(), not waits,
+                          profile_input_text(profile, accepted), profile)
         if then is not None:
             then(session, result)
     return result
 
 
 def _parsed(opened: _Open, text: str) -> list[Order]:
-    """The ruleset's orders of the text in the step's state, or OrdersRefused. A pure
+    """The ruleset's orders of the text in the step's state as they count (v3: in the rules'
+    reading order, service.fairdice.counted_orders), or OrdersRefused. A pure
     function of the ruleset, the state's JSON, the seat and the text, so the same text
     sent again in the same step (a re-send, a reloaded form) is not checked again (the
     path search of every move); a refusal is not kept, each is worked out anew."""
@@ -154,11 +160,13 @@ def _parsed(opened: _Open, text: str) -> list[Order]:
         state = load_state(opened.game_id, opened.ruleset, opened.revision, opened.t,
                            opened.state)  # DamagedData: 503
         try:
-            return tuple(rules.parse_orders(state, opened.seat_name, text))
+            orders = rules.parse_orders(state, opened.seat_name, text)
         except OrderErrors as exc:
             raise OrdersRefused([e.to_json() for e in exc.errors]) from None
+        return tuple(counted_orders(profile, rules, state, opened.seat_name, orders))
 
-    key = (opened.ruleset, opened.revision, statecache.digest(opened.state), opened.seat_name, text)
+    profile = options_profile(opened.options)
+    key = (opened.ruleset, opened.revision, statecache.digest(opened.state), opened.seat_name, text, profile)
     return list(statecache.cached_by("parsed", key, parse))
 
 
@@ -173,7 +181,7 @@ def _opening(by_seat_id: bool) -> Executable:
     return (select(seat.c.id, seat.c.name, seat.c.email, seat.c.mail_pref, game.c.status, game.c.ruleset,
                    game.c.options, rnd.c.id.label("round_id"), rnd.c.status.label("round_status"),
                    rnd.c.expected, step.c.t.label("step_t"), step.c.state, steps.label("steps"),
-                   last_t.label("last_t"), game.c.revision)
+                   last_t.label("last_t"), game.c.revision, rnd.c.closes_at, game.c.paused_at)
             .join(game, game.c.id == seat.c.game_id)
             .join(rnd, and_(rnd.c.game_id == seat.c.game_id, rnd.c.number == bindparam("number")))
             .outerjoin(step, and_(step.c.game_id == seat.c.game_id, step.c.t == game.c.current_round))
@@ -192,7 +200,7 @@ def _open_at_once(conn: Connection, game_id: str, token: str | None, seat_id: in
         params["hash"] = token_hash(token or "")
     row = conn.execute(_opening(seat_id is not None), params).first()
     if (row is None or row.status != "active" or row.round_status == "resolved"
-            or row.name not in row.expected
+            or past_deadline(row.closes_at, row.paused_at) or row.name not in row.expected
             or row.step_t is None or row.steps != row.step_t or row.last_t != row.step_t):
         return None
     return _Open(game_id, row.ruleset, row.options, row.id, row.name, row.email, row.mail_pref,
@@ -211,12 +219,25 @@ def _open_checked(session: Session, game_id: str, token: str | None, seat_id: in
     if game.status != "active" or rnd is None or rnd.status == "resolved":
         raise Conflict(f"round {number} is not open; the open round is "
                        f"{_open_round_text(game)}", "round")
+    if past_deadline(rnd.closes_at, game.paused_at):
+        raise Conflict(f"round {number} closed at its deadline, {_utc(rnd.closes_at)}: orders sent "
+                       "after it are refused (the round is being resolved without them)", "round")
     if seat.name not in rnd.expected:
         raise Conflict(f"{seat.name} is not expected to move in round {number} "
                        f"(expected: {', '.join(rnd.expected)})", "round")
     step, _state = latest_state(session, game)  # DamagedData: 503
     return _Open(game_id, game.ruleset, game.options, seat.id, seat.name, seat.email, seat.mail_pref,
                  rnd.id, number, rnd.status, rnd.expected, step.t, step.state, game.revision)
+
+
+def past_deadline(closes_at: datetime | None, paused_at: datetime | None) -> bool:
+    """The round's deadline has passed (the game not paused): it takes no more orders, even
+    before the sweeper closes it (service.timekeeping.due closes rounds due by the same test)."""
+    return closes_at is not None and paused_at is None and as_utc(closes_at) <= clock.now()
+
+
+def _utc(at: datetime | None) -> str:
+    return as_utc(at).strftime("%Y-%m-%d %H:%M UTC") if at is not None else ""
 
 
 def _seats_now(conn: Connection, game_id: str, round_id: int) -> list[_SeatNow]:
@@ -267,7 +288,7 @@ def _store(session: Session, conn: Connection, opened: _Open, text: str, accepte
                       {"round": opened.number, "version": version, "source": source}, at)]
     mail = outbox_values("confirmation",
                          {"round": opened.number, "version": version, "accepted": accepted, "source": source,
-                          "receipt": proof, "at": at.isoformat(), "ready": ready},
+                          "receipt": proof, "at": at.isoformat(), "ready": ready, "sent": text},
                          opened.game_id, opened.seat_id, opened.email,
                          wanted("confirmation", opened.mail_pref))
     if mail is not None:

@@ -57,9 +57,14 @@ def verify_link(record_url: str, page: str = "/verify",
     return f"{page}?record={quote(record_url, safe='/:')}" + held_fragment(held)
 
 
+# What a link may carry of what the player holds; v3 adds the terms T and the step hash A_t
+# of step t, which the mail the link is in carries too.
+HELD_KEYS = ("commitment", "seat", "entropy", "terms", "t", "step_hash")
+
+
 def held_fragment(held: Mapping[str, str | None] | None) -> str:
-    """`#commitment=...&seat=...&entropy=...` (what is given), or nothing."""
-    pairs = [(k, v) for k in ("commitment", "seat", "entropy") if (v := (held or {}).get(k))]
+    """`#commitment=...&seat=...&entropy=...` (what is given of HELD_KEYS), or nothing."""
+    pairs = [(k, v) for k in HELD_KEYS if (v := (held or {}).get(k))]
     return f"#{urlencode(pairs)}" if pairs else ""
 
 

@@ -17,7 +17,7 @@ from engine.record import build_record
 from service import statecache
 from service.audit import record_extra
 from service.errors import NotFound
-from service.fairdice import game_profile, is_v2, record_fields
+from service.fairdice import game_profile, is_bound, record_fields
 from service.integrity import check_steps, latest_state, loaded_state
 from service.memo import memo
 from service.models import Game, Round, Seat, Step, Submission
@@ -191,7 +191,7 @@ def game_record(session: Session, game: Game, upto: int | None = None,
         extra.pop("gm_ending", None)
         extra.pop("outcome", None)
         status, outcome = ("active" if later else game.status), (None if later else game.outcome)
-    if is_v2(game):
+    if is_bound(game):
         extra.update(record_fields(session, game, seats, len(steps) - 1, snapshot))
     if game.links_skipped:  # the rounds rolled back, as they stood, before the steps that replaced them
         rolled = record_rollbacks(session, game.id)

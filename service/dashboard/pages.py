@@ -194,6 +194,6 @@ def play(seat_id: int) -> Response | tuple[str, int]:
     with db.begin():
         seat = _my_seat(seat_id)
         return render_template("web/player.html", token=None, errors=sent.errors, places=sent.places,
-                               message=sent_message(sent, seat.game), text=sent.text,
+                               message=sent_message(sent, seat.game), text=sent.text, sent=sent,
                                form_action=page,
                                **player_context(seat, sent)), sent.status

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 from service.audit import log_action
 from service.clock import as_utc, now
 from service.errors import Conflict, Invalid, NotFound
+from service.fairdice import TERMS_OPTION, game_terms, is_v3, missed_turns_terms
 from service.gm.auth import gm_game
 from service.gm.news import broadcast
 from service.inputs import normal_address
@@ -230,10 +231,25 @@ def set_policy(session: Session, game_id: str, token: str | None, data: Any) -> 
         game = gm_game(session, game_id, token)
         if game.status == "finished":
             raise Conflict("the game is finished", "game")
+        if is_v3(game):
+            _policy_terms(game, canonical)
         game.deadline_policy = canonical
         log_action(session, game.id, "gm", "gm_set_policy", {"policy": canonical})
         broadcast(session, game, "gm_set_policy", {"policy": canonical})
     return Done("gm_set_policy", {"policy": canonical})
+
+
+def _policy_terms(game: Game, policy: Any) -> None:
+    """v3: the missed-turn policy is part of the terms each player holds the digest of from
+    their join on, so it changes with them before anyone joined and never after."""
+    terms, wanted = game_terms(game), missed_turns_terms(policy)
+    if wanted == terms["missed_turns"]:
+        return
+    if any(s.joined_at is not None for s in game.seats):
+        raise Conflict("missed_turns: the missed-turn policy is part of the game's terms, which every "
+                       "player holds from joining on; it cannot change once a seat has joined",
+                       "deadline_policy.missed_turns")
+    game.options = {**game.options, TERMS_OPTION: {**terms, "missed_turns": wanted}}
 
 
 MAX_ANNOUNCEMENT = 2000

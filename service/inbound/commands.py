@@ -100,7 +100,8 @@ def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: 
             done.answers.append(("confirmation", {"round": accepted.round, "version": accepted.version,
                                                   "accepted": "\n".join(accepted.lines) or "pass",
                                                   "source": "mail", "receipt": accepted.receipt,
-                                                  "at": accepted.at, "ready": accepted.player_ready}))
+                                                  "at": accepted.at, "ready": accepted.player_ready,
+                                                  "sent": text}))
         finish(within, done)
         done.recorded = True
 
@@ -144,7 +145,7 @@ def _join(session: Session, seat: Seat, entropy: str | None = None) -> Done:
             "note": f"You now play {taken[0]}, its units as they stand. Your page on the web "
                     f"(keep it private): {page}"})])
     try:
-        joined = games.join(session, seat.game_id, None, entropy=entropy, seat_id=seat.id)
+        joined = games.join(session, seat.game_id, None, seat_id=seat.id, join_words=entropy or "")
     except ServiceError as exc:
         return Done(f"join refused: {exc.message}", [("status", {"message": exc.message})])
     page = urls.player_url(seat.game_id, joined.player_token)
@@ -311,10 +312,10 @@ COMMANDS: dict[str, MailCommand] = {c.name: c for c in (
                 (("CLEAR", "withdraw your orders for the open round"),), in_subject=True),
     MailCommand("help", r"help", lambda c: Done("help sent", [("help", {})]), (("HELP", "this mail"),),
                 in_subject=True),
-    # JOIN [HEX]: HEX is the joiner's own entropy, 16 to 64 bytes, else the server's,
-    # fixed by the commitment.
-    MailCommand("join", r"join(?:\s+(\S+))?",
-                lambda c: _join(c.session, c.seat, c.reply.args[0] if c.reply.args else None),
+    # JOIN [WORDS]: the joiner's own entropy, any words (v3) or hex of 16 to 64 bytes, else
+    # the server's, fixed by the commitment.
+    MailCommand("join", r"join(?:\s+(.+))?",
+                lambda c: _join(c.session, c.seat, " ".join(c.reply.args) if c.reply.args else None),
                 (("JOIN", "take your seat (answering an invitation)"),), in_subject=True),
     MailCommand("unsubscribe", r"unsubscribe", lambda c: _unsubscribe(c.session, c.seat),
                 (("UNSUBSCRIBE", "no more mail from this game ([change it])"),), in_subject=True),

@@ -52,6 +52,7 @@ class Letter(Protocol):
     def final(self) -> dict[str, Any]: ...  # the outcome and the last grid
     def confirmation(self) -> dict[str, Any]: ...  # the submitted text line by line, with errors
     def lead_words(self) -> dict[str, Any]: ...  # a reminder's lead time in words
+    def joined(self) -> dict[str, Any]: ...  # the seat's entropy and where it came from
     def sent_at(self) -> dict[str, Any]: ...  # when the table message was written
     def news(self) -> dict[str, Any]: ...  # the GM's news (service.gm.news)
     def follow(self) -> dict[str, Any]: ...  # a spectator's links (service.follow)
@@ -113,6 +114,9 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
              context=lambda m: m.status() if m.payload.get("replacement") else {}),
     MailKind("confirmation", _confirmation, "seat", _CHOSEN,
              context=lambda m: {**m.confirmation(), **m.status()}),
+    # v3: a seat has joined: its entropy and where it came from, the force it brought.
+    MailKind("joined", lambda c: f"You have joined {c['game']['title']}", "seat", _ALL,
+             context=lambda m: m.joined()),
     MailKind("results", lambda c: "The game has started" if c["step"] == 1 else f"Round {c['round']} results",
              "seat", _RESULTS, bulk=True, context=lambda m: m.results()),
     MailKind("reminder", lambda c: f"Reminder: round {c['payload'].get('round')} closes soon", "seat",

@@ -24,6 +24,7 @@ from service import caches, clock, statecache, urls
 from service.access import open_url
 from service.catalog import glossary_used, rules_help
 from service.db import table_of
+from service.evidence import link_values, mail_evidence
 from service.fairdice import game_profile
 from service.follow import mail_context as follow_context
 from service.gm.news import mail_context as news_context
@@ -64,12 +65,13 @@ def lead_words(lead: object) -> str:
         return ""
 
 
-def verify_url(record_url: str, game: Game, seat: Seat | None) -> str:
+def verify_url(record_url: str, game: Game, seat: Seat | None, more: Mapping[str, str] | None = None) -> str:
     """The "check these dice" link: the verifier page, absolute, loading the record, with
     the commitment and the seat's entropy as they are now in its fragment (the page turns
-    red if the record later differs from what this mail carried)."""
+    red if the record later differs from what this mail carried); `more`: what else the
+    mail holds (v3: the terms T and the step hash of its step)."""
     held = {"commitment": game.commitment, "seat": seat.name if seat else None,
-            "entropy": seat.entropy if seat else None}
+            "entropy": seat.entropy if seat else None, **(more or {})}
     if not game.public and seat is not None:
         # A private game's record answers only to its tokens: the link opens through the
         # seat's open link first, and the browser keeps the fragment across the redirect.
@@ -423,6 +425,13 @@ class Letter:
     def lead_words(self) -> dict[str, Any]:
         return {"lead_words": lead_words(self.payload.get("lead"))}
 
+    def joined(self) -> dict[str, Any]:
+        """The seat's entropy as the dice use it, where it came from, and the words typed."""
+        if self.seat is None:
+            return {}
+        return {"joined": {"entropy": self.seat.entropy or "", "words": self.payload.get("words") or "",
+                           "source": self.payload.get("source") or self.seat.entropy_source}}
+
     def sent_at(self) -> dict[str, Any]:
         if self.game is None or self.seat is None:
             return {}
@@ -459,6 +468,10 @@ def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict
     if game is not None:
         ctx.update(game_context(session, game, seat, settings))
     ctx.update(kind_of(row.kind).context(Letter(session, game, seat, payload, zone, settings)))
+    if game is not None:
+        ctx["evidence"] = mail_evidence(session, game, seat, row.kind, payload, ctx.get("record_bytes"))
+        if row.kind == "results" and ctx["evidence"]:  # the link holds what this mail holds
+            ctx["verify_url"] = verify_url(ctx["record_url"], game, seat, link_values(game, ctx["evidence"]))
     return ctx
 
 

@@ -172,11 +172,14 @@ def _apply_deadline(session: Session, game: Game, rnd: Round, at: datetime) -> s
 def hand_to_bot(session: Session, game: Game, rnd: Round | None, seat: Seat, actor: str) -> None:
     """The bot plays the seat from the next round on, and `rnd` too when given (the GM's
     hand-over of an open round) and the seat is expected and has no orders in it. The
-    player's own orders take the seat back (service.submit)."""
+    player's own orders take the seat back (service.submit). The audit entry names the
+    first round the bot plays (`from_round`: the record's hand-over)."""
     seat_schedule(session, seat).controller = "bot"
-    log_action(session, game.id, actor, "seat_to_bot", {"seat": seat.name})
-    if rnd is not None and rnd.status == "open" and seat.name in rnd.expected \
-            and seat.name not in submitted_names(session, game, rnd):
+    plays_now = (rnd is not None and rnd.status == "open" and seat.name in rnd.expected
+                 and seat.name not in submitted_names(session, game, rnd))
+    first = (rnd.number if plays_now else rnd.number + 1) if rnd is not None else game.current_round + 1
+    log_action(session, game.id, actor, "seat_to_bot", {"seat": seat.name, "from_round": first})
+    if rnd is not None and plays_now:
         submit_for_bot(session, game, rnd, seat)
 
 

@@ -22,7 +22,7 @@ from engine.orders import format_orders
 from service.audit import log_action
 from service.clock import now
 from service.dice_keys import chain_link, step_link
-from service.fairdice import is_v2
+from service.fairdice import counted_orders, game_profile, is_bound
 from service.models import Game, Round, Seat, Submission
 from service.schedule.deadlines import in_quiet_hours, round_deadline
 from service.schedule.nmr import next_misses
@@ -63,16 +63,19 @@ def submit_for_bot(session: Session, game: Game, rnd: Round, seat: Seat) -> Subm
         raise InvariantError(f"game {game.id}: a round opens only after its step is stored")
     ruleset = find_ruleset(game.ruleset, game.revision)
     state = ruleset.load(step.state)
-    if is_v2(game):  # the bound key: secret until S_{r+1} is revealed, then recomputable
+    profile = game_profile(game)
+    if is_bound(game):  # the bound key: secret until S_{r+1} is revealed, then recomputable
         if game.salt is None:
             raise InvariantError(f"game {game.id}: a bot plays only after the salt is made")
         t = rnd.number + 1
         text = bot_orders(ruleset, state, seat.name,
                           key=bot_key(chain_link(game, step_link(game, t)), bytes.fromhex(game.salt), t,
-                                      seat.name))
+                                      seat.name, profile),
+                          profile=profile)
     else:
         text = bot_orders(ruleset, state, seat.name, seed=f"{game.id}:{game.salt}")
-    accepted = format_orders(ruleset.parse_orders(state, seat.name, text)) if text else ""
+    accepted = format_orders(counted_orders(profile, ruleset, state, seat.name,
+                                            ruleset.parse_orders(state, seat.name, text))) if text else ""
     sub = store_submission(session, rnd, seat, text, accepted, "bot", now())
     session.flush()
     log_action(session, game.id, "bot", "bot_orders",

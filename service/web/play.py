@@ -20,7 +20,7 @@ from service import jsonlimits as limited_json
 from service.catalog import rules_help
 from service.db import get_session
 from service.errors import Invalid, NotFound, OrdersRefused, ServiceError
-from service.fairdice import seat_receipts
+from service.fairdice import seat_receipts, terms_hex
 from service.mail.outbox import failing
 from service.models import Game, Seat
 from service.render.grid_legend import natural_key
@@ -111,7 +111,7 @@ def join(game_id: str, invite: str) -> Response | tuple[str, int] | str:
                     return render_template("web/join.html", error=None, force="",
                                            builder=builder.form(force, verdict), refused=True, **page), 422
         joined = games.join(get_session(), game_id, invite,
-                            request.form.get("entropy", "").strip() or None, force)
+                            request.form.get("entropy", "").strip() or None, force, via="browser")
     except ServiceError as exc:
         return render_template("web/join.html", error=exc, force=force_text,
                                builder=builder.form(built), **page), exc.status
@@ -144,9 +144,14 @@ def joined(game_id: str, invite: str) -> Response | str:
         if game is None:
             raise NotFound(f"no game {game_id!r}")
         title, commitment = game.title, game.commitment
+        # the seat's entropy as stored, whoever made it: the player sees what the dice use
+        seat = next((s for s in game.seats if s.name == kept["seat"]), None)
+        entropy = (seat.entropy or "") if seat is not None else kept["entropy"]
+        source = (seat.entropy_source or "") if seat is not None else ""
+        terms = terms_hex(game)
     return render_template("web/joined.html", joined=kept, url=player_url(game_id, kept["token"]),
-                           entropy=kept["entropy"], game_id=game_id, invite=invite, title=title,
-                           commitment=commitment)
+                           entropy=entropy, source=source, terms=terms, game_id=game_id, invite=invite,
+                           title=title, commitment=commitment)
 
 
 def parse_force(text: str) -> Any:
@@ -222,6 +227,10 @@ class Sent:
     stored: str = ""  # the stored lines, as the notice lists them
     text: str = ""
     status: int = 200
+    # what the page's script checks the receipt against (v2, v3): its text, as it counts
+    receipt: str = ""
+    counted: str = ""
+    profile: str = ""
 
 
 def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> Sent:
@@ -237,6 +246,7 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
                                  int(round_field) if round_field.isdigit() else round_field,
                                  sent.text, "web", seat_id=seat_id, ready=ready)
         sent.round, sent.version = accepted.round, accepted.version
+        sent.receipt, sent.counted, sent.profile = accepted.receipt, accepted.counted, accepted.profile
         sent.stored = "; ".join(accepted.lines) if accepted.lines else "pass (every unit holds)"
         sent.message = (f"Round {accepted.round}: your orders are stored as version {accepted.version}: "
                         + sent.stored + ". " + readiness(accepted)
@@ -304,7 +314,9 @@ def stored_and_back(sent: Sent, page: str) -> Response | None:
     if sent.errors:
         return None
     flask_session[SENT] = {"page": page, "message": sent.message[:KEPT_NOTICE], "round": sent.round,
-                           "version": sent.version, "stored": sent.stored[:KEPT_NOTICE]}
+                           "version": sent.version, "stored": sent.stored[:KEPT_NOTICE],
+                           "receipt": sent.receipt, "profile": sent.profile,
+                           "counted": sent.counted if len(sent.counted) <= KEPT_NOTICE else ""}
     return redirect(page, 303)  # the notice is on top of the page
 
 
@@ -314,7 +326,8 @@ def sent_for(page: str) -> Sent:
         return Sent()
     kept = flask_session.pop(SENT)
     return Sent(message=str(kept["message"]), round=kept["round"], version=int(kept["version"]),
-                stored=str(kept["stored"]))
+                stored=str(kept["stored"]), receipt=str(kept.get("receipt") or ""),
+                counted=str(kept.get("counted") or ""), profile=str(kept.get("profile") or ""))
 
 
 @bp.route("/games/<game_id>/player/<token>", methods=["GET", "POST"])
@@ -334,5 +347,5 @@ def player(game_id: str, token: str) -> Response | tuple[str, int]:
         seat = games.seat_by_token(session, game_id, token)
         access.remember(game_id, token)  # the game's own pages open in this browser too
         return render_template("web/player.html", token=token, errors=sent.errors, places=sent.places,
-                               message=sent_message(sent, seat.game),
+                               message=sent_message(sent, seat.game), sent=sent,
                                text=sent.text, form_action=action, **player_context(seat, sent)), sent.status

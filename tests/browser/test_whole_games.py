@@ -131,6 +131,11 @@ def send_by_tapping(page: Any) -> None:
             page.get_by_role("button", name="Send orders").tap()
         if not page.locator(".error").count():
             assert "stored as version" in page.inner_text(".notice")
+            # the browser computed the receipt of what it sent, and compared it with the answer
+            check = page.locator("#receipt-check")
+            check.wait_for(state="visible")
+            said = check.inner_text()
+            assert "it matches the answer" in said and "holds the lines you sent" in said, said
             return
         refused = re.findall(r"list (\S+ \S+)", page.inner_text(".error ul"))
         assert refused, page.inner_text(".error")

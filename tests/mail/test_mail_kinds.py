@@ -17,7 +17,7 @@ from service.outbound.deliver import deliver
 from tests.mail.conftest import start_game
 from tests.mail.mail_world import html_of, parse, text_of
 
-KINDS = ("invitation", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help",
+KINDS = ("invitation", "joined", "confirmation", "results", "reminder", "game_over", "refusal", "status", "help",
          "gm_news", "message", "follow", "follow_results")
 
 
@@ -105,8 +105,9 @@ def test_each_kind_is_multipart_with_safe_html_and_proper_headers(sent, kind):
         # RFC 3834: every mail here of these kinds answers one a player (or a stranger) sent.
         answered = kind in ("confirmation", "status", "help", "refusal")
         assert msg["Auto-Submitted"] == ("auto-replied" if answered else "auto-generated")
-        # A player's message is relayed one to one, not news sent to every player; a follow link is asked for.
-        assert msg["Precedence"] == (None if answered or kind in ("message", "follow") else "bulk")
+        # A player's message is relayed one to one, not news sent to every player; a follow link is asked
+        # for; a join is confirmed to its player alone.
+        assert msg["Precedence"] == (None if answered or kind in ("message", "follow", "joined") else "bulk")
         assert msg["List-Id"] == (None if kind == "refusal" else f'"Mail duel" <{game.id}.dicepost.localhost>')
         text, html = text_of(msg), html_of(msg)
         tags = _Tags()
@@ -192,7 +193,8 @@ def test_results_mail_checks_on_its_own(sent):
 
 
 def test_a_stored_confirmation_carries_its_receipt(sent):
-    from engine.dice import receipt
+    from engine.dice import NEW_GAME_PROFILE, receipt
+    from engine.held import held_from_mails
 
     stored = [m for m, _mid, _seat in sent["confirmation"] if "NOT stored" not in str(m["Subject"])]
     assert stored
@@ -204,7 +206,11 @@ def test_a_stored_confirmation_carries_its_receipt(sent):
     assert re.fullmatch(r"Receipt of version 1 \(\w{3} \d{2} \w{3} \d{2}:\d{2} .*\):", received), received
     line = next(x for x in text.splitlines() if "--receipt" in x)
     seat, rnd, version, value = line.split("--receipt ", 1)[1].rstrip(").").split(":")
-    assert value == receipt(game.id, int(rnd), seat, int(version), "").hex()  # it sent "pass"
+    assert value == receipt(game.id, int(rnd), seat, int(version), "", NEW_GAME_PROFILE).hex()  # it sent "pass"
+    # the evidence block carries the same receipt, the text as sent and as it counts
+    held = held_from_mails([("confirmation.eml", stored[0].as_bytes())], game.id)
+    assert held.receipts == [(seat, int(rnd), int(version), bytes.fromhex(value))]
+    assert held.sent[(seat, int(rnd), int(version))] == "pass" and held.conflicts == []
 
 
 @pytest.mark.parametrize("kind", KINDS)

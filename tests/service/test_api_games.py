@@ -118,9 +118,9 @@ def test_join_runs_setup_on_the_last_seat(app: Flask, client: Any) -> None:
                                {"name": "bob", "joined": True, "submitted": False}]
     with session_scope(app) as s, s.begin():
         seats = {x.name: x for x in s.scalars(select(Seat).where(Seat.game_id == table.id))}
-        assert seats["alice"].entropy == entropy and seats["alice"].entropy_source == "player"
+        assert seats["alice"].entropy == entropy and seats["alice"].entropy_source == "api"
         # No entropy given: the value S_0 fixed before anyone joined, not bytes drawn now.
-        made = server_entropy(bytes.fromhex(table.created["commitment"]), table.id, "bob")
+        made = server_entropy(bytes.fromhex(table.created["commitment"]), table.id, "bob", NEW_GAME_PROFILE)
         assert seats["bob"].entropy_source == "server" and seats["bob"].entropy == made.hex()
         universal = find_ruleset("universal")
         assert seats["alice"].force == universal.default_force(0, universal.options({}))

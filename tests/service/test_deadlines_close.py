@@ -228,3 +228,28 @@ def test_orders_not_ready_keep_the_round_open_until_the_sender_is_ready(world):
     assert world.round_number() == 1 and world.settings("red").json["wait"] is True
     assert put({"orders": order, "ready": True}).json["ready"] is True
     assert world.round_number() == 2 and world.step_inputs(2)["red"] == order
+
+
+def test_orders_after_the_deadline_are_refused_before_the_sweeper_closes_the_round(world):
+    from service.mail.inbound.receive import receive
+    from tests.mail.mail_world import MailPlayer, stored_mail
+
+    order = world.legal_order("red")
+    world.advance(hours=48)  # the deadline, not yet swept
+    said = "round 1 closed at its deadline, 2026-"
+    api = world.submit("red", order)
+    assert api.status_code == 409 and said in api.json["error"], api.json
+    page = f"/games/{world.game_id}/player/{world.tokens['red']}"
+    web = world.client.post(page, data={"round": "1", "free": order})
+    assert web.status_code == 409 and said in web.get_data(as_text=True)
+
+    def send(raw: bytes) -> object:
+        with world.app.app_context():
+            return receive(raw)
+
+    blue = MailPlayer("blue@example.org", stored_mail(world.app), send)
+    out = blue.reply(blue.latest("The game has started"), "pass")
+    assert out.status == "processed" and said in out.detail, out
+    assert world.step_inputs(1) and world.round_number() == 1  # nothing stored, nothing closed
+    assert world.sweep()["closed"] == 1
+    assert world.step_inputs(2) == {"red": "", "blue": ""}

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from engine.verify import verify
 from tests.mail.mail_world import stored_mail, text_of
 from tests.service.schedule_world import DATABASES, START, World, database
 
@@ -103,14 +104,20 @@ def test_bot_takes_the_seat_after_k_misses(tmp_path):
                                    "missed_turns": {"after": 2, "action": "bot"}})
     miss_round(world)
     assert world.audit("seat_to_bot") == []
-    miss_round(world)  # the second miss in a row: blue's round 2 holds, the bot plays the rounds after it
-    assert [e.detail["seat"] for e in world.audit("seat_to_bot")] == ["blue"]
-    assert world.step_inputs(3)["blue"] == ""  # the missed round is never rewritten by the bot
+    miss_round(world)  # the second miss in a row: round 2 holds, the bot plays blue from round 3
+    assert [(e.detail["seat"], e.detail["from_round"]) for e in world.audit("seat_to_bot")] == [("blue", 3)]
+    assert world.step_inputs(3)["blue"] == ""
     # from round 3 on the bot writes blue's orders when the round opens: red alone closes it
     assert world.round_number() == 3
     world.submit("red")
     assert world.round_number() == 4
     assert [e.detail["round"] for e in world.audit("bot_orders")] == [3, 4]
+    # the record names the hand-over, and the verifier counts the misses the policy needs
+    record = world.client.get(f"/api/games/{world.game_id}/record").json
+    assert [(h["round"], h["seat"], h["to"], h["by"]) for h in record["handovers"]] == [
+        (3, "blue", "bot", "missed_turns")]
+    v = verify(record)
+    assert v.ok, v.differences[:3]
 
 
 def _page(world: World, seat: str) -> str:
@@ -156,6 +163,11 @@ def test_a_missed_turn_is_told_and_the_players_own_orders_take_the_seat_back(tmp
     assert world.round_number() == 3 and world.step_inputs(3)["blue"] == order
     assert back in _latest_results(world, "red@example.org")
     assert [e.detail["round"] for e in world.audit("bot_orders")] == [2]  # none after blue came back
+    record = world.client.get(f"/api/games/{world.game_id}/record").json
+    assert [(h["round"], h["to"], h["by"]) for h in record["handovers"]] == [
+        (2, "bot", "missed_turns"), (2, "player", "player")]
+    v = verify(record)
+    assert v.ok, v.differences[:3]
 
 
 def test_replace_opens_the_seat_and_a_newcomer_inherits_it(tmp_path):

@@ -1,6 +1,7 @@
-"""New games play dicepost-dice/v2 (docs/dice-spec.md): server-made entropy fixed by S_0,
-canonical inputs, receipts in the answer, the mail and the record, bots on the bound key;
-and the record verifies against what each player holds."""
+"""New games play dicepost-dice/v3 (docs/dice-spec.md): server-made entropy fixed by S_0,
+canonical inputs in the rules' reading order, receipts in the answer, the mail and the
+record, the terms fixed at creation, bots on the bound key from a recorded hand-over; and
+the record verifies against what each player holds."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from flask import Flask
 from sqlalchemy import select
 
-from engine.dice import PROFILE_V2, receipt, server_entropy
+from engine.dice import PROFILE_V3, receipt, server_entropy
 from engine.verify import Held, verify
 from service.db import session_scope
 from service.inbound.commands import read_reply
@@ -32,13 +33,16 @@ def joined(client: Any) -> Any:
     return table
 
 
-def test_a_new_game_is_v2_and_a_seat_without_entropy_gets_the_one_fixed_by_s0(
+def test_a_new_game_is_v3_and_a_seat_without_entropy_gets_the_one_fixed_by_s0(
         client: Any) -> None:
     table = joined(client)
     record = client.get(f"/api/games/{table.id}/record").json
-    assert record["profile"] == PROFILE_V2
+    assert record["profile"] == PROFILE_V3
     s0 = bytes.fromhex(table.created["commitment"])
-    assert record["entropy"] == {"alice": ENTROPY, "bob": server_entropy(s0, table.id, "bob").hex()}
+    assert record["entropy"] == {"alice": ENTROPY, "bob": server_entropy(s0, table.id, "bob", PROFILE_V3).hex()}
+    assert record["entropy_source"] == {"alice": "api", "bob": "server"}
+    assert record["terms"]["ruleset"] == record["ruleset"] and record["terms"]["seats"] == ["alice", "bob"]
+    assert record["terms"]["options"] == record["steps"][0]["inputs"]["options"]
     assert record["server_made"] == ["bob"]
     v = verify(record)
     assert v.ok, v.differences[:3]
@@ -56,9 +60,9 @@ def test_every_accepted_version_gets_its_receipt_and_the_record_lists_them(
     assert second.status_code == 200
     canonical = "\n".join(second.json["accepted"])
     assert second.json["version"] == 2
-    assert second.json["receipt"] == receipt(gid, 1, "alice", 2, canonical).hex()
+    assert second.json["receipt"] == receipt(gid, 1, "alice", 2, canonical, PROFILE_V3).hex()
     passed = table.put("bob", "pass", 1)
-    assert passed.json["receipt"] == receipt(gid, 1, "bob", 1, "").hex()  # no orders: ""
+    assert passed.json["receipt"] == receipt(gid, 1, "bob", 1, "", PROFILE_V3).hex()  # no orders: ""
     with session_scope(app) as s, s.begin():
         mails = s.scalars(select(Outbox).where(Outbox.kind == "confirmation")
                           .order_by(Outbox.id)).all()
@@ -91,14 +95,19 @@ def test_a_bot_seat_chooses_with_the_bound_key_and_the_verifier_recomputes_it(tm
     assert world.gm("POST", "remove", {"seat": "blue", "units": "bot"}).status_code == 200
     assert world.round_number() == 2
     record = world.client.get(f"/api/games/{world.game_id}/record").json
-    assert record["bots"] == [{"round": 1, "seat": "blue", "kind": "greedy"}]
+    assert "bots" not in record  # v3: the bot's rounds follow from the hand-over
+    assert [{k: h[k] for k in ("round", "seat", "to", "by")} for h in record["handovers"]] == [
+        {"round": 1, "seat": "blue", "to": "bot", "by": "gm"}]
+    assert not [v for v in record["versions"] if v["seat"] == "blue"]  # the bot's are not versions
     assert any(a["action"] == "gm_remove" for a in record["gm_actions"])
     v = verify(record)
     assert v.ok, v.differences[:3]
     assert record["steps"][1]["inputs"]["blue"] != ""
 
 
-def test_join_by_mail_takes_the_joiners_entropy() -> None:
+def test_join_by_mail_takes_the_joiners_entropy_as_hex_or_any_words() -> None:
     reply = read_reply("JOIN " + ENTROPY)
     assert reply.command == "join" and reply.args == (ENTROPY,)
     assert read_reply("JOIN").args == ()
+    words = read_reply("join  purple walrus 1987  under the stairs")
+    assert words.command == "join" and words.args == ("purple", "walrus", "1987", "under", "the", "stairs")
