@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from flask import Flask
 from sqlalchemy import (
     JSON,
@@ -41,6 +42,7 @@ from service.models import Base, UTCDateTime
 from tests.conftest import PG_ADMIN, SESSION_TAG, _pg_admin
 
 SEAL = bytes(range(32))
+HEAD = "0016_games_rewritten"
 # The games table as the migrations before the seal left it (the models have moved on).
 GAMES_BEFORE_THE_SEAL = sa_table(
     "games", column("options", JSON()), column("created_at", UTCDateTime()),
@@ -150,7 +152,7 @@ def test_renaming_the_constraints_keeps_the_rows_and_their_links(empty_engine: E
                                       "invite_token_hash": "d" * 64, "mail_pref": "all"})
         conn.execute(seat_schedule.insert(), {"seat_id": 7, "absences": [], "misses": 2})
     upgrade(empty_engine, seal_key=SEAL)
-    assert current(empty_engine) == "0016_private_history_sessions"
+    assert current(empty_engine) == HEAD
     with empty_engine.connect() as conn:
         assert conn.execute(select(games.c.title)).scalars().all() == ["Old"]
         assert conn.execute(select(seat_schedule.c.misses, seat_schedule.c.controller)).all() == [(2, "human")]
@@ -183,6 +185,47 @@ def test_the_migration_seals_the_stored_tips_and_keeps_no_plain_copy(empty_engin
     upgrade_down(empty_engine, "0005_bounces", SEAL)
     with empty_engine.connect() as conn:
         assert conn.execute(text("SELECT chain_tip FROM games")).scalar_one() == tip
+
+
+def _table_files(engine: Engine, table: str) -> bytes:
+    """Every byte of a table's files on disk (its heap and TOAST, each segment), read as the
+    superuser after a checkpoint, so what the shared buffers held is there too."""
+    with engine.connect() as conn:
+        database = conn.execute(text("SELECT current_database()")).scalar_one()
+    with _pg_admin() as admin:
+        root = Path(admin.execute("SHOW data_directory").fetchone()[0])
+    admin_url = PG_ADMIN.rsplit("/", 1)[0] + f"/{database}"
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        paths = [row[0] for row in conn.execute(
+            "SELECT pg_relation_filepath(c.oid) FROM pg_class c WHERE c.oid = %s::regclass "
+            "OR c.oid = (SELECT reltoastrelid FROM pg_class WHERE oid = %s::regclass)", (table, table))]
+    out = b""
+    for path in paths:
+        main = root / path
+        for part in sorted(main.parent.glob(main.name + "*")):  # 16384, 16384.1, _fsm, _vm ...
+            out += part.read_bytes()
+    return out
+
+
+@pytest.mark.parametrize("empty_engine", ["postgres"], indirect=True)
+def test_no_plain_tip_is_left_in_the_games_tables_files(empty_engine: Engine) -> None:
+    """The sealing migration dropped the plain column; PostgreSQL keeps a dropped column's
+    values in the rows on disk (and the UPDATE left the old rows): the rewrite removes them."""
+    tip = "7c3a" * 16
+    _game_at_0005(empty_engine, "g1", tip)
+    before = ScriptDirectory.from_config(alembic_config(empty_engine)).get_revision(HEAD).down_revision
+    upgrade(empty_engine, str(before), seal_key=SEAL)
+    assert tip.encode() in _table_files(empty_engine, "games")  # sealed, dropped, still on disk
+    upgrade(empty_engine, seal_key=SEAL)
+    assert current(empty_engine) == HEAD
+    files = _table_files(empty_engine, "games")
+    assert tip.encode() not in files and bytes.fromhex(tip) not in files
+    with empty_engine.connect() as conn:  # the game itself is whole, its tip sealed
+        sealed = conn.execute(text("SELECT sealed_tip FROM games WHERE id = 'g1'")).scalar_one()
+    assert open_tip(SEAL, "g1", sealed).hex() == tip
 
 
 def test_games_without_the_seal_key_are_not_migrated(empty_engine: Engine) -> None:
