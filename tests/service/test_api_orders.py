@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask
 from sqlalchemy import select
 
-from engine.dice import receipt
+from engine.dice import NEW_GAME_PROFILE, receipt
 from service.db import session_scope
 from service.models import Outbox, Step, Submission
 from tests.service.play import counts, start
@@ -53,11 +53,11 @@ def test_put_orders_and_amend(app: Flask, client: Any) -> None:
     r = table.put("alice", "# first try\n" + move.lower())
     assert r.status_code == 200
     assert r.json == {"round": 1, "accepted": [move], "version": 1, "at": r.json["at"], "ready": True,
-                      "receipt": receipt(table.id, 1, "alice", 1, move).hex()}
+                      "receipt": receipt(table.id, 1, "alice", 1, move, NEW_GAME_PROFILE).hex()}
     assert table.status()["seats"][0] == {"name": "alice", "joined": True, "submitted": True}
     r = table.put("alice", "pass")
     assert r.status_code == 200 and r.json["accepted"] == [] and r.json["version"] == 2
-    assert r.json["receipt"] == receipt(table.id, 1, "alice", 2, "").hex()  # no orders: ""
+    assert r.json["receipt"] == receipt(table.id, 1, "alice", 2, "", NEW_GAME_PROFILE).hex()  # no orders: ""
     r = table.put("alice", move)
     assert r.json["accepted"] == [move]
     current = client.get(f"/api/games/{table.id}/orders", headers=table.auth("alice")).json["current"]

@@ -28,6 +28,8 @@ from markupsafe import escape
 from sqlalchemy import func, select
 
 from engine import Board, OrderErrors, Ruleset, bot_orders, distance, find_ruleset, parse_square, ruleset_ids
+from engine.dice import NEW_GAME_PROFILE
+from engine.steps import canonical_input
 from engine.verify import parse_record, verify
 from service import create_app
 from service.commands.verify import EXIT_OK, check
@@ -588,21 +590,26 @@ def test_sending_the_form_again_as_it_comes_keeps_every_line(csrf_app: Flask, ru
     """The form starts from the orders that count; a unit with two lines from its list
     (jep1 move + guard, heroes move + face) must not lose one when it is sent again."""
     game = new_game(csrf_app, ruleset_id)
-    legal = legal_text(game.ruleset, game.state(), "alice")
+    state = game.state()
+    legal = legal_text(game.ruleset, state, "alice")
     _unit, choices = sorted(legal.items())[0]
     move = next(c for c in choices if c.split()[1] == "move")
     other = next(c for c in choices if c.split()[1] in ("guard", "face"))
     assert game.table.put("alice", f"{move}\n{other}").status_code == 200
+    # both lines count, in the order the rules read them (dicepost-dice/v3)
+    counted = canonical_input(game.ruleset, state, "alice", f"{move}\n{other}", NEW_GAME_PROFILE).splitlines()
+    assert sorted(counted) == sorted([move, other])
     form = read_form(game.table.client, game.player_path("alice"))
-    # Both lines stand in the unit's lists, none typed: the form offers a list per verb.
-    assert sorted(v for chosen in form.selected.values() for v in chosen) == sorted([move, other])
-    assert form.typed["free"].strip() == ""
+    # Both lines stand in the form, in the order they count: in the unit's lists while that
+    # keeps to the lists' order, else in the box (the rules read them alike either way).
+    shown = [v for chosen in form.selected.values() for v in chosen] + form.typed["free"].split("\n")
+    assert sorted(line for line in shown if line.strip()) == sorted([move, other])
     r = game.table.client.post(game.player_path("alice"), data=form.as_a_browser_sends_it())
     assert r.status_code == 303, error_box(r.get_data(as_text=True))  # stored: Post/Redirect/Get
     with session_scope(csrf_app) as s:
         latest = s.scalars(select(Submission).order_by(Submission.version.desc())).first()
         assert latest is not None and latest.version == 2 and latest.source == "web"
-        assert latest.accepted.splitlines() == [move, other]
+        assert latest.accepted.splitlines() == counted
 
 
 def test_sending_the_form_again_keeps_the_order_the_lines_were_written(csrf_app: Flask) -> None:
