@@ -21,7 +21,7 @@ from engine.record import seal_step
 from service.audit import log_action
 from service.clock import now
 from service.errors import Conflict, Invalid
-from service.fairdice import game_profile, is_v2, record_fields
+from service.fairdice import game_profile, is_bound, record_fields
 from service.gm.actions import Done, _acting
 from service.gm.news import broadcast
 from service.models import Game, Rollback, Round, RoundSchedule, Step, Submission
@@ -78,10 +78,11 @@ def _roll_back(session: Session, game: Game, number: int, reason: str) -> Done:
     current = game.current_round
     entry: dict[str, Any] = {"round": number, "at": at.isoformat(), "by": "gm", "reason": reason,
                              "steps": [seal_step(record_step_json(s), salt, profile) for s in steps]}
-    if is_v2(game):  # the versions and bot rounds of the superseded rounds, as they stood
+    if is_bound(game):  # the versions and bot rounds of the superseded rounds, as they stood
         lists = record_fields(session, game, list(game.seats), current - 1)
         entry["versions"] = [v for v in lists["versions"] if v["round"] >= number]
-        entry["bots"] = [b for b in lists["bots"] if b["round"] >= number]
+        if "bots" in lists:  # v2 (v3's bot rounds follow from the record's hand-overs)
+            entry["bots"] = [b for b in lists["bots"] if b["round"] >= number]
     links = [s.link or s.t for s in steps]
     session.add(Rollback(game_id=game.id, round=number, at=at, entry=entry))
     rounds = list(session.scalars(select(Round).where(Round.game_id == game.id, Round.number >= number)))

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from engine.dice import PROFILE_V2, H
+from engine.dice import NEW_GAME_PROFILE, H
 from engine.record import checksum, seal_step
 from engine.verify import verify
 from service.commands.verify import EXIT_DIFFERENT, EXIT_OK, check
@@ -112,7 +112,7 @@ def test_a_rollback_replays_round_2_with_the_next_unrevealed_link(world: World, 
     record = record_of(world)
     step = record["steps"][2]
     assert (step["t"], step["link"]) == (3, 5)
-    assert step["key"] not in revealed and H(PROFILE_V2, "chain", bytes.fromhex(step["key"])).hex() == revealed[3]
+    assert step["key"] not in revealed and H(NEW_GAME_PROFILE, "chain", bytes.fromhex(step["key"])).hex() == revealed[3]
     [rolled] = record["rollbacks"]
     assert (rolled["round"], rolled["by"], rolled["reason"]) == (2, "gm", REASON)
     assert [(s["t"], s["key"]) for s in rolled["steps"]] == [(3, revealed[2]), (4, revealed[3])]
