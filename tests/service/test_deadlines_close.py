@@ -231,7 +231,7 @@ def test_orders_not_ready_keep_the_round_open_until_the_sender_is_ready(world):
 
 
 def test_orders_after_the_deadline_are_refused_before_the_sweeper_closes_the_round(world):
-    from service.mail.inbound.receive import receive
+    from service.inbound.receive import receive
     from tests.mail.mail_world import MailPlayer, stored_mail
 
     order = world.legal_order("red")

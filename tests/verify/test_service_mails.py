@@ -24,7 +24,7 @@ from engine.steps import canonical_input
 from service.cli import main
 from service.commands.verify import EXIT_OK
 from service.db import session_scope
-from service.mail.inbound.receive import receive
+from service.inbound.receive import receive
 from service.views import latest_step
 from tests.mail.mail_world import MailPlayer, parse, stored_mail, text_of
 
