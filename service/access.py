@@ -90,7 +90,8 @@ def open_token(secret_key: str | bytes, seat: Seat) -> str:
     return make_token(secret_key, "open", seat.id, seat.reply_token_salt or "")
 
 
-OPENED = {"web.game": "game", "verify_page.verifier": "verify"}  # and web.round_: round/<n>
+# and web.round_: round/<n>
+OPENED = {"web.game": "game", "verify_page.verifier": "verify", "api.record": "record"}
 
 
 def open_url(game: Game, seat: Seat | None, endpoint: str, **values: object) -> str:

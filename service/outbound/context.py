@@ -367,12 +367,15 @@ def final_context(session: Session, game: Game, payload: Mapping[str, Any]) -> d
 
 def game_context(session: Session, game: Game, seat: Seat | None, settings: MailSettings) -> dict[str, Any]:
     record = urls.record_url(game.id)
+    readable = game.public or seat is None or seat.player_token_hash is not None
     ctx: dict[str, Any] = {
         "game": {"id": game.id, "title": game.title, "ruleset": game.ruleset, "status": game.status,
                  "commitment": game.commitment, "chain_length": game.chain_length,
                  "players": [s.name for s in game.seats]},
-        "game_url": open_url(game, seat, "web.game"),
-        "record_url": record,
+        # A private game's pages open to a seat only once its player has joined.
+        "game_url": open_url(game, seat, "web.game") if readable else None,
+        "record_url": (record if game.public or seat is None else open_url(game, seat, "api.record"))
+        if readable else None,
         "verify_url": verify_url(record, game, seat),
         "player": seat.name if seat else "",
         "order_help": order_help(game),

@@ -195,10 +195,12 @@ def watch(game_id: str, token: str) -> Response:
 @bp.get("/games/<game_id>/open/<token>/<path:where>")
 def open_link(game_id: str, token: str, where: str) -> Response:
     """A link from a mail to a player of a private game: this browser keeps the seat's open
-    token (as its player page would) and goes on to the game or round page at once."""
+    token (as its player page would) and goes on to the game, round or record page at once."""
     kind, _, number = where.partition("/")
-    if not (where in ("game", "verify") or (kind == "round" and number.isdigit() and len(number) <= 9)):
-        raise NotFound(f"no page {where!r} to open: a mail's link opens the game, a round or the verifier")
+    if not (where in ("game", "verify", "record")
+            or (kind == "round" and number.isdigit() and len(number) <= 9)):
+        raise NotFound(f"no page {where!r} to open: a mail's link opens the game, a round, the record "
+                       "or the verifier")
     session = get_session()
     with session.begin():
         if access.seat_by_open_token(session, game_id, token) is None:
@@ -209,6 +211,8 @@ def open_link(game_id: str, token: str, where: str) -> Response:
         return redirect(url_for("web.game", game_id=game_id), 303)
     if where == "verify":  # the fragment (what the player holds) stays in the browser
         return redirect(verify_link(record_url(game_id)), 303)
+    if where == "record":  # the record as this seat reads it, the token kept in the session
+        return redirect(url_for("api.record", game_id=game_id), 303)
     return redirect(url_for("web.round_", game_id=game_id, number=int(number)), 303)
 
 

@@ -46,7 +46,7 @@ def test_a_private_games_mail_links_open_in_a_fresh_browser(tmp_path: Any) -> No
     links = _links(_results_text(world, "red", 2), g)
     opened = [p for p in links if f"/games/{g}/open/" in p]
     wheres = {p.rsplit("/open/", 1)[1].split("/", 1)[1].split("#")[0] for p in opened}
-    assert wheres == {"game", "round/1", "verify"}, links
+    assert wheres == {"game", "round/1", "verify", "record"}, links
     assert f"/games/{g}" not in links and f"/games/{g}/rounds/1" not in links  # no bare link that 404s
     # "Check these dice": what red holds rides in the fragment, which the browser keeps across
     # the redirect to the verifier; the verifier's own fetch of the record then answers.
@@ -60,7 +60,14 @@ def test_a_private_games_mail_links_open_in_a_fresh_browser(tmp_path: Any) -> No
     assert path.split("/")[4] not in r.headers["Location"]
     assert browser.get(r.headers["Location"]).status_code == 200
     assert browser.get(f"/api/games/{g}/record").status_code == 200
-    for path in (p for p in opened if "/verify#" not in p):
+    # "Game record" opens in a fresh browser too: the seat's open link, then the record.
+    record = next(p for p in opened if p.endswith("/record"))
+    browser = world.app.test_client()
+    r = browser.get(record)
+    assert r.status_code == 303 and r.headers["Location"] == f"/api/games/{g}/record"
+    assert browser.get(r.headers["Location"]).json["game_id"] == g
+    assert f"{BASE}/api/games/{g}/record" not in _results_text(world, "red", 2)  # no bare link that 404s
+    for path in (p for p in opened if "/verify#" not in p and not p.endswith("/record")):
         browser = world.app.test_client()
         assert browser.get(path.replace("/open/", "/x/")).status_code == 404  # sanity: no such route
         r = browser.get(path)
@@ -106,3 +113,20 @@ def test_a_public_games_mail_links_stay_plain(tmp_path: Any) -> None:
     links = _links(_results_text(world, "red", 2), world.game_id)
     assert not [p for p in links if "/open/" in p]
     assert f"/games/{world.game_id}/rounds/1" in links
+
+
+def test_a_private_games_invitation_links_only_what_opens_before_joining(tmp_path: Any) -> None:
+    world = World(tmp_path)
+    created = world.client.post("/api/games", json={"ruleset": "universal", "public": False, "seats": [
+        {"name": "red", "email": "red@example.org"}, {"name": "blue", "email": "blue@example.org"}]}).json
+    g = created["id"]
+    with world.app.app_context(), session_scope() as s, s.begin():
+        row = s.scalars(select(Outbox).where(Outbox.game_id == g, Outbox.kind == "invitation")).first()
+        assert row is not None
+        text = text_of(parse(compose(s, row, mail_settings(world.app.config)).raw))
+    links = re.findall(rf"{BASE}(/[^\s<>\"')]*)", text)
+    assert [p for p in links if f"/games/{g}/join/" in p], text
+    browser = world.app.test_client()
+    for path in links:  # the invitation, the rules, your games (after signing in): none is a 404
+        assert browser.get(path.split("#")[0]).status_code in (200, 302, 303), path
+    assert "Game page:" not in text and "Game record:" not in text
