@@ -5,6 +5,12 @@ Tokens are looked for in the plus-part of every address the mail was delivered t
 envelope recipient in one of these), in `TOKEN <token>` lines of the body and, last,
 in the quoted mail's TOKEN line (for mail systems that drop the plus-part). The first
 token whose signature checks against its seat's salt names the seat.
+
+A TOKEN line can be written into a message to another player (or anything else quoted),
+so a reply is bound to its recipient's own token: the quoted TOKEN lines are tried last
+first (our footer, with the recipient's token, ends each mail; text someone wrote sits
+above it), and when the mail answers a mail of ours (In-Reply-To, References), a TOKEN
+line naming another seat than the one that mail went to is not taken.
 """
 
 from __future__ import annotations
@@ -13,12 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from service.inbound.answered import referenced_ids
 from service.mail.headers import addresses, plus_tokens
 from service.mail.settings import MailSettings
 from service.mail.tokens import Purpose, TokenError, parse_token, verify_token
-from service.models import Seat
+from service.models import Outbox, Seat
 
 RECIPIENT_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To", "Envelope-To", "X-Envelope-To")
 
@@ -29,12 +37,30 @@ class Identified:
     reason: str  # why nobody was identified (empty when a seat was)
 
 
+def answered_seats(session: Session, msg: EmailMessage) -> set[int]:
+    """The seats the mails of ours that this mail answers went to (none: it answers none)."""
+    ids = referenced_ids(msg)
+    if not ids:
+        return set()
+    return {s for s in session.scalars(select(Outbox.seat_id).where(
+        Outbox.message_id.in_(ids), Outbox.seat_id.is_not(None))) if s is not None}
+
+
+def _names_seat(token: str, seats: set[int]) -> bool:
+    try:
+        seat_id = parse_token(token).seat_id
+    except TokenError:
+        return False
+    return seat_id.isdigit() and int(seat_id) in seats
+
+
 def candidate_tokens(msg: EmailMessage, body_tokens: Sequence[str], settings: MailSettings,
-                     quoted: Sequence[str] = ()) -> list[str]:
-    """Plus-parts of the recipient addresses first, then TOKEN lines, then quoted ones."""
+                     quoted: Sequence[str] = (), answered: set[int] | None = None) -> list[str]:
+    """Plus-parts of the recipient addresses first, then TOKEN lines, then quoted ones,
+    the last quoted first; with `answered` (answered_seats), only TOKEN lines of those seats."""
     found = plus_tokens(settings.reply_base, addresses(msg, RECIPIENT_HEADERS))
-    for token in [*body_tokens, *quoted]:
-        if token not in found:
+    for token in [*body_tokens, *reversed(quoted)]:
+        if token not in found and (not answered or _names_seat(token, answered)):
             found.append(token)
     return found
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from email.message import EmailMessage
@@ -39,7 +40,7 @@ from service.inbound.answered import answered_message, answered_round
 from service.inbound.answers import queue_answer, queue_refusal
 from service.inbound.body import body_text, parse_message
 from service.inbound.commands import Done, Reply, perform, read_reply
-from service.inbound.identify import candidate_tokens, identify, sender_address
+from service.inbound.identify import answered_seats, candidate_tokens, identify, sender_address
 from service.inputs import address_key, storable, text_problem
 from service.mail.headers import raw_values, text_value
 from service.mail.settings import MailSettings, mail_settings
@@ -48,6 +49,19 @@ from service.models import InboundMail, Seat
 log = logging.getLogger(__name__)
 
 MAX_RAW_BYTES = 2 * 1024 * 1024
+# No mail a player writes has more parts: bounding them bounds the parse (40,000 parts took
+# 20 s) and the nesting (1,000 levels overflowed the parser's recursion).
+MAX_PARTS = 200
+_PART_HEADER = re.compile(rb"(?im)^content-type:")
+
+
+def too_large(raw: bytes) -> str | None:
+    """Why the mail is refused unread, or None."""
+    if len(raw) > MAX_RAW_BYTES:
+        return f"messages are limited to {MAX_RAW_BYTES} bytes"
+    if len(_PART_HEADER.findall(raw, 0, len(raw))) > MAX_PARTS:
+        return f"messages are limited to {MAX_PARTS} MIME parts"
+    return None
 STUCK_AFTER = timedelta(minutes=10)
 
 
@@ -68,8 +82,9 @@ def message_key(msg: EmailMessage, raw: bytes) -> str:
 
 def receive(raw: bytes) -> Outcome:
     """Store, then process, one RFC 5322 message."""
-    if len(raw) > MAX_RAW_BYTES:
-        return Outcome(None, "too_large", f"messages are limited to {MAX_RAW_BYTES} bytes")
+    refused = too_large(raw)
+    if refused:
+        return Outcome(None, "too_large", refused)
     key = message_key(parse_message(raw), raw)
     with session_scope() as session:
         try:
@@ -158,7 +173,8 @@ def _triage(session: Session, settings: MailSettings, row: InboundMail,
     if robot:
         _record(row, "ignored", robot, None)
         return None, reply, ("ignored", robot)
-    who = identify(session, settings, candidate_tokens(msg, reply.tokens, settings, reply.quoted_tokens))
+    who = identify(session, settings, candidate_tokens(msg, reply.tokens, settings, reply.quoted_tokens,
+                                                       answered_seats(session, msg)))
     if who.seat is None:
         detail = _refuse(session, settings, msg, subject, who.reason)
         _record(row, "refused", detail, None)

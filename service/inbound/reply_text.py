@@ -77,14 +77,21 @@ def strip_subject(subject: str) -> str:
     return _SUBJECT_PREFIX.sub("", subject or "").strip()
 
 
+# The most TOKEN lines of a mail looked at (a thread quotes a few; 60,000 of them held a
+# web thread for 74 s, each checked against every other).
+MAX_TOKENS = 20
+
+
 def quoted_tokens(text: str) -> list[str]:
-    """TOKEN lines anywhere in the text, quoted (`> TOKEN ...`) or not."""
-    found = []
+    """TOKEN lines anywhere in the text, quoted (`> TOKEN ...`) or not: the last MAX_TOKENS
+    different ones (the recipient's own is the last of our mail)."""
+    found: dict[str, None] = {}
     for line in text.replace("\r\n", "\n").split("\n"):
         m = _TOKEN_RE.match(line.lstrip(" >"))
-        if m and m.group(1) not in found:
-            found.append(m.group(1))
-    return found
+        if m:
+            found.pop(m.group(1), None)
+            found[m.group(1)] = None
+    return list(found)[-MAX_TOKENS:]
 
 
 def written(text: str) -> tuple[list[str], list[str], list[str]]:
@@ -95,7 +102,8 @@ def written(text: str) -> tuple[list[str], list[str], list[str]]:
     for line in clean_reply(text):
         m = _TOKEN_RE.match(line)
         if m:
-            tokens.append(m.group(1))
+            if len(tokens) < MAX_TOKENS:
+                tokens.append(m.group(1))
         else:
             kept.append(line)
     return kept, tokens, quoted_tokens(text)
