@@ -1,10 +1,11 @@
-# The two commands a newcomer needs: `make run` and `make test`. Each creates .venv first.
+# The two commands a newcomer needs: `make run` and `make test` (`make check` for the inner
+# loop). Each creates .venv first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: venv run test lint typecheck pytest bench lock clean pyodide
+.PHONY: venv run test check lint typecheck pytest bench lock clean pyodide
 
 # The venv gets requirements-dev.lock (every file checked against its hash), then this
 # checkout, editable, built with the lock's setuptools (no build environment fetched).
@@ -55,10 +56,20 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy engine service worker bench
 
+# pytest-xdist: PYTEST_WORKERS test processes share the cores (README, "Tests", has the
+# measured times); each process makes its own databases, Redis prefix, ports and browser.
+PYTEST_WORKERS ?= 4
+PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS)
+
 pytest: venv pyodide
-	$(BIN)/pytest -q
+	$(PYTEST)
 
 test: lint typecheck pytest
+
+# The inner loop: lint, types and the tests that start no browser and no processes of
+# their own (workers, servers, builds): the markers of pyproject.toml, set in tests/conftest.py.
+check: lint typecheck
+	$(PYTEST) -m "not browser and not processes"
 
 # Benchmarks (docs/performance.md, "How to run" gives each part and its time): uses the local
 # PostgreSQL and Redis; first the side-by-side table with boardgame.io (its harness: --peer DIR or

@@ -63,6 +63,25 @@ TEMPLATES = Path(tempfile.mkdtemp(prefix=f"dicepost-templates-{SESSION_TAG}-"))
 SEAL_KEY = os.environ.setdefault("DICEPOST_SEAL_KEY", secrets.token_hex(32))
 
 
+# `make check` leaves out the tests marked `browser` or `processes` (pyproject.toml): set here
+# from the fixtures a test uses, the folders whose every test starts processes, and the
+# modules that run the `dicepost` command (dicepost_command) or are marked slow.
+PROCESS_FIXTURES = {"worker", "fault_world", "private_pg", "private_redis", "dovecot", "mail_worker"}
+PROCESS_FOLDERS = {"faults", "integration", "packaging"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if "browser" in used:
+            item.add_marker(pytest.mark.browser)
+        folder = item.path.relative_to(ROOT / "tests").parts[0]
+        runs_command = getattr(getattr(item, "module", None), "dicepost_command", None) is not None
+        if (used & PROCESS_FIXTURES or folder in PROCESS_FOLDERS or runs_command
+                or item.get_closest_marker("slow")):
+            item.add_marker(pytest.mark.processes)
+
+
 def _instance_snapshot() -> dict[str, tuple[int, int]]:
     if not CHECKOUT_INSTANCE.is_dir():
         return {}
