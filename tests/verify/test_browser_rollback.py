@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import BROWSER
 from tests.service.schedule_world import World
 from tests.service.test_rollback import REASON, dropped_round, reused_link, rolled_back
-from tests.verify.test_browser import browser, pytestmark  # noqa: F401 (the fixture, the marks)
 from tests.verify.test_browser_runtime import (  # noqa: F401 (the fixtures)
     Check,
     bare_page,
@@ -22,6 +22,8 @@ from tests.verify.test_browser_runtime import (  # noqa: F401 (the fixtures)
     with_engine,
     without_engine,
 )
+
+pytestmark = BROWSER
 
 
 @pytest.fixture(scope="module")
