@@ -29,6 +29,9 @@ from service.render.grid_legend import (
 # Colours and font stacks are the stylesheet's tokens (service.render.design).
 _TABLE = f"border-collapse:collapse;font-family:{DS.mono};font-size:13px;color:{DS.text}"
 _CELL = f"border:1px solid {DS.line};width:26px;height:26px;text-align:center;padding:0"
+# A grid or table wider than a phone's screen scrolls inside this frame, not the whole mail
+# (the layout's table is fixed to the screen's width).
+_SCROLL = "overflow-x:auto;max-width:100%"
 _EDGE = f"color:{DS.muted};width:22px;height:22px;text-align:center;padding:0;font-size:11px"
 
 
@@ -65,8 +68,8 @@ def html_table_grid(board: Board) -> Markup:
         cells.append(f'<td style="{_EDGE}">{row + 1}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     rows.append(_edge_row(board))
-    head = f'<table role="grid" cellpadding="0" cellspacing="0" style="{_TABLE}">'
-    return Markup("\n".join([head, *rows, "</table>"]))
+    head = f'<div style="{_SCROLL}"><table role="grid" cellpadding="0" cellspacing="0" style="{_TABLE}">'
+    return Markup("\n".join([head, *rows, "</table></div>"]))
 
 
 def html_legend(board: Board) -> Markup:
@@ -92,8 +95,9 @@ def html_legend(board: Board) -> Markup:
             f'<th style="padding:2px 8px;text-align:left">{h}</th>'
             for h in ("Piece", "Square", "Side", *(("Kind",) if kinds else ()), "Health", "Notes")
         )
-        table = f'<table style="border-collapse:collapse;font-size:13px"><tr>{head}</tr>'
-        parts.append(table + "\n" + "\n".join(body) + "\n</table>")
+        table = (f'<div style="{_SCROLL}"><table style="border-collapse:collapse;font-size:13px">'
+                 f"<tr>{head}</tr>")
+        parts.append(table + "\n" + "\n".join(body) + "\n</table></div>")
     symbols = terrain_symbols(board)
     if symbols:
         items = "".join(

@@ -1,21 +1,27 @@
-"""Every page a player meets, at 1280 and 390 pixels (and dark): no sideways scrolling on the phone,
-and axe-core (fetched with npm at test time into a temporary folder, never committed)
-finds no WCAG 2.1 A or AA violation."""
+"""Every page a player meets, at 1280, 390 and 320 pixels (and dark): no sideways scrolling, no
+word split across lines in a table cell, no mail wider than the phone, and axe-core (fetched
+with npm at test time into a temporary folder, never committed) finds no WCAG 2.1 A or AA
+violation."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
 from collections.abc import Iterator
+from email import message_from_bytes, policy
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
+from service.db import session_scope
+from service.models import Outbox, StoredMail
 from tests.browser.conftest import BROWSER, PHONE
 from tests.browser.flow import create_game, first_moves, join, send
 
 pytestmark = BROWSER
 WIDE = {"width": 1280, "height": 900}
+SMALL = {"width": 320, "height": 640}
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
@@ -45,7 +51,7 @@ def pages_of_a_game(served: tuple[str, Any], pages: Any) -> dict[str, str]:
     """A two-player universal game played one round: every page a player sees, by name."""
     base, _app = served
     host = pages.new()
-    created = create_game(host, base, "Every page", "red\nblue")
+    created = create_game(host, base, "Every page", "red red@example.org\nblue")
     red, blue = pages.new(), pages.new()
     red_url = join(red, created.invites["red"])
     blue_url = join(blue, created.invites["blue"])
@@ -62,11 +68,57 @@ def pages_of_a_game(served: tuple[str, Any], pages: Any) -> dict[str, str]:
             "gm-confirm-draw": created.gm_url + "/confirm/end"}
 
 
+# Words (letters only, so codes and links may still wrap anywhere) drawn on more than one line
+# inside a table cell.
+SPLIT_WORDS = """() => {
+  const out = [];
+  for (const cell of document.querySelectorAll('main td, main th')) {
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+      if (node.parentElement.closest('code, pre, .mono, kbd')) continue;
+      for (const m of node.data.matchAll(/[A-Za-z]{2,}/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (tops.size > 1) out.push(m[0]);
+      }
+    }
+  }
+  return out.slice(0, 5);
+}"""
+
+
+def sideways(page: Any, width: int) -> str:
+    """'' if the page fits `width`, else how wide it is and what sticks out."""
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    if scroll <= width:
+        return ""
+    wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
+        .filter(e => e.getBoundingClientRect().right > innerWidth + 1)
+        .slice(0, 3).map(e => e.tagName + '.' + e.className)""")
+    return f"scrollWidth {scroll}: {wide}"
+
+
+def mails_html(app: Any) -> dict[str, str]:
+    """The HTML part of every mail the game sent (invitation, start, confirmation, round 1's
+    results), by kind and number."""
+    with session_scope(app) as s:
+        rows = s.execute(select(StoredMail.id, Outbox.kind, StoredMail.raw)
+                         .join(Outbox, Outbox.id == StoredMail.outbox_id).order_by(StoredMail.id)).all()
+    out = {}
+    for number, kind, raw in rows:
+        body = message_from_bytes(raw.encode(), policy=policy.default).get_body(("html",))
+        if body is not None:
+            out[f"{kind} mail {number}"] = str(body.get_content())  # type: ignore[union-attr]
+    assert any(kind.startswith("results") for kind in out), list(out)
+    return out
+
+
 def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browser, axe, shot) -> None:
     urls = pages_of_a_game(served, pages)
     problems: dict[str, list[str]] = {}
     for width, viewport, scheme in (("wide", WIDE, "light"), ("phone", PHONE, "light"),
-                                    ("phone, dark", PHONE, "dark")):
+                                    ("phone, dark", PHONE, "dark"), ("320 px", SMALL, "light")):
         context = browser.new_context(viewport=viewport, bypass_csp=True, color_scheme=scheme)
         try:
             page = context.new_page()
@@ -76,13 +128,14 @@ def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browse
                 if name == "verifier":  # its green and red cells drawn, the engine's answer in
                     page.wait_for_selector("#summary[data-done=yes]", timeout=180_000)
                     assert page.locator("tr.step.ok").count() >= 2, page.inner_text("#summary")
-                if viewport == PHONE:
-                    scroll = page.evaluate("document.documentElement.scrollWidth")
-                    if scroll > PHONE["width"]:
-                        wide = page.evaluate("""() => [...document.querySelectorAll('main *')]
-                            .filter(e => e.getBoundingClientRect().right > innerWidth + 1)
-                            .slice(0, 3).map(e => e.tagName + '.' + e.className)""")
-                        problems.setdefault(f"{name} at 390 px", []).append(f"scrollWidth {scroll}: {wide}")
+                wide = sideways(page, viewport["width"])
+                if wide:
+                    problems.setdefault(f"{name} at {viewport['width']} px", []).append(wide)
+                if viewport != WIDE and scheme == "light":
+                    split = page.evaluate(SPLIT_WORDS)
+                    if split:
+                        problems.setdefault(f"{name} at {viewport['width']} px", []).append(
+                            f"words split in table cells: {split}")
                 found = violations(page, axe)
                 if found:
                     problems.setdefault(f"{name} ({width})", []).extend(found)
@@ -90,6 +143,14 @@ def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browse
                     shot(page, f"{name}-{width}")
                 if name == "player" and scheme == "dark":
                     shot(page, "player-dark")
+            if viewport != WIDE and scheme == "light":  # the mails, read on the phone
+                for name, html in mails_html(served[1]).items():
+                    page.set_content(html)
+                    wide = sideways(page, viewport["width"])
+                    if wide:
+                        problems.setdefault(f"{name} at {viewport['width']} px", []).append(wide)
+                    if name.startswith("results") and viewport == PHONE:
+                        shot(page, "results-mail-phone")
         finally:
             context.close()
     assert not problems, problems
