@@ -139,19 +139,87 @@ def _toward(p: tuple[float, float], q: tuple[float, float], by: float) -> tuple[
     return p[0] + dx * by / length, p[1] + dy * by / length
 
 
-def _mark(board: Board, mark: Mark) -> str:
-    points = [p for p in (_centre(board, s) for s in mark.squares) if p is not None]
+# Aimed arrows (dashed) of different tones also differ in their dash, so four crossing
+# colours stay apart where colour alone would not.
+TONE_DASHES: dict[Tone, str] = {"ink": "9 3", "red": "6 4", "purple": "2 4", "teal": "10 3 2 3",
+                                "blue": "4 4", "green": "12 4", "orange": "3 3"}
+
+
+def _steps(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[float, float]]:
+    """The square centres from a to b, one square at a time (a diagonal step where both
+    columns and rows change): two squares given far apart are walked through, not jumped."""
+    out = []
+    x, y = a
+    while (x, y) != b:
+        x += max(-CELL, min(CELL, b[0] - x))
+        y += max(-CELL, min(CELL, b[1] - y))
+        out.append((x, y))
+    return out
+
+
+def fallen_squares(board: Board) -> set[str]:
+    """Squares where the piece an aimed arrow (dashed: an attack, a shot, a spell) ended on
+    fell: nothing stands there now, or (after an attack, the red arrows) only the attacker's
+    side, which took the square; and no arrow leaves it (the piece did not move away)."""
+    left = {m.squares[0].lower() for m in board.marks if m.squares}
+    standing: dict[str, set[str | None]] = {}
+    for piece in board.pieces:
+        standing.setdefault(piece.square.lower(), set()).add(piece.side)
+    fallen = set()
+    for m in board.marks:
+        end = m.squares[-1].lower() if len(m.squares) >= 2 else ""
+        if m.look.line != "dashed" or not end or end in left:
+            continue
+        there = standing.get(end, set())
+        if not there or (m.look.tone == "red" and there == {m.side}):
+            fallen.add(end)
+    return fallen
+
+
+def _fallen(board: Board, square: str) -> str:
+    """A red cross where a piece fell: over the square's middle, or in its top right corner
+    where a piece (the winner's token) now stands, so the cross never hides its label."""
+    c = _centre(board, square)
+    if c is None:
+        return ""
+    taken = any(p.square.lower() == square for p in board.pieces)
+    x, y, r = (c[0] + CELL * 0.36, c[1] - CELL * 0.36, CELL * 0.1) if taken else (c[0], c[1], CELL * 0.22)
+    cross = f"M{x - r:g},{y - r:g} L{x + r:g},{y + r:g} M{x - r:g},{y + r:g} L{x + r:g},{y - r:g}"
+    return (f'<g class="fallen" data-square="{escape(square)}">'
+            f"<title>a piece fell on {escape(square)}</title>"
+            f'<path d="{cross}" stroke="#ffffff" stroke-width="6" stroke-linecap="round"/>'
+            f'<path d="{cross}" stroke="{TONE_COLOURS["red"]}" stroke-width="3" stroke-linecap="round"/></g>')
+
+
+def _mark(board: Board, mark: Mark, fallen: set[str]) -> str:
+    given = [p for p in (_centre(board, s) for s in mark.squares) if p is not None]
+    if len(given) < 2:
+        return ""
+    points = [given[0]]
+    if mark.look.line == "solid":  # a move: through every square it entered
+        for q in given[1:]:
+            points.extend(_steps(points[-1], q))
+    else:
+        points.extend(given[1:])
     if len(points) < 2:
         return ""
-    points[-1] = _toward(points[-1], points[-2], CELL * 0.45)  # stop at the piece's edge
+    dots = "".join(f'<circle cx="{x:g}" cy="{y:g}" r="3" fill="{TONE_COLOURS[mark.look.tone]}"/>'
+                   for x, y in points[1:-1]) if mark.look.line == "solid" else ""
+    # The head stops at the piece's edge, or at the cross where the piece aimed at fell.
+    end = mark.squares[-1].lower()
+    empty = end in fallen and not any(p.square.lower() == end for p in board.pieces)
+    end_gap = CELL * (0.3 if empty else 0.45)
+    points[-1] = _toward(points[-1], points[-2], end_gap)
     points[0] = _toward(points[0], points[1], CELL * 0.25)
     colour = TONE_COLOURS[mark.look.tone]
-    dash = "" if mark.look.line == "solid" else ' stroke-dasharray="6 4"'
+    dash = "" if mark.look.line == "solid" else f' stroke-dasharray="{TONE_DASHES[mark.look.tone]}"'
     pts = " ".join(f"{x:g},{y:g}" for x, y in points)
     title = f"{mark.kind}: {' → '.join(mark.squares)}" + (f" ({mark.side})" if mark.side else "")
-    return (f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="3" '
-            f'stroke-opacity="0.75"{dash} marker-end="url(#arrow-{mark.look.tone})">'
-            f"<title>{escape(title)}</title></polyline>")
+    return (f'<g class="mark {escape(mark.kind)}"><title>{escape(title)}</title>'
+            f'<polyline points="{pts}" fill="none" stroke="#ffffff" stroke-width="6" '
+            f'stroke-linejoin="round" stroke-opacity="0.8"/>'
+            f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="3" '
+            f'stroke-linejoin="round"{dash} marker-end="url(#arrow-{mark.look.tone})"/>{dots}</g>')
 
 
 SHAPE_WORDS: dict[Shape, str] = {"circle": "circles", "square": "squares", "diamond": "diamonds"}
@@ -200,6 +268,10 @@ def board_caption(board: Board) -> str:
     if dashed:
         said.append(("dashed arrows last round's " if solid else "dashed arrows are last round's ")
                     + ", ".join(dashed))
+    if solid:
+        said.append("a dot marks each square a move passed through")
+    if fallen_squares(board):
+        said.append("a red cross marks where a piece fell")
     if not said:
         return "An empty grid."
     text = "; ".join(said) + "."
@@ -210,7 +282,8 @@ def board_caption(board: Board) -> str:
 # by its hash (service.csp).
 BOARD_STYLE = (".axis{font:11px sans-serif;text-anchor:middle;fill:#555}"
                ".label{font:bold 12px sans-serif;text-anchor:middle}"
-               ".hp{font:9px sans-serif;text-anchor:middle;fill:#222}.terrain{font:9px monospace;fill:#333}")
+               ".hp{font:bold 11px sans-serif;text-anchor:middle;fill:#222}"
+               ".terrain{font:9px monospace;fill:#333}")
 
 
 def board_svg(board: Board, caption: str = "") -> Markup:
@@ -231,9 +304,12 @@ def board_svg(board: Board, caption: str = "") -> Markup:
         *_terrain(board),
         *_grid_lines(board),
     ]
+    # Arrows first, pieces over them: an arrow never hides a label or a health number.
+    fallen = fallen_squares(board)
+    parts.extend(_mark(board, m, fallen) for m in board.marks)
     for stack in pieces_at(board).values():
         for depth, piece in enumerate(stack):
             parts.append(_piece(board, piece, depth))
-    parts.extend(_mark(board, m) for m in board.marks)
+    parts.extend(_fallen(board, square) for square in sorted(fallen))
     parts.append("</svg>")
     return Markup("".join(parts))

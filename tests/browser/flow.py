@@ -23,6 +23,12 @@ SQUARE_POINT = """square => {
   const row = Number(square.replace(/^[a-z]+/, ''));
   const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
   const x = (margin + col * cell + cell / 2) * scale, y = (margin + (rows - row) * cell + cell / 2) * scale;
+  const pan = svg.closest('.grid-pan.zoomed');  // a zoomed grid pans inside its frame
+  if (pan) {
+    const frame = pan.getBoundingClientRect(), at = svg.getBoundingClientRect();
+    pan.scrollLeft += at.x + x - frame.x - pan.clientWidth / 2;
+    pan.scrollTop += at.y + y - frame.y - pan.clientHeight / 2;
+  }
   window.scrollBy(0, svg.getBoundingClientRect().y + y - window.innerHeight / 2);
   const box = svg.getBoundingClientRect();
   return [box.x + x, box.y + y, navigator.maxTouchPoints > 0];

@@ -53,10 +53,11 @@ def test_phone_keyboard_labels_and_the_square_picker(served, pages, shot) -> Non
     red.wait_for_selector("text=Orders for round 1")  # the waiting page refreshed itself
     no_sideways_scroll(red)
     assert unlabelled(red) == []
-    grid = red.locator("svg.board").bounding_box()
-    assert grid and grid["width"] <= PHONE["width"]  # the grid scales down to the screen
+    frame = red.locator(".grid-pan").bounding_box()
+    assert frame and frame["width"] <= PHONE["width"]  # the grid's frame fits the screen
+    assert red.locator(".grid-pan.zoomed").count() == 1  # the grid at its own size pans inside it
 
-    # Tap a square on the scaled grid: the first unit's list gets the move there.
+    # Tap a square on the zoomed grid: the first unit's list gets the move there.
     target = first_moves(red, 1)
     unit, line = next(iter(target.items()))
     tap_square(red, line.split()[-1])

@@ -55,6 +55,16 @@ def test_tap_a_unit_then_a_square_then_an_enemy(served, pages, shot, viewport) -
     chosen = [s.input_value() for s in red.locator(f'select[data-unit="{gunner}"]').all()]
     assert line in chosen, chosen
     assert red.locator("svg.board line.pending-order").count() == 2
+    # The arrows start and end at the pieces' edges: none lies over a label.
+    over = red.evaluate("""() => {
+      const ends = [...document.querySelectorAll('svg.board line.pending-order')].flatMap(l =>
+        [[l.x1.baseVal.value, l.y1.baseVal.value], [l.x2.baseVal.value, l.y2.baseVal.value]]);
+      return [...document.querySelectorAll('svg.board text.label, svg.board text.hp')].filter(t => {
+        const b = t.getBBox();
+        return ends.some(([x, y]) => x >= b.x && x <= b.x + b.width && y >= b.y && y <= b.y + b.height);
+      }).map(t => t.textContent);
+    }""")
+    assert over == [], over
     if viewport == PHONE:
         assert red.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(red, f"grid-orders-{'phone' if viewport == PHONE else 'wide'}")
@@ -65,8 +75,9 @@ def test_tap_a_unit_then_a_square_then_an_enemy(served, pages, shot, viewport) -
 
 
 def test_the_grid_zooms_on_a_phone_with_readable_labels(served, pages, shot) -> None:
-    """At 390 px the scaled grid's labels are small; zoomed, they are at least 11 px and
-    the grid pans inside its frame: the page still does not scroll sideways."""
+    """At 390 px the grid starts zoomed: labels and health numbers at least 11 px, the grid
+    panning inside its frame, the page not scrolling sideways. Fitted to the screen the
+    labels shrink; the player's choice is remembered on the next visit."""
     base, _app = served
     created = create_game(pages.new(), base, "Zoom", "red\nblue")
     red = pages.new(viewport=PHONE)
@@ -74,14 +85,19 @@ def test_the_grid_zooms_on_a_phone_with_readable_labels(served, pages, shot) -> 
     join(pages.new(), created.invites["blue"])
     red.goto(red_url)
 
-    def label_px() -> float:
-        return float(red.locator("svg.board text.label").first.bounding_box()["height"])
+    def smallest(kind: str) -> float:
+        return min(float(t.bounding_box()["height"]) for t in red.locator(f"svg.board text.{kind}").all())
 
-    small = label_px()
-    red.get_by_role("button", name="Zoom the grid").click()
-    assert label_px() >= 11 > small
+    assert smallest("label") >= 11 and smallest("hp") >= 11
     assert red.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     frame = red.locator(".grid-pan.zoomed")
     assert frame.get_attribute("tabindex") == "0"  # the panning frame is reachable by keyboard
     assert red.evaluate("e => e.scrollWidth > e.clientWidth", frame.element_handle())
     shot(red, "grid-zoomed-phone")
+    red.get_by_role("button", name="Fit the grid to the screen").click()
+    assert smallest("label") < 11
+    red.reload()
+    assert red.locator(".grid-pan.zoomed").count() == 0  # remembered: still fitted
+    red.get_by_role("button", name="Zoom the grid").click()
+    red.reload()
+    assert red.locator(".grid-pan.zoomed").count() == 1 and smallest("hp") >= 11

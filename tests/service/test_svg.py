@@ -44,7 +44,9 @@ def test_svg_is_valid_and_labels_every_piece() -> None:
     # Shapes are the declared ones: units circles, the token a square, the henchman a diamond.
     assert len(root.findall(".//s:circle", NS)) == 2
     assert len(root.findall(".//s:polygon", NS)) == 1
-    lines = root.findall(".//s:polyline", NS)
+    # Each arrow: a white casing under it (it stays apart where arrows cross), then the line.
+    lines = [line for line in root.findall(".//s:polyline", NS) if line.get("marker-end")]
+    assert len(root.findall(".//s:polyline", NS)) == 2 * len(lines)
     assert [line.get("marker-end") for line in lines] == ["url(#arrow-ink)", "url(#arrow-red)"]
     assert [line.get("stroke") for line in lines] == ["#333333", "#c62828"]
     assert {m.get("id") for m in root.iter("{http://www.w3.org/2000/svg}marker")} == {"arrow-ink", "arrow-red"}
@@ -96,9 +98,9 @@ def test_a_kind_no_renderer_knows_is_drawn_as_its_look_says() -> None:
     wisp = groups["piece wisp"].find("s:rect", NS)
     assert wisp is not None and wisp.get("stroke-dasharray") == "1 2" and wisp.get("stroke") == "#b3261e"
     assert groups["piece unit"].find("s:circle", NS) is not None
-    line = root.find(".//s:polyline", NS)
+    line = root.find(".//s:polyline[@marker-end]", NS)
     assert line is not None and line.get("stroke") == "#e65100" and line.get("marker-end") == "url(#arrow-orange)"
-    assert line.find("s:title", NS).text == "scorch: b2 → c3 (alice)"
+    assert groups["mark scorch"].find("s:title", NS).text == "scorch: b2 → c3 (alice)"
     caption = board_caption(board)
     assert caption == ("Circles are figures; dotted squares are wisps; each piece carries its label; "
                        "dashed arrows are last round's scorches (orange)."), caption
