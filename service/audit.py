@@ -29,24 +29,27 @@ SCHEDULE_ACTIONS = (
 
 
 def audit(session: Session, game_id: str | None, actor: str, action: str,
-          detail: dict[str, Any] | None = None) -> None:
-    session.add(AuditLog(game_id=game_id, actor=actor, action=action, detail=detail or {}))
+          detail: dict[str, Any] | None = None) -> AuditLog:
+    """Add the entry to the session's transaction, stamped by the app's clock."""
+    row = AuditLog(**audit_row(game_id, actor, action, detail or {}, now())[1])
+    session.add(row)
+    return row
 
 
 def audit_row(game_id: str | None, actor: str, action: str, detail: dict[str, Any],
               at: datetime) -> tuple[Table, dict[str, Any]]:
-    """audit's row as its table and column values, for service.db.insert_together."""
+    """An entry's table and column values (the one place they are made), for audit and for
+    service.db.insert_together."""
     return table_of(AuditLog), {"game_id": game_id, "at": at, "actor": actor, "action": action,
                                 "detail": detail}
 
 
 def log_action(session: Session, game_id: str, actor: str, action: str,
                detail: dict[str, Any] | None = None) -> AuditLog:
+    """audit for a schedule or GM action (one of SCHEDULE_ACTIONS)."""
     if action not in SCHEDULE_ACTIONS:
         raise InvariantError(f"not a schedule action: {action}")
-    row = AuditLog(game_id=game_id, at=now(), actor=actor, action=action, detail=detail or {})
-    session.add(row)
-    return row
+    return audit(session, game_id, actor, action, detail)
 
 
 @lru_cache(maxsize=1)

@@ -29,7 +29,7 @@ from service.fairdice import PROFILE_OPTION, TERMS_OPTION, game_profile, is_boun
 from service.inputs import normal_address
 from service.mail.outbox import enqueue
 from service.models import Game, Seat
-from service.progress import record_step
+from service.progress import record_step, seat_facts
 from service.rollback_chain import NO_ROLLBACK_OPTION, RESERVE_OPTION
 from service.rollback_chain import RESERVE as ROLLBACK_RESERVE
 from service.sendlimits import check_invitations, count_game_creation
@@ -318,5 +318,5 @@ def _start(session: Session, game: Game, ruleset: Ruleset[Any],
     except ForceError as exc:
         raise Invalid(str(exc), "force") from None
     game.status = "active"
-    record_step(session, game, result, s_1)
+    record_step(session, game, seat_facts(session, game), result, s_1, game_profile(game))
     audit(session, game.id, "service", "started", {"salt": game.salt})

@@ -24,6 +24,7 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from engine import find_ruleset
+from service.audit import audit
 from service.db import session_scope
 from service.errors import ServiceError
 from service.models import AuditLog, Game, Step
@@ -63,7 +64,7 @@ def mark_damaged(game_id: str, problem: str) -> bool:
             .order_by(AuditLog.id.desc()).limit(1)).first()
         if latest is not None and latest.detail.get("problem") == problem:
             return False
-        session.add(AuditLog(game_id=game_id, actor="service", action=ACTION, detail={"problem": problem}))
+        audit(session, game_id, "service", ACTION, {"problem": problem})
     return True
 
 
@@ -125,15 +126,15 @@ def check_steps(session: Session, game_id: str, latest: S | None, count: int | N
 
 
 # Built once: constructing the statement costs more CPU than running it.
-_LATEST_WITH_COUNT = (select(Step, func.count().over()).where(Step.game_id == bindparam("game_id"))
-                      .order_by(Step.t.desc()).limit(1))
+_LATEST_WITH_COUNT = (select(Step, func.count().over().label("steps"))
+                      .where(Step.game_id == bindparam("game_id")).order_by(Step.t.desc()).limit(1))
 
 
 def latest_state(session: Session, game: Game) -> tuple[Step, Any]:
     """current_state of the game's latest step, read with the game's step count in one
     statement (a window count is computed before the LIMIT)."""
     row = session.execute(_LATEST_WITH_COUNT, {"game_id": game.id}).first()
-    latest, count = (row[0], int(row[1])) if row is not None else (None, 0)
+    latest, count = (row.Step, int(row.steps)) if row is not None else (None, 0)
     return current_state(session, game, latest, count)
 
 

@@ -24,7 +24,6 @@ from sqlalchemy import (
     ColumnElement,
     Engine,
     Integer,
-    Table,
     bindparam,
     func,
     literal,
@@ -37,28 +36,19 @@ from sqlalchemy import (
     union_all,
     update,
 )
-from sqlalchemy.orm import Session, joinedload
-from sqlalchemy.orm.attributes import set_committed_value
-from sqlalchemy.orm.util import identity_key
+from sqlalchemy.orm import Session
 
 from engine import StepResult, round_inputs, run_round
 from engine.contract import InvariantError
-from engine.dice import chain_link_ok, inputs_digest
+from engine.dice import chain_link_ok
 from service import caches, clock
-from service.audit import audit, audit_row
-from service.db import insert_together, table_of
 from service.dice_keys import step_dice, step_link
 from service.fairdice import options_profile, profile_input_text
 from service.faults import pause_point
 from service.integrity import DamagedData, LatestStep, current_state, damaged, mark_damaged
-from service.mail.outbox import outbox_values, seat_wants
-from service.models import Follower, Game, Outbox, Round, Seat, SeatSchedule, Step, Submission
-from service.progress import record_step, steps_limit
+from service.models import Follower, Game, Round, Seat, SeatSchedule, Step, Submission
+from service.progress import SeatRow, record_step
 from service.rollback_chain import revealed_link
-from service.schedule.deadlines import parse_absences, round_deadline
-from service.schedule.policy import parse_policy
-from service.tasks import deliver_id_after_commit
-from service.timekeeping.state import read_schedules
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +179,7 @@ _CLAIM_NEXT = _claim_statement(Round.id == (
 
 def _claim(session: Session, statement: Any, params: dict[str, Any]) -> Claimed | None:
     row = session.connection().execute(statement, {**params, "b_now": clock.now()}).first()
-    return Claimed(*row) if row is not None else None
+    return Claimed(row.id, row.game_id, row.number) if row is not None else None
 
 
 def _resolve_round(session: Session, game_id: str, number: int) -> bool:
@@ -204,15 +194,37 @@ def _resolve_round(session: Session, game_id: str, number: int) -> bool:
 
 
 def _resolve_claimed(session: Session, rnd: Claimed) -> int:
-    """Resolve the round this transaction claimed: the step stored, the next round opened,
-    the audit row and the results mails queued. The game's links skipped by rollbacks."""
+    """Resolve the round this transaction claimed: the step stored with the audit row and
+    the results mails, the next round opened or the game finished (service.progress). The
+    game's links skipped by rollbacks."""
+    played = play_claimed(session, rnd)
+    record_step(session, played.game, played.seats, played.result, played.s_t, played.profile,
+                resolved=rnd.number, followed=played.followed)
+    pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)
+    return played.game.links_skipped
+
+
+class PlayedRound(NamedTuple):
+    """A claimed round played, nothing stored yet: what service.progress.record_step stores."""
+
+    game: GameColumns
+    seats: list[SeatRow]
+    followed: bool  # someone follows the game by mail
+    result: StepResult
+    s_t: bytes
+    profile: str
+
+
+def play_claimed(session: Session, rnd: Claimed) -> PlayedRound:
+    """The round this transaction claimed, read in one statement, checked and played by
+    its rules (DamagedData when the stored data does not allow it)."""
     game_id, number = rnd.game_id, rnd.number
-    game, followed, latest, count, seats = _read_round(session, rnd)
+    game, followed, latest, count, seats, accepted = _read_round(session, rnd)
     previous, _state = current_state(session, game, latest, count)
     if previous.t != number:  # round r follows step r
         raise damaged(game_id, f"round {number} is ready but the latest step is {previous.t}")
     profile = options_profile(game.options)
-    texts = {s.name: profile_input_text(profile, s.accepted) for s in seats if s.accepted}
+    texts = {name: profile_input_text(profile, text) for name, text in accepted.items() if text}
     inputs = round_inputs([s.name for s in seats], texts)
     t = number + 1
     dice, s_t = step_dice(game, t, inputs)
@@ -227,13 +239,7 @@ def _resolve_claimed(session: Session, rnd: Claimed) -> int:
         log.exception("game %s: resolving round %d failed", game_id, number)
         raise damaged(game_id, f"resolving round {number} failed ({type(exc).__name__}: "
                                f"{str(exc)[:200]})") from exc
-    if followed or not _store_usual(session, game, seats, rnd, result, s_t, profile):
-        orm_game = session.scalars(_GAME_WITH_SEATS, {"game_id": game_id}).unique().one()
-        read_schedules(session, orm_game)  # before the new rows: opening the next round needs no query
-        record_step(session, orm_game, result, s_t, link)
-        audit(session, game_id, "service", "resolved", {"round": number, "step": t})
-    pause_point("resolve")  # tests only: kill a worker mid-resolution (service.faults)
-    return game.links_skipped
+    return PlayedRound(game, seats, followed, result, s_t, profile)
 
 
 @dataclass
@@ -253,21 +259,6 @@ class GameColumns:
     deadline_policy: dict[str, Any] | None
     revision: int
     links_skipped: int
-
-
-class SeatColumns(NamedTuple):
-    """A seat as the resolution reads it: its schedule's controller and absences (a seat
-    without a schedule row: "human", none) and the accepted text of its latest version in
-    the round ("" when it has none, or withdrew: an empty accepted text)."""
-
-    id: int
-    name: str
-    email: str | None
-    mail_pref: str
-    message_pref: str
-    controller: str
-    absences: list[Any]
-    accepted: str
 
 
 # After the claim (a statement that waited for the round's lock would read with the
@@ -295,10 +286,13 @@ def _none(of: Any) -> Any:
 _ROUND_COLUMNS = union_all(
     select(literal(-1).label("pos"), Game.ruleset, Game.status, Game.current_round, Game.chain_length,
            Game.sealed_tip, Game.sealed_marks, Game.salt, Game.options, Game.deadline_policy,
-           _FOLLOWED.label("followed"), _LATEST.c.t, _LATEST.c.state, _LATEST.c.key, _LATEST.c.steps,
-           _none(Seat.id), _none(Seat.name), _none(Seat.email), _none(Seat.mail_pref),
-           _none(Seat.message_pref), _none(SeatSchedule.controller), _none(SeatSchedule.absences),
-           _none(Submission.accepted), Game.revision, Game.links_skipped)
+           _FOLLOWED.label("followed"), _LATEST.c.t.label("step_t"), _LATEST.c.state.label("step_state"),
+           _LATEST.c.key.label("step_key"), _LATEST.c.steps,
+           _none(Seat.id).label("seat_id"), _none(Seat.name).label("name"), _none(Seat.email).label("email"),
+           _none(Seat.mail_pref).label("mail_pref"), _none(Seat.message_pref).label("message_pref"),
+           _none(SeatSchedule.controller).label("controller"),
+           _none(SeatSchedule.absences).label("absences"), _none(Submission.accepted).label("accepted"),
+           Game.revision, Game.links_skipped)
     .select_from(Game).outerjoin(_LATEST, true()).where(Game.id == bindparam("game_id")),
     select(Seat.seat_index, _none(Game.ruleset), _none(Game.status), _none(Game.current_round),
            _none(Game.chain_length), _none(Game.sealed_tip), _none(Game.sealed_marks), _none(Game.salt),
@@ -308,62 +302,25 @@ _ROUND_COLUMNS = union_all(
            _LATEST_ACCEPTED, _none(Game.revision), _none(Game.links_skipped))
     .select_from(Seat).outerjoin(SeatSchedule, SeatSchedule.seat_id == Seat.id)
     .where(Seat.game_id == bindparam("game_id")),
-).order_by(literal_column("pos"))
-
-# The game as ORM objects with its seats, for record_step's path (any round but the usual one).
-_GAME_WITH_SEATS = select(Game).options(joinedload(Game.seats)).where(Game.id == bindparam("game_id"))
+).order_by(literal_column("pos"))  # a UNION's columns are named by its first SELECT
 
 
 def _read_round(session: Session, rnd: Claimed) -> tuple[
-        GameColumns, bool, LatestStep | None, int, list[SeatColumns]]:
+        GameColumns, bool, LatestStep | None, int, list[SeatRow], dict[str, str]]:
     """The game's columns, whether anyone follows it, its latest step (None: it has none),
-    its step count and its seats, in one statement."""
+    its step count, its seats (a seat without a schedule row: "human", no absences) and the
+    accepted text of each seat's latest version in the round ("" when it has none, or
+    withdrew: an empty accepted text), in one statement."""
     rows = session.connection().execute(_ROUND_COLUMNS, {"game_id": rnd.game_id, "round_id": rnd.id}).all()
-    if not rows or rows[0][0] != -1:
+    if not rows or rows[0].pos != -1:
         raise InvariantError(f"round {rnd.number} of game {rnd.game_id} has no game")
     g = rows[0]
-    game = GameColumns(rnd.game_id, g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[23],
-                       int(g[24] or 0))
-    latest = LatestStep(g[11], g[12], g[13]) if g[11] is not None else None
-    seats = [SeatColumns(r[15], r[16], r[17], r[18], r[19], r[20] if r[20] is not None else "human",
-                         r[21] or [], r[22] or "") for r in rows[1:]]
-    return game, bool(g[10]), latest, int(g[14] or 0), seats
-
-
-def _store_usual(session: Session, game: GameColumns, seats: list[SeatColumns], rnd: Claimed,
-                 result: StepResult, s_t: bytes, profile: str) -> bool:
-    """record_step and the audit row for the usual round, in one statement of SQLAlchemy
-    Core: the game goes on and the next round waits for people only (no bot moves in it,
-    so nothing closes it at once); the caller knows no one follows the game by mail. False (nothing done)
-    for any other round: record_step's ORM path handles it."""
-    t, number = result.t, rnd.number
-    if result.outcome is not None or t + 1 > steps_limit(game) or not result.expected:
-        return False
-    expected = [s for s in seats if s.name in result.expected]
-    controllers = [s.controller for s in expected]
-    if "bot" in controllers or "human" not in controllers:
-        return False
-    now = clock.now()
-    absences = [a for s in expected if s.controller == "human" for a in parse_absences(s.absences)]
-    step_values = {"game_id": game.id, "t": t, "inputs": result.inputs,
-                   "inputs_digest": inputs_digest(result.inputs, profile).hex(),
-                   "key": s_t.hex(), "link": step_link(game, t) if game.links_skipped else None,
-                   "state": result.state, "state_hash": result.state_hash,
-                   "events": result.events, "rolls": result.rolls, "created_at": now}
-    rows: list[tuple[Table, dict[str, Any]]] = [(table_of(Step), step_values)]
-    for seat in seats:  # the results mail of every seat that wants it (enqueue's rules)
-        values = outbox_values("results", {"round": t - 1, "step": t}, game.id, seat.id, seat.email,
-                               seat_wants("results", seat))
-        if values is not None:
-            rows.append((table_of(Outbox), {**values, "created_at": now}))
-    rows.append(audit_row(game.id, "service", "resolved", {"round": number, "step": t}, now))
-    rows.append((table_of(Round), {
-        "game_id": game.id, "number": t, "status": "open", "expected": list(result.expected),
-        "opened_at": now, "closes_at": round_deadline(parse_policy(game.deadline_policy), now, absences)}))
-    ids = insert_together(session.connection(), rows, (table_of(Game), game.id, {"current_round": t}))
-    loaded = session.identity_map.get(identity_key(Game, game.id))
-    if loaded is not None:  # a Game this session holds stays as stored
-        set_committed_value(loaded, "current_round", t)
-    for outbox_id in ids[1:-2]:
-        deliver_id_after_commit(session, outbox_id)
-    return True
+    game = GameColumns(rnd.game_id, g.ruleset, g.status, g.current_round, g.chain_length, g.sealed_tip,
+                       g.sealed_marks, g.salt, g.options, g.deadline_policy, g.revision,
+                       int(g.links_skipped or 0))
+    latest = LatestStep(g.step_t, g.step_state, g.step_key) if g.step_t is not None else None
+    seats = [SeatRow(r.seat_id, r.name, r.email, r.mail_pref, r.message_pref,
+                     r.controller if r.controller is not None else "human", r.absences or [])
+             for r in rows[1:]]
+    accepted = {r.name: r.accepted or "" for r in rows[1:]}
+    return game, bool(g.followed), latest, int(g.steps or 0), seats, accepted

@@ -6,14 +6,14 @@ transaction is BEGIN IMMEDIATE), so a submission racing the resolution
 dropped. In the same transaction: the audit row, the confirmation mail's outbox row and,
 when every expected player is in, the round's early close.
 
-The usual submission is three statements of SQLAlchemy Core and no ORM objects: the
-token, the game, the round's lock and the latest step in one SELECT; after the lock (a
-READ COMMITTED snapshot taken before it could miss a version another submission stored
-meanwhile), each seat's latest version and controller in a second; the submission, audit
-and outbox rows in a third (on PostgreSQL; one INSERT each on SQLite). Anything out of
-the ordinary (a bad token, a closed round, a damaged step) goes the long way, through the
-ORM checks, so every refusal is the one they give; and only when every expected person is
-in does the early close load the game to decide as `service.timekeeping.open_close` does.
+A submission is three statements of SQLAlchemy Core and no ORM objects: the token, the
+game, the round's lock and the latest step in one SELECT; after the lock (a READ COMMITTED
+snapshot taken before it could miss a version another submission stored meanwhile), each
+seat's latest version and controller in a second; the submission, audit and outbox rows
+in a third (on PostgreSQL; one INSERT each on SQLite). When the first finds nothing to
+take orders (a bad token, a closed round, a damaged step), the ORM checks say why, each
+refusal its own; and only when every expected person is in does the early close load the
+game to decide as `service.timekeeping.open_close` does.
 
 Sending and being ready are apart: `ready` (True: these are my final orders; False: I may
 change them, wait for me) is remembered per seat as its wait flag (the settings' `wait`,
@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, NoReturn
 
 from sqlalchemy import BindParameter, Connection, Executable, and_, bindparam, func, select
 from sqlalchemy.orm import Session, joinedload
@@ -120,11 +120,10 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
         raise Invalid("orders must be text, one order a line", "orders")
     with session.begin():
         conn = session.connection()  # the transaction's one connection, looked up once
-        opened = None
-        if token or seat_id is not None:
-            opened = _open_at_once(conn, game_id, token, seat_id, round_number)
+        opened = _open_at_once(conn, game_id, token, seat_id, round_number) if token or seat_id is not None \
+            else None
         if opened is None:
-            opened = _open_checked(session, game_id, token, seat_id, round_number)
+            _refuse(session, game_id, token, seat_id, round_number)
         orders = _parsed(opened, text)
         seats = _seats_now(conn, game_id, opened.round_id)
         accepted = format_orders(orders)
@@ -207,10 +206,9 @@ def _open_at_once(conn: Connection, game_id: str, token: str | None, seat_id: in
                  row.round_id, number, row.round_status, row.expected, row.step_t, row.state, row.revision)
 
 
-def _open_checked(session: Session, game_id: str, token: str | None, seat_id: int | None,
-                  number: int) -> _Open:
-    """The long way: every check in turn through the ORM, each refusal its own (404, 401,
-    409, 503 for damaged data)."""
+def _refuse(session: Session, game_id: str, token: str | None, seat_id: int | None, number: int) -> NoReturn:
+    """Why `_open_at_once` found no seat, game, round and step to take orders: each check in
+    turn through the ORM, each refusal its own (404, 401, 409, 503 for damaged data)."""
     seat = seat_by_token(session, game_id, token) if seat_id is None else session.get(Seat, seat_id)
     if seat is None or seat.game_id != game_id:
         raise NotFound(f"no such seat in game {game_id!r}")
@@ -225,9 +223,9 @@ def _open_checked(session: Session, game_id: str, token: str | None, seat_id: in
     if seat.name not in rnd.expected:
         raise Conflict(f"{seat.name} is not expected to move in round {number} "
                        f"(expected: {', '.join(rnd.expected)})", "round")
-    step, _state = latest_state(session, game)  # DamagedData: 503
-    return _Open(game_id, game.ruleset, game.options, seat.id, seat.name, seat.email, seat.mail_pref,
-                 rnd.id, number, rnd.status, rnd.expected, step.t, step.state, game.revision)
+    latest_state(session, game)  # DamagedData: 503
+    # The one read finds what these checks find; should they ever pass, the player hears it.
+    raise Conflict(f"round {number} could not take orders just now; send them again", "round")
 
 
 def past_deadline(closes_at: datetime | None, paused_at: datetime | None) -> bool:

@@ -25,8 +25,8 @@ from service.fairdice import game_profile, is_bound, record_fields
 from service.gm.actions import Done, _acting
 from service.gm.news import broadcast
 from service.models import Game, Rollback, Round, RoundSchedule, Step, Submission
+from service.progress import open_round, seat_facts
 from service.rollback_chain import REACH, forbids_rollback, reserved_links
-from service.timekeeping.open_close import round_opened
 from service.views import record_step_json
 
 REASON_MAX = 500
@@ -91,17 +91,15 @@ def _roll_back(session: Session, game: Game, number: int, reason: str) -> Done:
     session.execute(delete(RoundSchedule).where(RoundSchedule.round_id.in_(ids)))
     for step in steps:
         session.delete(step)
-    reopened = next(r for r in rounds if r.number == number)
+    expected = next(r.expected for r in rounds if r.number == number)
     for rnd in rounds:
-        if rnd is not reopened:
-            session.delete(rnd)
+        session.delete(rnd)
     session.flush()
     game.links_skipped += len(steps)
-    game.current_round = number
-    reopened.status, reopened.resolved_at = "open", None
     detail = {"round": number, "rounds": list(range(number, current)), "reason": reason,
               "links": links, "next_link": number + 1 + game.links_skipped}
     log_action(session, game.id, "gm", "gm_rollback", detail)
     broadcast(session, game, "gm_rollback", detail)
-    round_opened(session, game, reopened)  # the deadline, the bots' orders with their new key
+    # Opened again as any round opens: a new deadline, the bots' orders with their new key.
+    open_round(session, game, seat_facts(session, game), number, expected)
     return Done("gm_rollback", detail)

@@ -1,7 +1,7 @@
-"""A round opens and closes. On opening its deadline is set and bot-played seats write
-orders (engine.bots.bot_orders); the lifecycle calls `round_opened` right after it adds the
-round row (service.progress). It closes early when every expected person is in (and nobody
-asked to wait), at the deadline otherwise, or when the GM says so. Missing players hold.
+"""A round opens and closes. On opening (service.progress.open_round sets its deadline)
+bot-played seats write orders (engine.bots.bot_orders): `round_opened`. It closes early
+when every expected person is in (and nobody asked to wait), at the deadline otherwise, or
+when the GM says so. Missing players hold.
 
 Closing marks the round `ready` and rings the lifecycle's resolve doorbell; the
 resolution itself stays service.resolution.resolve_round's job. The consecutive-miss count
@@ -24,12 +24,11 @@ from service.clock import now
 from service.dice_keys import chain_link, step_link
 from service.fairdice import counted_orders, game_profile, is_bound
 from service.models import Game, Round, Seat, Submission
-from service.schedule.deadlines import in_quiet_hours, round_deadline
+from service.schedule.deadlines import in_quiet_hours
 from service.schedule.nmr import next_misses
 from service.submissions import store_submission
 from service.tasks import resolve_after_commit
 from service.timekeeping.state import (
-    absences_of,
     controller,
     expected_humans,
     expected_seats,
@@ -41,17 +40,12 @@ from service.views import latest_step
 
 
 def round_opened(session: Session, game: Game, rnd: Round) -> None:
-    rnd.opened_at = now()
-    seats = expected_seats(game, rnd)
-    humans = [s for s in seats if controller(session, s) == "human"]
-    absences = [a for s in humans for a in absences_of(seat_schedule(session, s))]
-    rnd.closes_at = round_deadline(policy_of(game), rnd.opened_at, absences)
-    bots = [s for s in seats if controller(session, s) == "bot"]
-    if humans and not bots:
-        return  # nobody has moved in a round just opened and a person must: it stays open
-    session.flush()  # the round's id, for the bots' submissions and an early close
-    for seat in bots:
-        submit_for_bot(session, game, rnd, seat)
+    """A round just opened (service.progress.open_round, which set its deadline) in which a
+    bot plays or no person does: the bots write their orders, and the round closes at once
+    when that was all it waited for."""
+    for seat in expected_seats(game, rnd):
+        if controller(session, seat) == "bot":
+            submit_for_bot(session, game, rnd, seat)
     if rnd.status == "open":
         close_early_if_done(session, game, rnd)
 
