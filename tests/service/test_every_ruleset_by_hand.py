@@ -349,8 +349,9 @@ class Game:
         assert found is not None, error_box(page)
         assert int(found.group(1) or found.group(2)) == number
         if lines:
-            # The stored text, without the receipt sentence that follows it.
-            text = re.sub(r"\. Receipt [0-9a-f]{64} \(keep it[^)]*\)\s*$", "", found.group(4))
+            # The stored text, without the readiness and receipt sentences that follow it.
+            text = re.sub(r"\. You are (?:NOT )?ready[,:].*$", "", found.group(4))
+            text = re.sub(r"\. Receipt [0-9a-f]{64} \(keep it[^)]*\)\s*$", "", text)
             accepted = text.replace("&#39;", "'").split("; ")
             assert norm(accepted) == norm(lines), (accepted, lines)
         confirmation = mails(self.players[seat], f"Orders stored for round {number}")[-1]
@@ -472,7 +473,7 @@ class Game:
             count = re.search(r"(\d+) civvies? saved", hero.note)
             assert count is not None
             assert f"{hero.id} ({hero.side}) {count.group(1)}" in events[0]
-            assert re.search(rf"^  {hero.label} .*{count.group(1)} civvies? saved", legend, re.M)
+            assert re.search(rf"^  {hero.label} .*{count.group(1)} civvies? saved", legend, re.M), legend
 
     def check_heroes_page(self, board: Board) -> None:
         page = self.table.client.get(f"/games/{self.id}").get_data(as_text=True)
@@ -486,10 +487,11 @@ class Game:
                     f"{piece.kind}) on {piece.square}") in svg, piece
         assert svg.count("<title>facing ") == sum(1 for p in board.pieces if p.facing)
         for piece in board.pieces:
-            cells = f"<tr><td>{escape(piece.label)}</td><td>{piece.square.lower()}</td>"
+            cells = (f'<tr><td data-label="Piece">{escape(piece.label)}</td>'
+                     f'<td data-label="Square">{piece.square.lower()}</td>')
             row = next((ln for ln in page.splitlines() if cells in ln), None)
             assert row is not None, piece
-            assert f"<td>{piece.kind}</td>" in row
+            assert f'<td data-label="Kind">{piece.kind}</td>' in row
             if piece.facing:
                 assert f"facing {piece.facing}" in row, row
 
