@@ -1,6 +1,6 @@
 """The games table rewritten on PostgreSQL, so no plain chain tip is left in its files.
 
-Revision ID: 0016_games_rewritten
+Revision ID: 0017_games_rewritten
 Revises: 0016_private_history_sessions
 
 0006_sealed_tip sealed every tip and dropped the plain column, but PostgreSQL's DROP COLUMN
@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0016_games_rewritten"
+revision = "0017_games_rewritten"
 down_revision = "0016_private_history_sessions"
 branch_labels = None
 depends_on = None
