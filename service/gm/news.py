@@ -172,16 +172,22 @@ BANNER_READS = 20  # the GM's latest entries the banner looks through for an ann
 
 def banner(session: Session, game: Game) -> Banner:
     zone = policy_of(game).zone
-    rows = list(session.scalars(select(AuditLog).where(
+    opened = (select(Round.opened_at).where(Round.game_id == game.id, Round.number == game.current_round)
+              .scalar_subquery())  # in the same statement: a page reads the banner in one query
+    rows = list(session.execute(select(AuditLog, opened.label("opened")).where(
         AuditLog.game_id == game.id, AuditLog.action.in_(GM_NEWS)).order_by(AuditLog.id.desc())
         .limit(BANNER_READS)))
-    entries = [{"at": r.at.isoformat(), "actor": r.actor, "action": r.action, "detail": r.detail}
-               for r in rows]
-    return banner_of(game, log_lines(game, entries, zone), round_opened(session, game))
+    entries = [{"at": r.AuditLog.at.isoformat(), "actor": r.AuditLog.actor, "action": r.AuditLog.action,
+                "detail": r.AuditLog.detail} for r in rows]
+    return banner_of(game, log_lines(game, entries, zone), rows[0].opened if rows else None)
 
 
 def round_opened(session: Session, game: Game) -> datetime | None:
-    """When the game's current round opened (None before the first)."""
+    """When the game's current round opened (None before the first): the round the page
+    has read already where it has, else asked."""
+    for row in list(session.identity_map.values()):
+        if isinstance(row, Round) and row.game_id == game.id and row.number == game.current_round:
+            return row.opened_at
     return session.scalars(select(Round.opened_at).where(
         Round.game_id == game.id, Round.number == game.current_round)).first()
 

@@ -51,6 +51,7 @@ class GamePage:
     step_html: Markup  # its events and roll log, drawn
     keys: list[KeyCheck]  # every step's, oldest first
     open_seats: list[str]  # the seats a visitor may take
+    controllers: dict[str, str | None]  # seat name -> who plays it (human, bot, open, removed)
 
     @property
     def recent_keys(self) -> list[KeyCheck]:
@@ -179,7 +180,8 @@ def game_page(session: Session, game_id: str, head: GameHead | None = None) -> G
                         board=board_part(game, latest, f"the grid of {game.title}", "grid-pan"),
                         step=latest, step_html=step_part(game, latest) if latest else NO_PART,
                         keys=chain_checks(session, game, latest),
-                        open_seats=takeable(game, [(s, head.controllers.get(s.id)) for s in game.seats]))
+                        open_seats=takeable(game, [(s, head.controllers.get(s.id)) for s in game.seats]),
+                        controllers={s.name: head.controllers.get(s.id) for s in game.seats})
 
 
 def rounds_page(session: Session, game_id: str, game: Game | None = None) -> tuple[Game, list[KeyCheck]]:

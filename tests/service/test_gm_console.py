@@ -143,3 +143,12 @@ def test_console_times_are_to_the_minute_in_the_games_zone(world):
     assert "Wed 03 Jun 14:00 (Europe/Berlin)</time> · Wed 03 Jun 12:00 (UTC)" in text
     visible = re.sub(r"<[^>]+>", "", text.split("Stored entry")[0])  # the JSON only behind its disclosure
     assert ".345678" not in visible and ":12" not in visible
+
+
+def test_an_opened_seat_reads_as_open_on_the_game_page(world):
+    joined = re.compile(r'<span class="side side-\d">(\w+)</span></td><td data-label="Joined">([^<]*)</td>')
+    assert dict(joined.findall(page(world))) == {"red": "yes", "blue": "yes"}
+    assert world.gm("POST", "replace", {"seat": "red"}).status_code == 200
+    assert dict(joined.findall(page(world))) == {"red": "open: waiting for a new player", "blue": "yes"}
+    assert world.gm("POST", "remove", {"seat": "blue", "units": "bot"}).status_code == 200
+    assert dict(joined.findall(page(world)))["blue"] == "no longer played (the bot plays it)"
