@@ -148,6 +148,27 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
     return result
 
 
+def check(session: Session, game_id: str, token: str | None, round_number: Any,
+          text: Any) -> list[dict[str, Any]]:
+    """The refusals sending `text` now would meet, each naming its line (empty: the set
+    would be accepted whole), read exactly as `submit` reads it and storing nothing: the
+    page asks before it sends, so one bad line never costs the player the rest."""
+    if isinstance(round_number, bool) or not isinstance(round_number, int):
+        raise Invalid("round must be the number of the open round", "round")
+    whole_number(round_number, "round")
+    if not isinstance(text, str):
+        raise Invalid("orders must be text, one order a line", "orders")
+    with session.begin():
+        opened = _open_at_once(session.connection(), game_id, token, None, round_number) if token else None
+        if opened is None:
+            _refuse(session, game_id, token, None, round_number)
+        try:
+            _parsed(opened, text)
+        except OrdersRefused as exc:
+            return list(exc.errors)
+    return []
+
+
 def _parsed(opened: _Open, text: str) -> list[Order]:
     """The ruleset's orders of the text in the step's state as they count (v3: in the rules'
     reading order, service.fairdice.counted_orders), or OrdersRefused. A pure

@@ -253,13 +253,32 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
                         + (f" Receipt {accepted.receipt} (keep it: it proves which text was yours)."
                            if accepted.receipt else ""))
     except OrdersRefused as exc:
-        # Numbered as the player sees them: the list it was picked from, or the box's line.
-        sent.errors = [{**e, "where": lines[e["line"] - 1][1] if 0 < int(e.get("line") or 0) <= len(lines)
-                        else ""} for e in exc.errors]
-        sent.status = exc.status
+        sent.errors, sent.status = placed(exc.errors, lines), exc.status
     except ServiceError as exc:
         sent.errors, sent.status = [{"line": 0, "text": "", "message": exc.message}], exc.status
     return sent
+
+
+def placed(errors: list[dict[str, Any]], lines: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Refusals numbered as the player sees them: the list a line was picked from, or the
+    box's line."""
+    return [{**e, "where": lines[e["line"] - 1][1] if 0 < int(e.get("line") or 0) <= len(lines) else ""}
+            for e in errors]
+
+
+@bp.post("/games/<game_id>/player/<token>/check")
+def player_check(game_id: str, token: str) -> tuple[Response, int]:
+    """The order form judged as Send would judge it, nothing stored: the page asks before
+    it sends and as lists change, and names each line the rules refuse."""
+    lines = order_lines(request.form)
+    round_field = request.form.get("round", "")
+    try:
+        errors = submit.check(get_session(), game_id, token,
+                              int(round_field) if round_field.isdigit() else round_field,
+                              "\n".join(line for line, _ in lines))
+    except ServiceError as exc:
+        return jsonify({"errors": [{"line": 0, "text": "", "message": exc.message, "where": ""}]}), exc.status
+    return jsonify({"errors": placed(errors, lines)}), 200
 
 
 def readiness(accepted: submit.Accepted) -> str:
@@ -334,6 +353,7 @@ def sent_for(page: str) -> Sent:
 def player(game_id: str, token: str) -> Response | tuple[str, int]:
     session = get_session()
     action = url_for("web.player", game_id=game_id, token=token)
+    check_action = url_for("web.player_check", game_id=game_id, token=token)
     if request.method == "POST":
         sent = take_orders(game_id, token)
         if (done := stored_and_back(sent, action)) is not None:
@@ -348,4 +368,5 @@ def player(game_id: str, token: str) -> Response | tuple[str, int]:
         access.remember(game_id, token)  # the game's own pages open in this browser too
         return render_template("web/player.html", token=token, errors=sent.errors, places=sent.places,
                                message=sent_message(sent, seat.game), sent=sent,
-                               text=sent.text, form_action=action, **player_context(seat, sent)), sent.status
+                               text=sent.text, form_action=action, **player_context(seat, sent),
+                               check_action=check_action), sent.status

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
+
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 UNLABELLED = """() => Array.from(document.querySelectorAll(
     'input:not([type=hidden]), select, textarea, button')).filter(el => {
@@ -84,7 +86,26 @@ def send(page: Any, choices: dict[str, str], free: str = "", ready: bool | None 
     page.get_by_label("More orders").fill(free)
     if ready is not None:
         page.get_by_label("These are my final orders (ready)").set_checked(ready)
-    page.get_by_role("button", name="Send orders").click()
+    click_send(page, lambda: page.get_by_role("button", name="Send orders").click())
+
+
+# The page asks the game before it sends: Send ends on the answer's page, or (lines the
+# rules refuse together) on the same page with the problems named above Send.
+SENT_OR_REFUSED = """() => !window.beforeSend || !document.getElementById('order-problems').hidden"""
+
+
+def click_send(page: Any, click: Any) -> None:
+    page.evaluate("window.beforeSend = true")
+    click()
+    for _ in range(600):
+        try:
+            if page.evaluate(SENT_OR_REFUSED):
+                break
+        except PlaywrightError:  # the old page's context went away mid-navigation: ask the new one
+            continue
+        page.wait_for_timeout(50)
+    else:
+        raise AssertionError("Send neither left the page nor named a problem")
     page.wait_for_load_state()
 
 

@@ -68,9 +68,22 @@ def test_tap_a_unit_then_a_square_then_an_enemy(served, pages, shot, viewport) -
     if viewport == PHONE:
         assert red.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(red, f"grid-orders-{'phone' if viewport == PHONE else 'wide'}")
+    # A second attack typed in the box: the rules refuse it with the others (one attack a
+    # side a round), so the page names the line before anything is sent and keeps the text.
+    sent: list[str] = []
+    red.on("request", lambda r: sent.append(r.url) if r.method == "POST" and "/check" not in r.url else None)
+    red.get_by_label("More orders").fill(line)
     red.get_by_role("button", name="Send orders").click()
-    red.wait_for_load_state()
-    notice = red.inner_text(".notice")
+    problems = red.locator("#order-problems")
+    problems.wait_for(state="visible")
+    assert f"box line 1 {line}: only one unit can attack each round" in problems.inner_text()
+    assert sent == [] and red.get_by_label("More orders").input_value() == line
+    assert red.locator(f'select[data-unit="{gunner}"]').first.get_attribute("aria-invalid") is None
+    if viewport == PHONE:
+        shot(red, "refused-before-sending-phone")
+    red.get_by_label("More orders").fill("")
+    red.get_by_role("button", name="Send orders").click()
+    notice = red.locator("#orders-notice").inner_text()
     assert "stored as version 1" in notice and move_line in notice and line in notice
 
 

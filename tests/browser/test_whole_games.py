@@ -23,7 +23,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from engine.grid import distance, parse_square
 from tests.browser.conftest import BROWSER, PHONE
-from tests.browser.flow import tap_square
+from tests.browser.flow import click_send, tap_square
 
 pytestmark = BROWSER
 
@@ -127,9 +127,8 @@ def send_by_tapping(page: Any) -> None:
     """Tap Send; where orders are refused, take each refused list back to its empty choice
     (the refusal names the list: `list A2 attack`) and send again."""
     for _ in range(5):
-        with page.expect_navigation():
-            page.get_by_role("button", name="Send orders").tap()
-        if not page.locator(".error").count():
+        click_send(page, lambda: page.get_by_role("button", name="Send orders").tap())
+        if page.locator("#order-problems").is_hidden():
             assert "stored as version" in page.inner_text(".notice")
             # the browser computed the receipt of what it sent, and compared it with the answer
             check = page.locator("#receipt-check")
@@ -137,11 +136,11 @@ def send_by_tapping(page: Any) -> None:
             said = check.inner_text()
             assert "it matches the answer" in said and "holds the lines you sent" in said, said
             return
-        refused = re.findall(r"list (\S+ \S+)", page.inner_text(".error ul"))
-        assert refused, page.inner_text(".error")
+        refused = re.findall(r"list (\S+ \S+)", page.inner_text("#order-problems ul"))
+        assert refused, page.inner_text("#order-problems")
         for label in refused:
             page.get_by_label(label, exact=True).select_option("")
-    raise AssertionError(f"orders still refused: {page.inner_text('.error')}")
+    raise AssertionError(f"orders still refused: {page.inner_text('#order-problems')}")
 
 
 def visit(page: Any, url: str, wanted: str) -> None:
