@@ -153,7 +153,7 @@ def test_game_and_round_pages(app: Flask, client: Any) -> None:
     assert moved == ["submitted", "waiting for orders"]
     _play_round(app, table)
     page = _html(client.get(f"/games/{table.id}"))
-    assert f'href="/games/{table.id}/rounds/1"' in page and "Roll log of step 2" in page
+    assert f'href="/games/{table.id}/rounds/1"' in page and "Roll log of round 1" in page and "of step" not in page
     rnd = client.get(f"/api/games/{table.id}/rounds/1").json
     round_page = _html(client.get(f"/games/{table.id}/rounds/1"))
     assert rnd["key"] in round_page and "holds" in round_page and "<svg" in round_page
@@ -257,7 +257,7 @@ def test_the_round_page_puts_its_drawn_parts_in_as_they_render(app: Flask, clien
         with session.begin():
             page = round_page(session, table.id, 2)
             in_place = render_template("web/round.html", page=page, record_url=record_url(table.id))
-    assert without_nonce(in_place) == without_nonce(first) and "<svg" in in_place and "Roll log of step 3" in in_place
+    assert without_nonce(in_place) == without_nonce(first) and "<svg" in in_place and "Roll log of round 2" in in_place
 
 
 def test_the_game_page_lists_the_latest_keys_and_the_rounds_page_all(app: Flask, client: Any) -> None:
