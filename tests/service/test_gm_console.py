@@ -119,20 +119,26 @@ def test_the_policy_form_names_every_problem_at_its_field_and_keeps_what_was_typ
     assert "expected HH:MM (24-hour), got &#39;8pm&#39;" in text and 'value="8pm"' in text
     assert 'id="policy_quiet_end-error"' in text
     assert world.game().deadline_policy == world.game().deadline_policy | {"kind": "duration"}
+    calendar = [("policy_preset", "custom"), ("policy_kind", "calendar"), ("policy_days", "mon"),
+                ("policy_days", "thu"), ("policy_time", "20:00"), ("policy_timezone", "Europe/Berlin")]
+    # The missed-turn policy is part of the terms the seated players hold: it stays as joined.
     r = world.client.post(base + "/policy", data=MultiDict([
-        ("policy_preset", "custom"), ("policy_kind", "calendar"), ("policy_days", "mon"),
-        ("policy_days", "thu"), ("policy_time", "20:00"), ("policy_timezone", "Europe/Berlin"),
-        ("policy_missed_after", "2"), ("policy_missed_action", "bot"), ("policy_extend_by", "12 hours")]),
-        follow_redirects=True)
+        *calendar, ("policy_missed_after", "2"), ("policy_missed_action", "bot"),
+        ("policy_extend_by", "12 hours")]), follow_redirects=True)
+    assert "the missed-turn policy is part of the game&#39;s terms" in r.get_data(as_text=True)
+    assert world.game().deadline_policy["kind"] == "duration"
+    r = world.client.post(base + "/policy", data=MultiDict([
+        *calendar, ("policy_missed_after", "1"), ("policy_missed_action", "hold"),
+        ("policy_extend_by", "1 day")]), follow_redirects=True)
     policy = world.game().deadline_policy
     assert (policy["kind"], policy["days"], policy["time"]) == ("calendar", ["mon", "thu"], "20:00")
-    assert policy["missed_turns"] == {"after": 2, "action": "bot", "extend_by": "PT12H"}
+    assert policy["missed_turns"] == {"after": 1, "action": "hold", "extend_by": "P1D"}
     said = [t for _a, t in news(world) if "policy" in t]
     assert said[0] == ("GM changed the deadline policy for rounds opened from now on: Rounds close Mon & Thu "
-                       "at 20:00 (Europe/Berlin); after 2 missed rounds in a row, the bot plays them.")
+                       "at 20:00 (Europe/Berlin); after 1 missed round in a row, their units hold.")
     console = r.get_data(as_text=True)
     assert "Rounds close Mon &amp; Thu at 20:00 (Europe/Berlin)" in console
-    assert 'value="12 hours"' in console  # the form shows durations in words
+    assert 'value="1 day"' in console  # the form shows durations in words
 
 
 def test_console_times_are_to_the_minute_in_the_games_zone(world):
