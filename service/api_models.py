@@ -478,6 +478,8 @@ class Settings(Answer):
     message_pref: MessagePref
     email: str | None
     mail_failing: MailFailing | None = Field(description="since when and why mail to the address bounces")
+    email_confirmed: bool = Field(description="whether the address confirmed: until it does, it gets only "
+                                  "the confirmation link, and its time zone cannot be set")
     zone: str | None
 
 

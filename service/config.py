@@ -172,6 +172,9 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
         "GAMES_PER_CLIENT": env.get("DICEPOST_GAMES_PER_CLIENT", ""),  # service.sendlimits
         "SEATS_PER_CLIENT": env.get("DICEPOST_SEATS_PER_CLIENT", ""),
         "FOLLOWS_PER_CLIENT": env.get("DICEPOST_FOLLOWS_PER_CLIENT", ""),
+        "CONFIRMS_PER_CLIENT": env.get("DICEPOST_CONFIRMS_PER_CLIENT", ""),
+        # Addresses at these domains need no confirmation link (service.address_confirm).
+        "CONFIRMED_DOMAINS": confirmed_domains(env.get("DICEPOST_CONFIRMED_DOMAINS", "")),
         "INVITATIONS_PER_ADDRESS": int(env.get("DICEPOST_INVITATIONS_PER_ADDRESS", 0) or 0),
         # The embedded mailbox also in a process bound to a non-loopback address, for any
         # client holding its key (service.web.mailbox); off unless asked for.
@@ -182,6 +185,11 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
         "PERMANENT_SESSION_LIFETIME": SESSION_LIFETIME,
         **mail_from_env(env),
     }
+
+
+def confirmed_domains(text: str) -> tuple[str, ...]:
+    """DICEPOST_CONFIRMED_DOMAINS: mail domains, comma-separated, in lower case."""
+    return tuple(d.strip().lower() for d in text.split(",") if d.strip())
 
 
 def finish(config: dict[str, Any]) -> None:

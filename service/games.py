@@ -21,7 +21,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from engine import ForceError, OptionError, Ruleset, UnknownRuleset, find_ruleset
 from engine.dice import DEFAULT_CHAIN_LENGTH, NEW_GAME_PROFILE, game_salt, join_entropy, server_entropy
 from engine.steps import run_setup, setup_inputs
-from service import clock, forces
+from service import address_confirm, clock, forces
 from service.audit import audit
 from service.dice_keys import new_chain, step_dice
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
@@ -153,7 +153,9 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
     count_game_creation()
     gm_token = new_token()
     with session.begin():
-        check_invitations(session, [(s.email, f"seats[{i}].email") for i, s in enumerate(seats)])
+        addresses = [(s.email, f"seats[{i}].email") for i, s in enumerate(seats)]
+        check_invitations(session, addresses)
+        address_confirm.ask(session, addresses)  # the invitations wait for it
         game_id = _free_game_id(session)
         sealed, commitment, marks = new_chain(game_id, length + reserve, NEW_GAME_PROFILE)
         terms = new_terms(ruleset.info.id, ruleset.revision, opts, [s.name for s in seats], deadline_policy)

@@ -321,6 +321,17 @@ class FailingAddress(Base):
     reason: Mapped[str] = mapped_column(String(500))
     seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))  # the seat whose mail bounced
 
+class ConfirmedAddress(Base):
+    """An address whose owner showed they read it (service.address_confirm): they pressed a
+    confirmation link, signed in by mail, or wrote from it. Game mail goes only to these."""
+
+    __tablename__ = "confirmed_addresses"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)  # lower-cased
+    confirmed_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+    how: Mapped[str] = mapped_column(String(16))  # link | sign-in | mail
+
+
 class PlayerZone(Base):
     """The time zone a player reads mail in, one per address (as "Your games" groups seats
     by address): every mail to a seat with this address gives its times in it, UTC beside."""

@@ -6,7 +6,9 @@ Settings: `wait` true keeps the round open until its deadline even when everyone
 {"from", "to"} dates; `mail_pref` the seat's mail preference ("all", "results" or "none",
 checked by `mail_pref_choice` here, for the mail preferences page, the dashboard and the
 settings API and form alike); `email` the seat's address: giving one (a new one, or the same
-once its mailbox works again) clears its bounce record, so mail goes to it again. A change of absences
+once its mailbox works again) clears its bounce record, so mail goes to it again; an
+address not yet confirmed gets a confirmation link (service.address_confirm), and its time
+zone waits for it. A change of absences
 re-stretches the open round's deadline when it now falls inside one (never shortens it;
 the game's absence limit applies).
 """
@@ -20,6 +22,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from engine.contract import InvariantError
+from service import address_confirm
 from service.audit import log_action
 from service.clock import now
 from service.errors import BadRequest, Conflict, Invalid, NotFound
@@ -99,6 +102,7 @@ def mail_json(session: Session, seat: Seat) -> dict[str, Any]:
     zone = seat_zone(session, seat)
     return {"email": seat.email, "mail_failing": None if dead is None else
             {"since": dead.since.isoformat(), "reason": dead.reason},
+            "email_confirmed": address_confirm.is_confirmed(session, seat.email),
             "message_pref": seat.message_pref, "zone": zone.key if zone else None}
 
 
@@ -172,13 +176,11 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
         if message_pref is not None:
             seat.message_pref = message_pref
         if email is not None:
+            address_confirm.ask(session, [(email, "email")])  # again for a new link, within the limit
             seat.email = email
             clear_failing(session, email)
         if "zone" in data:  # the player's, for every seat with this address
-            if not seat.email:
-                raise Invalid("zone: the seat has no mail address to keep a time zone for; give one first",
-                              "zone")
-            set_address_zone(session, seat.email, zone)
+            _set_zone(session, seat, zone)
         if rnd is not None and absences and seat.name in rnd.expected and row.controller == "human":
             _restretch(session, game, rnd)
         if rnd is not None and data.get("wait") is False:
@@ -186,6 +188,17 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
         out = {"seat": seat.name, **settings_json(row), "mail_pref": seat.mail_pref,
                **mail_json(session, seat)}
     return out
+
+
+def _set_zone(session: Session, seat: Seat, zone: str | None) -> None:
+    """The player's zone, for every seat with this address: set only by its owner."""
+    if not seat.email:
+        raise Invalid("zone: the seat has no mail address to keep a time zone for; give one first", "zone")
+    kept = seat_zone(session, seat)
+    if zone != (kept.key if kept else None) and not address_confirm.is_confirmed(session, seat.email):
+        raise Conflict(f"zone: {seat.email} has not confirmed yet (a link went to it): the time zone "
+                       f"of an address is set once {seat.email} confirms", "zone")
+    set_address_zone(session, seat.email, zone)
 
 
 def _restretch(session: Session, game: Game, rnd: Round) -> None:

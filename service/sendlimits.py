@@ -13,6 +13,9 @@ with 429, the reason and Retry-After:
   (DICEPOST_SEATS_PER_CLIENT, default "10 per hour"), counted the same way.
 - Follow links asked for per client address (service.follow): FOLLOWS_PER_CLIENT
   (DICEPOST_FOLLOWS_PER_CLIENT, default "10 per hour"), counted the same way.
+- Address confirmations mailed per client address (service.address_confirm):
+  CONFIRMS_PER_CLIENT (DICEPOST_CONFIRMS_PER_CLIENT, default "10 per hour"), counted the
+  same way, one per confirmation mail.
 - Invitations per recipient address: INVITATIONS_PER_ADDRESS an hour (default 10),
   counted from the outbox in the transaction that would queue the next one, by the
   address in normal form (service.inputs.normal_address), like the sign-in links.
@@ -38,6 +41,7 @@ from service.ratelimit import EXTENSION, client_address
 DEFAULT_GAMES_PER_CLIENT = "20 per hour"
 DEFAULT_SEATS_PER_CLIENT = "10 per hour"
 DEFAULT_FOLLOWS_PER_CLIENT = "10 per hour"
+DEFAULT_CONFIRMS_PER_CLIENT = "10 per hour"
 DEFAULT_INVITATIONS_PER_ADDRESS = 10
 INVITATION_WINDOW = timedelta(hours=1)
 
@@ -59,6 +63,14 @@ def count_follow_ask() -> None:
     once spent: a client may not have links mailed to any number of addresses."""
     _count_per_client("FOLLOWS_PER_CLIENT", DEFAULT_FOLLOWS_PER_CLIENT, "follow-asks",
                       "too many follow links asked for from your address ({limit}): try again in {wait}")
+
+
+def count_confirmation() -> None:
+    """Count one address confirmation mailed at this request's client's asking
+    (service.address_confirm); TooMany once spent."""
+    _count_per_client("CONFIRMS_PER_CLIENT", DEFAULT_CONFIRMS_PER_CLIENT, "confirmations",
+                      "too many addresses given from your address that needed a confirmation link ({limit}): "
+                      "try again in {wait}")
 
 
 def count_seat_taken() -> None:

@@ -125,6 +125,16 @@ def checkout_instance_untouched() -> Iterator[None]:
     shutil.rmtree(TEMPLATES, ignore_errors=True)
 
 
+# The mail domains the tests' players use count as confirmed (DICEPOST_CONFIRMED_DOMAINS):
+# the tests that give such addresses and expect mail get it, as once the address's owner
+# pressed the link. tests/security/test_address_confirmation.py plays the confirmation
+# itself with addresses elsewhere (CONFIRM_DOMAIN).
+TEST_DOMAINS = ("example.org", "example.com", "example.net", "dicepost.test", "dicepost.localhost",
+                "dicepost.example", "new.example", "else.example", "evil.example", "evil.org", "d.test",
+                "b.example", "other.org", "y.z", "c.d", "b.c")
+CONFIRM_DOMAIN = "unconfirmed.example"
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment without the service's settings, except the session's
     instance folder and seal key, plus `extra`: what a subprocess under test starts from."""
@@ -132,6 +142,7 @@ def clean_env(**extra: str) -> dict[str, str]:
            if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY") and not k.startswith("DICEPOST_")}
     env["DICEPOST_INSTANCE_PATH"] = os.environ["DICEPOST_INSTANCE_PATH"]
     env["DICEPOST_SEAL_KEY"] = SEAL_KEY
+    env["DICEPOST_CONFIRMED_DOMAINS"] = ",".join(TEST_DOMAINS)
     env.update(extra)
     return env
 
@@ -147,6 +158,7 @@ def base_config(database_url: str, **extra: Any) -> dict[str, Any]:
     # the same addresses. tests/security/test_send_limits.py sets them itself.
     return {"DATABASE_URL": database_url, "REDIS_URL": None, "TESTING": True,
             "GAMES_PER_CLIENT": "off", "INVITATIONS_PER_ADDRESS": 1_000_000,
+            "CONFIRMED_DOMAINS": TEST_DOMAINS,
             "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test-secret", "BASE_URL": "http://dicepost.test",
             **extra}
 

@@ -31,7 +31,7 @@ from flask import (
 )
 from werkzeug.wrappers import Response
 
-from service import clock, sign_ins
+from service import address_confirm, clock, sign_ins
 from service import signin as signin_links
 from service.dashboard import bp
 from service.dashboard.overview import seats_of
@@ -102,6 +102,7 @@ def signin_link(token: str) -> Response | tuple[str, int] | str:
         known = email is not None or signin_links.issued_here(db, token)
         if email is not None:
             sign_ins.start(db, email)
+            address_confirm.confirm(db, email, "sign-in")  # the link came to that mailbox
     if email is None:  # 410 for a spent or expired link; 404 (counted by service.ratelimit) for a guess
         return render_template("dashboard/confirm.html", token=token, spent=True), 410 if known else 404
     return redirect(url_for("dashboard.home"))

@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.orm import Session
 
+from service import address_confirm
 from service.audit import log_action
 from service.clock import as_utc, now
 from service.errors import Conflict, Invalid, NotFound
@@ -184,6 +185,7 @@ def replace(session: Session, game_id: str, token: str | None, seat_name: Any, e
     with _acting(session, game_id, token) as game:
         seat = _seat(game, seat_name)
         check_invitations(session, [(email, "email")])
+        address_confirm.ask(session, [(email, "email")])
         invite = open_for_replacement(session, game, seat, actor="gm", email=email)
         detail = {"seat": seat.name, "email": email}
         log_action(session, game.id, "gm", "gm_replace", detail)

@@ -157,7 +157,8 @@ def get_settings(game_id: str) -> Response:
 
 @bp.put("/settings")
 @operation("Change wait / reminder_lead / absences / mail_pref / message_pref / zone / email "
-           "(all checked first)", body=SettingsIn, answer=schema.Settings, refusals=(401, 404),
+           "(all checked first); a new address gets a confirmation link, and the time zone of an "
+           "address waits for it (409)", body=SettingsIn, answer=schema.Settings, refusals=(401, 404, 409),
            security="bearer")
 def put_settings(game_id: str, body: SettingsIn) -> Response:
     changes = body.model_dump(by_alias=True, exclude_unset=True)

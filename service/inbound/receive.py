@@ -33,7 +33,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from engine.contract import InvariantError
-from service import clock
+from service import address_confirm, clock
 from service.db import session_scope
 from service.inbound import bounces
 from service.inbound.answered import answered_message, answered_round
@@ -42,7 +42,7 @@ from service.inbound.body import body_text, parse_message
 from service.inbound.commands import Done, Reply, perform, read_reply
 from service.inbound.identify import answered_seats, candidate_tokens, identify, sender_address
 from service.inputs import address_key, storable, text_problem
-from service.mail.headers import raw_values, text_value
+from service.mail.headers import addresses, raw_values, text_value
 from service.mail.settings import MailSettings, mail_settings
 from service.models import InboundMail, Seat
 
@@ -186,6 +186,9 @@ def _triage(session: Session, settings: MailSettings, row: InboundMail,
         queue_answer(session, who.seat.game, who.seat, "status", {"message": message})
         _record(row, "refused", f"{who.seat.name}: the text {problem}", who.seat.game_id)
         return None, reply, ("refused", f"the text {problem}")
+    if who.seat.email and who.seat.email in map(address_key, addresses(msg, ("From",))):
+        # The seat's player wrote from its address: as sure a sign they read it as a link.
+        address_confirm.confirm(session, who.seat.email, "mail")
     return who.seat, reply, ("", "")
 
 

@@ -137,6 +137,9 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
              context=lambda m: m.sent_at()),
     # Every GM action and announcement, to every player (service.gm.news); "none" stops it.
     MailKind("gm_news", _gm_news, "seat", _RESULTS, bulk=True, context=lambda m: m.news()),
+    # The link that confirms an address a player gave (service.address_confirm): the one
+    # mail it gets before that, so its subject is fixed (no title a stranger chose).
+    MailKind("confirm_address", lambda _c: "Confirm your address for dicepost", "address", _ALL),
     # A spectator's link to confirm (or stop) following a public game (service.follow).
     MailKind("follow", lambda c: f"Follow {c['game']['title']} by mail?", "address", _ALL,
              context=lambda m: m.follow()),

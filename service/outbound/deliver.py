@@ -11,7 +11,9 @@ and from two workers at once:
 2. compose, outside the claim's transaction. The player's mail preference is checked
    again here (it may have changed since the row was queued); a row the player turned
    off ends as `skipped`. Answers to a player's own mail (payload "answer": true) and
-   refusals are always sent.
+   refusals are always sent. A seat's mail to an address that has not confirmed
+   (service.address_confirm) waits: pending until CONFIRM_WAIT after it was queued
+   (confirming releases it at once), then skipped.
 3. send: SMTP outside any transaction. Without SMTP_URL (the embedded mailbox) there is
    nothing outside the database, so steps 1 to 4 are one transaction: the row is taken
    and marked sent in one UPDATE, composed, and its message stored in stored_mail; no
@@ -51,6 +53,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session, joinedload
 
 from service import clock
+from service.address_confirm import CONFIRM_WAIT, WAITING, is_confirmed, trusted_domain
 from service.db import session_scope, table_of
 from service.faults import pause_point
 from service.mail.dkim_sign import sign_bytes
@@ -60,7 +63,16 @@ from service.mail.server_url import ConfigError
 from service.mail.settings import BOUNCE_LOCAL, MailSettings, mail_settings
 from service.mail.tokens import make_token
 from service.memo import memo, shared
-from service.models import FailingAddress, Game, Outbox, PlayerZone, Seat, StoredMail, UTCDateTime
+from service.models import (
+    ConfirmedAddress,
+    FailingAddress,
+    Game,
+    Outbox,
+    PlayerZone,
+    Seat,
+    StoredMail,
+    UTCDateTime,
+)
 from service.outbound.compose import Composed, compose
 from service.outbound.transport import DeliveryError, SmtpTransport, Transport
 from service.zones import is_zone
@@ -172,6 +184,16 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
         _finish(session, outbox_id, attempt, status="skipped",
                 last_error=f"not sent: mail to this address bounced ({dead})"[:2000], **fence)
         return None
+    if kind_of(row.kind).to == "seat" and not _confirmed(session, row.to_address):
+        address = row.to_address or ""
+        until = row.created_at + CONFIRM_WAIT
+        if until > clock.now():
+            _finish(session, outbox_id, attempt, status="pending", next_attempt_at=until,
+                    last_error=f"{WAITING}mail to {address} starts once {address} confirms", **fence)
+        else:
+            _finish(session, outbox_id, attempt, status="skipped",
+                    last_error=f"not sent: {address} never confirmed", **fence)
+        return None
     if not wanted(row, seat):
         pref = (f"messages '{seat.message_pref}'" if row.kind == "message" and seat.mail_pref != "none"
                 else f"'{seat.mail_pref}' mail") if seat else "no"
@@ -202,13 +224,27 @@ def _failing(session: Session, address: str | None) -> str | None:
     return known.get(address.strip().lower())
 
 
+_BATCH_CONFIRMED = "confirmed addresses of the batch"
+
+
+def _confirmed(session: Session, address: str | None) -> bool:
+    """is_confirmed, from the batch's one read of its addresses when _deliver_batch made it."""
+    known: set[str] | None = memo(session, _BATCH_CONFIRMED, lambda: None)
+    if known is None or not address:
+        return is_confirmed(session, address)
+    address = address.strip().lower()
+    return address in known or trusted_domain(address)
+
+
 # Built once: building these statements costs more than running them.
 _GAMES = select(Game).where(Game.id.in_(bindparam("ids", expanding=True))).options(joinedload(Game.seats))
 _ADDRESSES = union_all(
     select(literal("zone"), PlayerZone.address, PlayerZone.zone)
     .where(PlayerZone.address.in_(bindparam("zoned", expanding=True))),
     select(literal("failing"), FailingAddress.address, FailingAddress.reason)
-    .where(FailingAddress.address.in_(bindparam("mailed", expanding=True))))
+    .where(FailingAddress.address.in_(bindparam("mailed", expanding=True))),
+    select(literal("confirmed"), ConfirmedAddress.address, ConfirmedAddress.how)
+    .where(ConfirmedAddress.address.in_(bindparam("mailed", expanding=True))))
 _STORE = insert(table_of(StoredMail))
 
 
@@ -219,6 +255,7 @@ def _read_addresses(session: Session, rows: Sequence[Outbox], games: Sequence[Ga
     zoned = sorted({s.email.lower() for g in games for s in g.seats if s.email})
     found = session.execute(_ADDRESSES, {"zoned": zoned, "mailed": mailed}).all() if mailed or zoned else []
     memo(session, _BATCH_FAILING, lambda: {a: why for kind, a, why in found if kind == "failing"})
+    memo(session, _BATCH_CONFIRMED, lambda: {a for kind, a, _ in found if kind == "confirmed"})
     zones = {a: ZoneInfo(z) for kind, a, z in found if kind == "zone" and is_zone(z)}
     for game in games:
         players = {s.email.lower() for s in game.seats if s.email}

@@ -17,6 +17,7 @@ from engine.grid import SquareError, parse_square
 from engine.held import receipts_file
 from service import access, clock, forces, games, rollback_chain, submit
 from service import jsonlimits as limited_json
+from service.address_confirm import is_confirmed
 from service.catalog import rules_help
 from service.db import get_session
 from service.errors import Invalid, NotFound, OrdersRefused, ServiceError
@@ -189,6 +190,7 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "svg": board_svg(board, "the grid") if board else None,
         "caption": board_caption(board) if board else "",
         "mail_failing": failing(session, seat.email),
+        "mail_unconfirmed": seat.email if seat.email and not is_confirmed(session, seat.email) else None,
         "receipts": [{**r, "when": deadline_text(game, datetime.fromisoformat(r["at"]), zone, year=False)}
                      for r in seat_receipts(session, game, seat)],
         "turn": turn,

@@ -11,7 +11,7 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 
 from service import seats
 from service.db import get_session
-from service.errors import Invalid, ServiceError
+from service.errors import Conflict, Invalid, ServiceError
 from service.seats import MESSAGE_PREFS, PREFS
 from service.web import bp
 from service.zones import time_zones
@@ -42,10 +42,10 @@ def player_zone(game_id: str, token: str) -> WerkzeugResponse | tuple[str, int]:
     value = request.form.get("zone", "")
     try:
         seats.update_settings(get_session(), game_id, token, {"zone": value})
-    except Invalid as exc:  # the select keeps the stored zone
+    except (Invalid, Conflict) as exc:  # the select keeps the stored zone
         stored = seats.get_settings(get_session(), game_id, token)["zone"] or ""
         return render_template("web/zone.html", game_id=game_id, token=token, zone=stored,
-                               zones=time_zones(), error=exc.message), 422
+                               zones=time_zones(), error=exc.message), exc.status
     return redirect(url_for("web.player", game_id=game_id, token=token, _anchor="zone-form"))
 
 
