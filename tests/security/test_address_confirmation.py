@@ -119,3 +119,16 @@ def test_the_link_confirms_and_the_mail_that_waited_goes_out(app: Flask) -> None
     assert _game(client, VICTIM, "bob@example.org").status_code == 201
     assert [str(m["Subject"]) for m in _inbox(app, VICTIM)].count(SUBJECT) == 1
     assert client.get("/confirm/not-a-link").status_code == 422
+
+
+def test_signing_in_by_mail_confirms_the_address(app: Flask) -> None:
+    client = app.test_client()
+    created = _game(client, VICTIM, "bob@example.org").json
+    asked = client.post("/signin", data={"email": VICTIM})
+    asked.close()  # the work on the address runs once the answer is sent
+    login = [m for m in _inbox(app, VICTIM) if str(m["Subject"]) == "Your sign-in link"]
+    link = re.search(r"http://dicepost\.test(/signin/\S+)", text_of(login[0]))
+    assert link is not None and client.post(link.group(1)).status_code == 302
+    subjects = [str(m["Subject"]) for m in _inbox(app, VICTIM)]
+    assert subjects[:2] == [SUBJECT, "Your sign-in link"] and f"Invitation: {TITLE}" in subjects[2]
+    assert _waiting(app, VICTIM) == 0 and created["id"]
