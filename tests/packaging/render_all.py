@@ -167,6 +167,15 @@ def play(app: Flask, web: Player) -> None:
         "options": {"width": 8, "height": 8, "max_rounds": 1}})
     game = r.get_json()
     gid, gm = game["id"], game["gm_token"]
+    # Each address confirms by its link (a page with a button); the game's mail then goes to it.
+    confirms = [m for _i, kind, m in stored(app) if kind == "confirm_address"]
+    check(len(confirms) == 2, f"{len(confirms)} confirmation mails, not one to each of 2 addresses")
+    for mail in confirms:
+        link = re.search(r"http://dicepost\.test(/confirm/\S+)", text_of(mail))
+        check(link, "the confirmation mail holds no link")
+        web.get(link[1])  # type: ignore[index]
+        web.post(link[1], 303)  # type: ignore[index]
+        web.get(link[1])  # type: ignore[index]
     tokens = {}
     for seat in game["seats"]:
         j = api.post(f"/api/games/{gid}/join", json={"invite_token": seat["invite_token"]})

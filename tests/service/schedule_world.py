@@ -14,7 +14,7 @@ from service import create_app
 from service.clock import FakeClock
 from service.db import session_scope
 from service.models import AuditLog, Game, Outbox, Round, Step
-from tests.conftest import empty_tables, migrated_sqlite
+from tests.conftest import TEST_DOMAINS, empty_tables, migrated_sqlite
 
 START = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -37,7 +37,7 @@ class World:
         self.clock = FakeClock(start)
         self.app = create_app({"DATABASE_URL": url, "TESTING": True,
                                "WTF_CSRF_ENABLED": False, "CLOCK": self.clock, "SECRET_KEY": "test",
-                               "BASE_URL": "http://dicepost.test"})
+                               "BASE_URL": "http://dicepost.test", "CONFIRMED_DOMAINS": TEST_DOMAINS})
         if url.startswith("postgresql"):
             empty_tables(self.app)  # the session's database is migrated once
         self.client = self.app.test_client()

@@ -42,7 +42,7 @@ from service.models import Base, UTCDateTime
 from tests.conftest import PG_ADMIN, SESSION_TAG, _pg_admin
 
 SEAL = bytes(range(32))
-HEAD = "0017_games_rewritten"
+HEAD = "0018_confirmed_addresses"
 # The games table as the migrations before the seal left it (the models have moved on).
 GAMES_BEFORE_THE_SEAL = sa_table(
     "games", column("options", JSON()), column("created_at", UTCDateTime()),
@@ -100,7 +100,7 @@ def test_migrations_build_every_table_of_the_models(fresh_engine: Engine) -> Non
     assert differences(fresh_engine, Base.metadata) == []
     tables = set(inspect(fresh_engine).get_table_names()) - {"alembic_version"}
     assert tables == set(Base.metadata.tables)
-    assert len(tables) == 22  # table_messages and message_reads, followers, player_zones, spectators, gm_reads, rollbacks, sign_ins
+    assert len(tables) == 23  # table_messages and message_reads, followers, player_zones, spectators, gm_reads, rollbacks, sign_ins, confirmed_addresses
 
 
 def test_a_model_change_without_a_migration_is_caught(fresh_engine: Engine) -> None:
@@ -216,7 +216,8 @@ def test_no_plain_tip_is_left_in_the_games_tables_files(empty_engine: Engine) ->
     values in the rows on disk (and the UPDATE left the old rows): the rewrite removes them."""
     tip = "7c3a" * 16
     _game_at_0005(empty_engine, "g1", tip)
-    before = ScriptDirectory.from_config(alembic_config(empty_engine)).get_revision(HEAD).down_revision
+    rewrite = "0017_games_rewritten"
+    before = ScriptDirectory.from_config(alembic_config(empty_engine)).get_revision(rewrite).down_revision
     upgrade(empty_engine, str(before), seal_key=SEAL)
     assert tip.encode() in _table_files(empty_engine, "games")  # sealed, dropped, still on disk
     upgrade(empty_engine, seal_key=SEAL)

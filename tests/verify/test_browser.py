@@ -16,7 +16,7 @@ from flask import Blueprint, Flask, Response
 from werkzeug.serving import make_server
 
 from service import verify_bundle, verify_page
-from tests.conftest import BROWSER, migrated_sqlite
+from tests.conftest import BROWSER, TEST_DOMAINS, migrated_sqlite
 from tests.verify.conftest import PAGE, copy, play_rounds, serialize
 
 pytestmark = BROWSER
@@ -169,7 +169,8 @@ def live_service(tmp_path: Path) -> Iterator[tuple[str, Any]]:
     server = make_server("127.0.0.1", 0, Flask(__name__), threaded=True)
     base = f"http://127.0.0.1:{server.server_port}"
     app = create_app({"DATABASE_URL": migrated_sqlite(tmp_path / "live.sqlite3"), "TESTING": True,
-                      "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test", "BASE_URL": base})
+                      "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test", "BASE_URL": base,
+                      "CONFIRMED_DOMAINS": TEST_DOMAINS})
     server.app = app
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

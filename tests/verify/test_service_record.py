@@ -18,14 +18,15 @@ from engine.verify import parse_record, verify
 from service import create_app
 from service.cli import main
 from service.commands.verify import EXIT_DIFFERENT, EXIT_OK, check, command
-from tests.conftest import migrated_sqlite
+from tests.conftest import TEST_DOMAINS, migrated_sqlite
 from tests.verify.conftest import PAGE, join_game, play_rounds, serialize
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Any:
     app = create_app({"DATABASE_URL": migrated_sqlite(tmp_path / "verify.sqlite3"), "TESTING": True,
-                      "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test", "BASE_URL": "http://dicepost.test"})
+                      "WTF_CSRF_ENABLED": False, "SECRET_KEY": "test", "BASE_URL": "http://dicepost.test",
+                      "CONFIRMED_DOMAINS": TEST_DOMAINS})
     return app.test_client()
 
 

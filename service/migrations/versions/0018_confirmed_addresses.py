@@ -1,7 +1,7 @@
 """confirmed_addresses: the addresses game mail may go to.
 
 Revision ID: 0018_confirmed_addresses
-Revises: 0016_games_rewritten
+Revises: 0017_games_rewritten
 
 An address a player gives gets a confirmation link and nothing else until its owner
 presses it, signs in by mail or writes from it (service.address_confirm). The addresses
@@ -17,7 +17,7 @@ from alembic import op
 from service.models import UTCDateTime
 
 revision = "0018_confirmed_addresses"
-down_revision = "0016_games_rewritten"
+down_revision = "0017_games_rewritten"
 branch_labels = None
 depends_on = None
 
