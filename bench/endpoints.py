@@ -72,7 +72,8 @@ def metered_app(url: str, meter: Meter) -> Any:
     from service.migrate import upgrade
 
     app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "SECRET_KEY": "bench",
-                      "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off"})
+                      "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off",
+                      "CONFIRMED_DOMAINS": ("example.com",)})
     upgrade(engine_of(app))
     event.listen(engine_of(app), "before_cursor_execute", meter.on_statement)
     return app

@@ -227,6 +227,7 @@ def inside(args: argparse.Namespace) -> None:
         marks = Marks.load(Path(tmp))
         app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "SECRET_KEY": "bench",
                           "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off",
+                          "CONFIRMED_DOMAINS": ("example.com",),
                           "CLOCK": FakeClock(START)})
         if fresh:
             upgrade(engine_of(app))

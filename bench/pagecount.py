@@ -158,7 +158,8 @@ def _inside(args: argparse.Namespace) -> None:
         for units in args.units:
             with kept_database(units, args.rounds, args.fresh, args.prefix) as (url, new):
                 app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "SECRET_KEY": "bench",
-                                  "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off"})
+                                  "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off",
+                                  "CONFIRMED_DOMAINS": ("example.com",)})
                 if new:
                     upgrade(engine_of(app))
                     play(app, units, args.rounds)

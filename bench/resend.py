@@ -48,7 +48,7 @@ def full_mode_app(url: str, redis_url: str, meter: Meter) -> Any:
     prefix = f"bench-resend-{os.getpid()}-"
     config: dict[str, Any] = {"DATABASE_URL": url, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix,
                               "QUEUE_PREFIX": prefix, "SECRET_KEY": "bench", "BASE_URL": "http://127.0.0.1",
-                              "GAMES_PER_CLIENT": "off"}
+                              "GAMES_PER_CLIENT": "off", "CONFIRMED_DOMAINS": ("example.com",)}
     config["CELERY"] = celery_config(redis_url, prefix, prefix, 60)
     app = create_app(config)
     upgrade(engine_of(app))

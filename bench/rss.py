@@ -55,7 +55,8 @@ def run(games: int, rounds: int, every: int, seed: int = 1) -> list[str]:
         ready, _mail = catch_sends(groups)
         with private_database("rss") as url:
             app = create_app({"DATABASE_URL": url, "REDIS_URL": None, "SECRET_KEY": "bench",
-                              "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off"})
+                              "BASE_URL": "http://127.0.0.1", "GAMES_PER_CLIENT": "off",
+                              "CONFIRMED_DOMAINS": ("example.com",)})
             upgrade(engine_of(app))
             client = app.test_client()
             api = TestApi(client)

@@ -218,10 +218,11 @@ def wait_log(stack: Stack, proc: Proc, marker: bytes, timeout: float = 60.0) -> 
 def base_env(port: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DICEPOST_")
            and k not in ("DATABASE_URL", "REDIS_URL")}
-    # One load generator creates every game: the per-client game limit would refuse it.
+    # One load generator creates every game: the per-client game limit would refuse it. Its
+    # players' addresses (example.com) count as confirmed, as a running club's would be.
     env.update(SECRET_KEY=secrets.token_hex(16), DICEPOST_SEAL_KEY=secrets.token_hex(32),
                PYTHONUNBUFFERED="1", DICEPOST_BASE_URL=f"http://127.0.0.1:{port}",
-               DICEPOST_GAMES_PER_CLIENT="off")
+               DICEPOST_GAMES_PER_CLIENT="off", DICEPOST_CONFIRMED_DOMAINS="example.com")
     # `dicepost worker` without its supervisor (service.supervise): the process started is
     # the Celery worker itself, whose CPU the bench splits into consumer and pool.
     env[CHILD_ENV] = "1"
