@@ -499,6 +499,7 @@ class ConsoleSeat(Answer):
     reminder_lead: str
     absences: list[Absence]
     mail_failing: MailFailing | None
+    email_confirmed: bool = Field(description="whether the address confirmed: its mail waits until it does")
 
 
 class FailedMail(Answer):

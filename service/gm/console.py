@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from service.address_confirm import is_confirmed
 from service.audit import schedule_entries
 from service.gm.auth import gm_game
 from service.integrity import damage_reports
@@ -30,7 +31,8 @@ def console_json(session: Session, game_id: str, token: str | None) -> dict[str,
                           "reminder_lead": format_duration(reminder_lead(row)),
                           "absences": row.absences or [],
                           "mail_failing": (None if (dead := failing(session, seat.email)) is None else
-                                           {"since": dead.since.isoformat(), "reason": dead.reason})})
+                                           {"since": dead.since.isoformat(), "reason": dead.reason}),
+                          "email_confirmed": is_confirmed(session, seat.email)})
         return {
             "id": game.id, "title": game.title, "status": game.status, "round": game.current_round,
             "round_open": rnd is not None,

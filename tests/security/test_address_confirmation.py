@@ -82,6 +82,11 @@ def test_a_stranger_making_games_with_a_victims_address_gets_it_three_confirmati
     assert _waiting(app, VICTIM) >= 12  # 12 invitations, the joined and message mails: not sent
     page = client.get(f"/games/{game_id}/player/{tokens['p0']}").get_data(as_text=True)
     assert f"Mail to {VICTIM} starts once {VICTIM} confirms" in page
+    gm = games[0].json["gm_token"]
+    console = client.get(f"/api/games/{game_id}/gm", headers={"Authorization": f"Bearer {gm}"}).json
+    assert [s["email_confirmed"] for s in console["seats"]] == [False] * 4
+    assert f"mail to {VICTIM} starts once {VICTIM} confirms" in client.get(f"/games/{game_id}/gm/{gm}").get_data(
+        as_text=True)
 
 
 def test_one_client_has_at_most_ten_confirmations_mailed(app: Flask) -> None:
