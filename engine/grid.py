@@ -459,7 +459,9 @@ def straight_costs(grid: Grid, start: Square, goal: Square, closed: AbstractSet[
 _UNBOUNDED: Cost = 1 << 62  # a budget no search reaches
 
 
-@lru_cache(maxsize=64)
+# Keyed by grid shape: a server meets a handful, the engine's tests every shape up to 14 x 14
+# (about 400 keys), which a smaller bound would recompute on nearly every call.
+@lru_cache(maxsize=512)
 def _step_table(width: int, height: int, diagonals: bool, step: Cost, diagonal: Cost
                 ) -> dict[Square, tuple[tuple[Square, Cost], ...]]:
     """Each square of a grid shape → its neighbours in search order, each with the cost
