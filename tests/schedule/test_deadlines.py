@@ -4,6 +4,7 @@ import pytest
 
 from service.schedule.deadlines import (
     Absence,
+    AbsenceError,
     extended_deadline,
     local_instant,
     outside_quiet_hours,
@@ -128,21 +129,26 @@ def test_parse_absences():
     assert parse_absences([]) == []
 
 
-@pytest.mark.parametrize(("data", "words"), [
-    ({"from": "2026-06-05"}, r"absences: expected a list"),
-    ([{"from": "2026-06-05", "to": "2026-06-01"}], r"absences\[0\]\.to: 2026-06-01 is before from"),
-    ([{"from": "2026-06-05", "to": "June 9"}], r"absences\[0\]\.to: expected a date"),
-    ([{"to": "2026-06-09"}], r"absences\[0\]\.from: expected a date"),
-    ([{"from": "2026-06-01", "to": "2026-06-02"}, "x"], r"absences\[1\]: expected an object"),
-    ([{"from": "2026-06-01", "to": "2026-06-02", "why": "holiday"}], r"absences\[0\]\.why: unknown"),
-    ([{"from": "2026-01-01", "to": "2027-06-02"}], r"absences\[0\]: an absence may last at most"),
-    ([{"from": "2026-01-01", "to": "2026-01-01"}] * 21, r"absences: at most 20"),
-    ([{"from": "9999-12-31", "to": "9999-12-31"}], r"absences\[0\]\.from: a date from 2000 to 2999"),
-    ([{"from": "0001-01-01", "to": "2026-01-01"}], r"absences\[0\]\.from: a date from"),
+@pytest.mark.parametrize(("data", "field", "words"), [
+    ({"from": "2026-06-05"}, "absences", r"absences: expected a list"),
+    ([{"from": "2026-06-05", "to": "2026-06-01"}], "absences[0].to",
+     r"absence 1: its last day 2026-06-01 is before its first day 2026-06-05"),
+    ([{"from": "2026-06-05", "to": "June 9"}], "absences[0].to", r"absence 1, its last day: expected a date"),
+    ([{"to": "2026-06-09"}], "absences[0].from", r"absence 1, its first day: expected a date"),
+    ([{"from": "2026-06-01", "to": "2026-06-02"}, "x"], "absences[1]",
+     r"absence 2: expected a first and a last day"),
+    ([{"from": "2026-06-01", "to": "2026-06-02", "why": "holiday"}], "absences[0].why",
+     r"absence 1: unknown field 'why'"),
+    ([{"from": "2026-01-01", "to": "2027-06-02"}], "absences[0]", r"absence 1: an absence may last at most"),
+    ([{"from": "2026-01-01", "to": "2026-01-01"}] * 21, "absences", r"absences: at most 20"),
+    ([{"from": "9999-12-31", "to": "9999-12-31"}], "absences[0].from",
+     r"absence 1, its first day: a date from 2000 to 2999"),
+    ([{"from": "0001-01-01", "to": "2026-01-01"}], "absences[0].from", r"absence 1, its first day: a date from"),
 ])
-def test_parse_absences_errors_name_the_field(data, words):
-    with pytest.raises(ValueError, match=words):
+def test_parse_absences_errors_name_the_absence_in_words_and_the_field(data, field, words):
+    with pytest.raises(AbsenceError, match=words) as refused:
         parse_absences(data)
+    assert refused.value.field == field
 
 
 def test_pause_moves_deadline_by_the_pause_length():
