@@ -49,7 +49,7 @@ def test_the_player_page_glosses_the_notes_and_explains_them_in_text(app: Flask,
     assert "What the words in the notes mean" in words
     assert f"<dd>{escape(meaning['M'])}</dd>" in words and "#words" in words
     game = client.get(f"/games/{table.id}").get_data(as_text=True)
-    legend = game.split('<table class="legend">')[1].split("</table>")[0]
+    legend = game.split('<table class="legend cards">')[1].split("</table>")[0]
     assert {"I2", "M2", "warrior"} <= _abbrs(legend)
     assert 'id="legend-words"' in game and f"<dd>{escape(meaning['T'])}</dd>" in game
 
