@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from sqlalchemy import select
 
 from engine import find_ruleset
@@ -66,7 +67,7 @@ def test_universal_a_refusal_beside_its_field_as_you_type(served, pages, shot, v
     no_sideways_scroll(page)
     shot(page, f"force-builder-universal-refused-{viewport['width']}")
     pw.fill("1")
-    page.wait_for_function("!document.querySelector(\"[data-refusals-for='units.0.pw']\").textContent")
+    expect(at_field).to_have_text("")  # a locator's wait: the page's CSP allows no evaluated strings
     page.locator("[name='f.units.0.u.name']").fill("Captain")
     joined(page)
     force = force_of(app, game_id)
