@@ -33,7 +33,7 @@ from typing import Any
 
 from sqlalchemy import JSON, Engine, Integer, Table, select, text
 
-from engine.dice import PROFILE_V1, PROFILE_V2, game_salt, server_entropy
+from engine.dice import PROFILE_V1, game_salt, server_entropy
 from service.dice_keys import EVERY, open_mark, open_tip, seal_marks, seal_tip
 from service.fairdice import PROFILE_OPTION
 from service.models import Base
@@ -197,14 +197,14 @@ class Cloner:
             if row["player_token_hash"]:
                 new["player_token_hash"] = token_hash(clone.players[seat])
             new["reply_token_salt"] = secrets.token_hex(16)
-            if row["entropy"] and row["entropy_source"] == "server" and self.profile == PROFILE_V2:
+            if row["entropy"] and row["entropy_source"] == "server" and self.profile != PROFILE_V1:
                 new["entropy"] = self._entropy(clone, row["name"]).hex()
         elif table.name == "outbox":
             new["message_id"] = message_id(row["message_id"], swaps)
         return new
 
     def _entropy(self, clone: Clone, name: str) -> bytes:
-        return server_entropy(self._commitment(), clone.id, name)
+        return server_entropy(self._commitment(), clone.id, name, self.profile)
 
     def _commitment(self) -> bytes:
         return bytes.fromhex(self.rows[0][1][0]["commitment"])
@@ -212,7 +212,7 @@ class Cloner:
     def _salt(self, clone: Clone) -> str:
         seats = next(rows for table, rows in self.rows if table.name == "seats")
         entropy = {s["name"]: (self._entropy(clone, s["name"]) if s["entropy_source"] == "server"
-                               and self.profile == PROFILE_V2 else bytes.fromhex(s["entropy"]))
+                               and self.profile != PROFILE_V1 else bytes.fromhex(s["entropy"]))
                    for s in seats}
         return game_salt(clone.id, entropy, self.profile).hex()
 

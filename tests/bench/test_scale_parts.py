@@ -5,6 +5,7 @@ and the targets are judged on made-up figures."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,11 @@ def test_clones_are_games_the_service_serves_plays_and_verifies(pg_app: Flask) -
         assert s.scalar(select(func.count(func.distinct(Seat.player_token_hash)))) == 12
         assert s.scalar(select(func.count(func.distinct(Game.salt)))) == 6
         ids = s.scalars(select(Outbox.message_id)).all()
-        assert len(ids) == len(set(ids)) == 6 * 4
+        # Each game's mails, each with its own id: per seat its invitation, "You have joined"
+        # (its entropy) and the start.
+        assert len(ids) == len(set(ids)) == 6 * 2 * 3
+        kinds = Counter(s.scalars(select(Outbox.kind)).all())
+        assert kinds == {"invitation": 12, "joined": 12, "results": 12}, kinds
     clone = clones[3]
     _verified(client, clone.id)
     # The template's tokens open nothing in a clone; the clone's own do.
