@@ -30,7 +30,7 @@ def _token_line(text: str) -> str:
 
 def _status_mails(game: MailGame) -> dict[str, int]:
     with session_scope(game.app) as s, s.begin():
-        names = dict(s.execute(select(Seat.id, Seat.name).where(Seat.game_id == game.id)).tuples().all())
+        names = dict(s.execute(select(Seat.id, Seat.name).where(Seat.game_id == game.id)).all())
         rows = s.scalars(select(Outbox.seat_id).where(Outbox.game_id == game.id, Outbox.kind == "status")).all()
     return {name: sum(1 for r in rows if r == seat_id) for seat_id, name in names.items()}
 
