@@ -104,6 +104,15 @@ class _SeatNow:
         return self.controller == "human"
 
 
+def _check_request(round_number: Any, text: Any) -> None:
+    """The request's own shape, before anything is read: a whole round number and text."""
+    if isinstance(round_number, bool) or not isinstance(round_number, int):
+        raise Invalid("round must be the number of the open round", "round")
+    whole_number(round_number, "round")
+    if not isinstance(text, str):
+        raise Invalid("orders must be text, one order a line", "orders")
+
+
 def submit(session: Session, game_id: str, token: str | None, round_number: Any, text: Any,
            source: str, seat_id: int | None = None,
            then: Callable[[Session, Accepted], None] | None = None, ready: bool | None = None) -> Accepted:
@@ -113,11 +122,7 @@ def submit(session: Session, game_id: str, token: str | None, round_number: Any,
     ready: whether these are the player's final orders (None: as the player last said)."""
     if source not in SOURCES:
         raise InvariantError(f"not a submission source: {source}")
-    if isinstance(round_number, bool) or not isinstance(round_number, int):
-        raise Invalid("round must be the number of the open round", "round")
-    whole_number(round_number, "round")
-    if not isinstance(text, str):
-        raise Invalid("orders must be text, one order a line", "orders")
+    _check_request(round_number, text)
     with session.begin():
         conn = session.connection()  # the transaction's one connection, looked up once
         opened = _open_at_once(conn, game_id, token, seat_id, round_number) if token or seat_id is not None \
@@ -153,11 +158,7 @@ def check(session: Session, game_id: str, token: str | None, round_number: Any,
     """The refusals sending `text` now would meet, each naming its line (empty: the set
     would be accepted whole), read exactly as `submit` reads it and storing nothing: the
     page asks before it sends, so one bad line never costs the player the rest."""
-    if isinstance(round_number, bool) or not isinstance(round_number, int):
-        raise Invalid("round must be the number of the open round", "round")
-    whole_number(round_number, "round")
-    if not isinstance(text, str):
-        raise Invalid("orders must be text, one order a line", "orders")
+    _check_request(round_number, text)
     with session.begin():
         opened = _open_at_once(session.connection(), game_id, token, None, round_number) if token else None
         if opened is None:
