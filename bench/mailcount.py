@@ -275,6 +275,16 @@ def counted(out_dir: Path) -> dict[str, int]:
     return found
 
 
+def print_per_mail(stdout: str, totals: dict[str, int], digits: int) -> None:
+    """Each marked part's instructions a mail: its callgrind total over the count the run printed
+    beside its name ("name: count ...")."""
+    for line in stdout.splitlines():
+        name, _, rest = line.partition(": ")
+        if name in totals:
+            n = int(rest.split()[0])
+            print(f"{name}: {totals[name] / max(n, 1) / 1e6:.{digits}f} M instructions a mail (callgrind)")
+
+
 def under_callgrind(module: str, args: list[str]) -> tuple[str, dict[str, int]]:
     """`python -m module args` under callgrind, counting between its marks only: what it
     printed (printed here too) and the instructions of each mark's dump. Exits with its
@@ -307,12 +317,7 @@ def main() -> None:
     again = ["--rounds", str(args.rounds), "--passes", str(args.passes)]
     again += ["--cold"] if args.cold else []
     again += ["--keep", args.keep] if args.keep else []
-    stdout, totals = under_callgrind("bench.mailcount", again)
-    for line in stdout.splitlines():
-        kind, _, rest = line.partition(": ")
-        if kind in totals:
-            n = int(rest.split()[0])
-            print(f"{kind}: {totals[kind] / max(n, 1) / 1e6:.2f} M instructions a mail (callgrind)")
+    print_per_mail(*under_callgrind("bench.mailcount", again), digits=2)
 
 
 if __name__ == "__main__":

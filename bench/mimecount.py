@@ -19,7 +19,7 @@ from email.headerregistry import Address
 from email.message import EmailMessage
 from pathlib import Path
 
-from bench.mailcount import Marks, under_callgrind
+from bench.mailcount import Marks, print_per_mail, under_callgrind
 
 Parts = tuple[list[tuple[str, str | Address]], str, str, list[tuple[str, str, bytes]], str]
 
@@ -100,12 +100,7 @@ def main() -> None:
     if not args.callgrind:
         inside(Path(args.folder), args.passes)
         return
-    stdout, totals = under_callgrind("bench.mimecount", [args.folder, "--passes", str(args.passes)])
-    for line in stdout.splitlines():
-        writer, _, rest = line.partition(": ")
-        if writer in totals:
-            n = int(rest.split()[0])
-            print(f"{writer}: {totals[writer] / max(n, 1) / 1e6:.3f} M instructions a mail (callgrind)")
+    print_per_mail(*under_callgrind("bench.mimecount", [args.folder, "--passes", str(args.passes)]), digits=3)
 
 
 if __name__ == "__main__":
