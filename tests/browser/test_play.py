@@ -98,7 +98,7 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     moved = {unit: line for unit, line in blue_moves.items() if " move " in line}
     assert moved
     for unit, line in moved.items():  # the new grid: blue's moved units stand on their targets
-        row = game.locator("table.legend tr", has=game.locator("td", has_text=unit)).first
+        row = game.locator("table.legend tr", has=game.get_by_text(unit, exact=True)).first  # A1, not A12
         assert row.locator("td").nth(1).inner_text() == line.split()[-1]
     assert game.locator("table.rolls tr.roll").count() > 0  # blue's attack rolled dice
     assert unlabelled(game) == []
