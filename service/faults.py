@@ -27,7 +27,11 @@ def pause_point(name: str) -> None:
     where = Path(directory)
     if not (where / f"pause-{name}").exists():
         return
-    (where / f"at-{name}-{os.getpid()}").write_text(str(os.getpid()))
+    # written whole, then renamed: a test polling the directory never reads a half-written pid
+    mark = where / f"at-{name}-{os.getpid()}"
+    draft = where / f".{mark.name}"
+    draft.write_text(str(os.getpid()))
+    os.replace(draft, mark)
     end = time.monotonic() + PAUSE_LIMIT
     while time.monotonic() < end and not (where / f"release-{name}").exists():
         time.sleep(0.05)

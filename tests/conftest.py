@@ -19,6 +19,7 @@ session if instance/ changed anyway.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import secrets
@@ -330,6 +331,10 @@ class WorkerProcess:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
+        # a pool process still inside a task outlives its main process: it must not go on
+        # resolving rounds in the next test's tables
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.handle.close()
 
 
