@@ -28,6 +28,7 @@ from engine.orders import (
     Verb,
     parse_order_text,
 )
+from engine.teaching import Teaching
 
 PlayerId = str
 UnitId = str
@@ -162,6 +163,9 @@ class RulesetInfo:
     # Every revision of the rules, oldest first, numbered 1, 2, ...: a change to what setup,
     # the order parser or resolve does for existing state is a new one (AUTHORING.md).
     revisions: tuple[Revision, ...] = (FIRST_REVISION,)
+    # How the game is won, a round's sequence, the limits and a worked example: the rules
+    # page and the HELP mail open with it (engine.teaching).
+    teaching: Teaching | None = None
 
     def __post_init__(self) -> None:
         numbers = [r.number for r in self.revisions]

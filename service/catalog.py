@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import re
+import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -11,8 +13,10 @@ from typing import Any
 from engine import Revision, find_ruleset, rulesets
 from engine.dice import DEFAULT_CHAIN_LENGTH
 from engine.orders import OrderErrors, Verb, parse_order_text
+from engine.teaching import ExampleDrift, Teaching, WorkedExample
 
 SAMPLE = {"square": "c3", "unit": "B1", "int": "1"}  # a sample argument of each kind
+log = logging.getLogger(__name__)
 PASS_HELP = ("pass", "submit no orders this round: every unit holds", "pass")
 # An example in a verb's help: a unit id, the verb, and what follows up to a bracket or the end.
 _EXAMPLE = re.compile(r"\b([A-Z][A-Za-z]?\d+ [a-z]+(?: [A-Za-z0-9-]+)*)")
@@ -46,6 +50,8 @@ class RulesHelp:
     glossary: tuple[tuple[str, str], ...]
     revision: int  # the revision these rules are (a game's, or the newest)
     revisions: tuple[Revision, ...]  # every revision, oldest first, with its changes
+    teaching: Teaching | None = None  # how to win, a round, the limits (engine.teaching)
+    example: WorkedExample | None = None  # a round played by the engine with scripted dice
 
     @property
     def newest(self) -> int:
@@ -54,6 +60,36 @@ class RulesHelp:
     @property
     def order_lines(self) -> list[str]:
         return [v.line for v in self.verbs]
+
+    @property
+    def teaching_lines(self) -> list[str]:
+        """The short course as plain text lines wrapped for a mail (the HELP mail): the same
+        sentences the rules page opens with, and its worked example."""
+        t, ex = self.teaching, self.example
+        if t is None:
+            return []
+
+        def item(text: str, first: str, rest: str) -> list[str]:
+            return textwrap.wrap(text, 76, initial_indent=first, subsequent_indent=rest)
+
+        out = [*item("How to win: " + t.win, "", "  "), "", "A round:"]
+        for n, step in enumerate(t.sequence, 1):
+            out += item(step, f"  {n}. ", "     ")
+        out += ["", "Limits:"]
+        for limit in t.limits:
+            out += item(limit, "  - ", "    ")
+        if ex is not None:
+            out += ["", *item("A round worked out. " + ex.setting, "", "  "), "  Orders:"]
+            out += [f"    {player}: {line}" for player, line in ex.orders]
+            if ex.dice:
+                out += item("Dice: " + "; ".join(f"{label} = {face}" for label, face in ex.dice),
+                            "  ", "    ")
+            out.append("  What happened:")
+            for text in ex.events:
+                out += item(text, "    ", "      ")
+            if ex.moral:
+                out += item("Why: " + ex.moral, "  ", "    ")
+        return out
 
 
 def _example(verb: Verb) -> str:
@@ -86,7 +122,32 @@ def rules_help(ruleset_id: str, revision: int | None = None) -> RulesHelp:
     verbs += (VerbHelp(PASS_HELP[0], PASS_HELP[1], PASS_HELP[2], "setting", ()),)
     options = next(r["options"] for r in rulesets_json() if r["id"] == info.id)
     return RulesHelp(info.id, info.title, info.summary, players_words(info.min_players, info.max_players),
-                     verbs, tuple(options), info.glossary, ruleset.revision, info.revisions)
+                     verbs, tuple(options), info.glossary, ruleset.revision, info.revisions,
+                     info.teaching, worked_example(info.id, ruleset.revision))
+
+
+# Each ruleset object's worked example, played once: keyed by the object's id and holding
+# the object, so a ruleset registered later under the same name plays its own.
+_examples: dict[int, tuple[object, WorkedExample | None]] = {}
+
+
+def worked_example(ruleset_id: str, revision: int) -> WorkedExample | None:
+    """The ruleset's worked example as the revision's own rules play it (engine.teaching:
+    its numbers are the engine's, never written by hand)."""
+    ruleset = find_ruleset(ruleset_id, revision)
+    kept = _examples.get(id(ruleset))
+    if kept is None or kept[0] is not ruleset:
+        teaching = ruleset.info.teaching
+        try:
+            example = None if teaching is None else teaching.example(ruleset)
+        except ExampleDrift:
+            # A revision whose rules roll other dice than the example scripts: the page
+            # goes without the example rather than show numbers these rules never gave.
+            log.warning("%s revision %s: the worked example does not fit these rules",
+                        ruleset_id, revision, exc_info=True)
+            example = None
+        kept = _examples[id(ruleset)] = (ruleset, example)
+    return kept[1]
 
 
 def rulesets_json() -> list[dict[str, Any]]:

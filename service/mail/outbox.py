@@ -58,6 +58,7 @@ class Letter(Protocol):
     def follow(self) -> dict[str, Any]: ...  # a spectator's links (service.follow)
     def login(self) -> dict[str, Any]: ...  # the sign-in link (service.signin)
     def commands(self) -> dict[str, Any]: ...  # the mail commands' help (the commands' registry)
+    def teaching(self) -> dict[str, Any]: ...  # how the game is won, a round, the worked example
 
 
 def _nothing(_letter: Letter) -> dict[str, Any]:
@@ -124,7 +125,7 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
     MailKind("game_over", _game_over, "seat", _RESULTS, bulk=True, context=lambda m: m.final()),
     MailKind("status", _status, "seat", _CHOSEN, context=lambda m: {**m.status(), **m.latest_grids()}),
     MailKind("help", lambda _c: "How to play by mail", "seat", _ALL,
-             context=lambda m: {**m.status(), **m.commands()}),
+             context=lambda m: {**m.status(), **m.commands(), **m.teaching()}),
     # To whoever sent an unusable mail: no game, no seat, and no preference to ask.
     MailKind("refusal", lambda _c: "Your mail to dicepost was not accepted", "address", _ALL, replied=True),
     # A dashboard sign-in link (service.signin), to the address that asked for it.

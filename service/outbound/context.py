@@ -457,6 +457,13 @@ class Letter:
             return {"commands": help_rows("")}
         return {"commands": help_rows(seat_links(self.settings, self.seat)["preferences_url"])}
 
+    def teaching(self) -> dict[str, Any]:
+        """How the game is won, a round, the limits and the worked example: what the rules
+        page opens with (one source: the ruleset's teaching, catalog.rules_help)."""
+        if self.game is None:
+            return {"rules": None}
+        return {"rules": rules_help(self.game.ruleset, self.game.revision)}
+
 
 def build_context(session: Session, row: Outbox, settings: MailSettings) -> dict[str, Any]:
     """Everything the templates of row.kind need: what every mail of a game gets, and what

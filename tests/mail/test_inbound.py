@@ -342,3 +342,22 @@ def test_ready_and_not_ready_by_mail_decide_the_early_close(mail_game):
         assert s.scalars(select(Round.status).where(Round.game_id == mail_game.id,
                                                     Round.number == 1)).one() == "resolved"
     assert _api_settings(mail_game, "alice").json["wait"] is False  # remembered for the next rounds
+
+
+def test_help_teaches_the_game_from_the_same_source_as_the_rules_page(mail_game):
+    """The HELP mail says how to win, a round, the limits and the worked example, in the
+    very sentences the rules page opens with (the ruleset's teaching)."""
+    from service.catalog import rules_help
+
+    mail_game.send(_mail(mail_game.reply_to("alice"), "HELP", mid="<t@c>"))
+    help_mail = mail_game.players["alice"].latest("How to play by mail")
+    text, html = text_of(help_mail), html_of(help_mail)
+    rules = rules_help("universal")  # the mail game's ruleset
+    assert rules.teaching is not None and rules.example is not None
+    assert "\n".join(rules.teaching_lines) in text
+    assert all(len(line) <= 78 for line in rules.teaching_lines)
+    flat = " ".join(text.split())
+    for sentence in (rules.teaching.win, *rules.teaching.sequence, *rules.teaching.limits, *rules.example.events):
+        assert " ".join(sentence.split()) in flat
+        assert sentence.split()[0] in html
+    assert "How to win:" in text and "A round worked out." in text

@@ -31,6 +31,7 @@ from engine.rulesets.fivedice.legal import legal_orders
 from engine.rulesets.fivedice.orders import VERBS, check_order, check_order_set
 from engine.rulesets.fivedice.resolve import resolve_round
 from engine.rulesets.fivedice.state import SIDE_LETTERS, GameState, Unit
+from engine.rulesets.fivedice.teaching import TEACHING
 from engine.rulesets.fivedice.terrain import MIN_SIDE, battlefield, deployment_zone
 from engine.turns import StandingRuleset
 
@@ -71,6 +72,7 @@ class FivediceRuleset(StandingRuleset[GameState]):
         events=board_view.EVENTS,
         # A change to what setup, the order parser or resolve does is a new revision here
         # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
+        teaching=TEACHING,
         revisions=(Revision(1, (
             "The rules as first played here: five dice a unit a round, placed on attack, "
             "initiative and defence by policy.",

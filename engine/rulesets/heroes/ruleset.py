@@ -39,6 +39,7 @@ from engine.rulesets.heroes.general_actions import contest
 from engine.rulesets.heroes.phases import resolve_round
 from engine.rulesets.heroes.spawning import henchmen_and_civvies_roll, nemesis_entries, parse_trigger
 from engine.rulesets.heroes.state import Figure, HeroesState
+from engine.rulesets.heroes.teaching import TEACHING
 from engine.turns import RoundsRuleset, expected_players
 
 HEROES_OPTIONS: tuple[OptionSpec, ...] = (
@@ -79,6 +80,7 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
         events=board_events,
         # A change to what setup, the order parser or resolve does is a new revision here
         # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
+        teaching=TEACHING,
         revisions=(Revision(1, (
             "The rules as first played here: heroes race to save civvies and capture their "
             "Nemesis while the game runs henchmen, civvies and nemeses.",

@@ -31,6 +31,7 @@ from engine.rulesets.jep1.initiative import first_round_order, keep_roll_offs
 from engine.rulesets.jep1.resolve import resolve_round
 from engine.rulesets.jep1.skills import SKILLS
 from engine.rulesets.jep1.state import JepState
+from engine.rulesets.jep1.teaching import TEACHING
 from engine.rulesets.jep1.terrain import place_walls
 from engine.turns import StandingRuleset, StandingWords
 
@@ -75,6 +76,7 @@ class Jep1Ruleset(StandingRuleset[JepState]):
         events=board_events,
         # A change to what setup, the order parser or resolve does is a new revision here
         # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
+        teaching=TEACHING,
         revisions=(Revision(1, (
             "The rules as first played here: initiative, melee and ranged dice pools, blocks, "
             "toughness, armor and skills, with a strike back for every melee attack.",

@@ -31,6 +31,7 @@ from .orders import VERBS, OrderPlan, check_order, legal_orders
 from .resolve import resolve_round
 from .setup import place
 from .state import State
+from .teaching import TEACHING
 
 UNIVERSAL_OPTIONS: tuple[OptionSpec, ...] = (
     *COMMON_OPTIONS,
@@ -71,6 +72,7 @@ class UniversalRuleset(StandingRuleset[State]):
             ("token", "what a defeated character leaves for the side that beat it: 1/0/5, no types"),
         ),
         events=board_events,
+        teaching=TEACHING,
         # A change to what setup, the order parser or resolve does is a new revision here
         # (docs/rulesets/AUTHORING.md, "Revisions"), with a golden record in tests/golden/.
         revisions=(Revision(1, (
