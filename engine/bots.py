@@ -40,7 +40,7 @@ def bot_orders(ruleset: Ruleset[Any], state: Any, player: PlayerId, seed: str = 
             chosen = _generic_greedy(ruleset, state, player, dice)
     else:
         chosen = _random(ruleset, state, player, dice)
-    return _keep_legal(ruleset, state, player, [o.format() for o in chosen])
+    return keep_legal(ruleset, state, player, [o.format() for o in chosen])
 
 
 def _random(ruleset: Ruleset[Any], state: Any, player: PlayerId, dice: Dice) -> list[Order]:
@@ -73,7 +73,7 @@ def _generic_greedy(ruleset: Ruleset[Any], state: Any, player: PlayerId, dice: D
     return out
 
 
-def _keep_legal(ruleset: Ruleset[Any], state: Any, player: PlayerId, lines: list[str]) -> str:
+def keep_legal(ruleset: Ruleset[Any], state: Any, player: PlayerId, lines: list[str]) -> str:
     """Drop lines until the ruleset accepts the set (lines can clash with each other)."""
     while lines:
         try:

@@ -446,6 +446,17 @@ class RoundSchedule(Base):
     extended: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
+class StandingOrder(Base):
+    """A player's standing order for one unit (engine.standing): used in any round they send none."""
+
+    __tablename__ = "standing_orders"
+
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id"), primary_key=True)
+    unit: Mapped[str] = mapped_column(String(16), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    set_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+
+
 Index("ix_seats_game", Seat.game_id)
 Index("ix_submissions_round_seat", Submission.round_id, Submission.seat_id)
 Index("ix_outbox_game", Outbox.game_id)

@@ -1,7 +1,7 @@
 """Stored orders: every version a seat sends in a round, and which one counts.
 
 `submission_row` is the one place a `Submission` row's columns are made and its version
-counted (web, API, mail, bot and a mail's withdrawal; `store_submission` adds it as an ORM
+counted (web, API, mail, bot, standing orders and a mail's withdrawal; `store_submission` adds it as an ORM
 object, `service.submit` inserts it with SQL of its own): versions of a seat in a round
 are 1, 2, 3, ... under the round's lock (`lock_round`).
 """
@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from service.db import table_of
 from service.models import Round, Seat, Submission
 
-SOURCES = ("web", "api", "mail", "bot")
+SOURCES = ("web", "api", "mail", "bot", "standing")  # standing: service.standing
 
 
 def store_submission(session: Session, rnd: Round, seat: Seat, text: str, accepted: str, source: str,

@@ -40,9 +40,10 @@ from service.schedule.deadlines import extended_deadline, resumed_deadline
 from service.schedule.durations import DurationError, parse_duration
 from service.schedule.policy import checked_policy
 from service.sendlimits import check_invitations
+from service.standing import use_standing
 from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player
 from service.timekeeping.open_close import close_early_if_done, mark_ready
-from service.timekeeping.state import open_round, policy_of, seat_schedule
+from service.timekeeping.state import expected_humans, open_round, policy_of, seat_schedule
 from service.urls import takeover_url
 
 
@@ -175,6 +176,7 @@ def resolve_now(session: Session, game_id: str, token: str | None) -> Done:
         detail = {"round": rnd.number, "deadline": _stamp(rnd.closes_at)}
         log_action(session, game.id, "gm", "gm_resolve_now", detail)
         broadcast(session, game, "gm_resolve_now", detail)
+        use_standing(session, game, rnd, expected_humans(session, game, rnd))
         mark_ready(session, game, rnd)
     return Done("gm_resolve_now", detail)
 

@@ -105,7 +105,8 @@ _GM_WORDS: dict[str, _Words] = {
     "gm_resume": _resume,
     "gm_extend": lambda d, z: (f"GM extended round {d.get('round')}: deadline moved from "
                                f"{_at(d, 'from', z)} to {_at(d, 'to', z)}"),
-    "gm_resolve_now": lambda d, _z: f"GM closed round {d.get('round')} now; players without orders hold",
+    "gm_resolve_now": lambda d, _z: f"GM closed round {d.get('round')} now; players without orders hold "
+                                                  "(or their standing orders count)",
     "gm_replace": lambda d, _z: (f"GM opened seat {d.get('seat')} for a new player; "
                                  "its units hold until they take it"),
     "gm_remove": _remove,
@@ -126,6 +127,8 @@ _SERVICE_WORDS: dict[str, _Words] = {
     "seat_opened": lambda d, _z: f"Seat {d.get('seat')} is open for a new player",
     "seat_claimed": lambda d, _z: f"A new player took seat {d.get('seat')}",
     "bot_orders": lambda d, _z: f"The bot sent {d.get('seat')}'s orders for round {d.get('round')}",
+    "standing_orders": lambda d, _z: (f"{d.get('seat')} sent no orders for round {d.get('round')}: "
+                                      "their standing orders counted"),
 }
 GM_NEWS = tuple(_GM_WORDS)
 

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service import games, messages, submit, urls
+from service import games, messages, standing, submit, urls
 from service.errors import Invalid, OrdersRefused, ServiceError
 from service.inbound.reply_text import strip_subject, written
 from service.inbound.withdraw import withdraw
@@ -241,6 +241,35 @@ def _settings(call: Call, change: Callable[[list[str], str], dict[str, Any]]) ->
     return Done(f"{call.reply.command} set", [("status", {"message": settings_text(current)})])
 
 
+def _standing(call: Call) -> Done:
+    """STANDING UNIT WORD sets a unit's standing order (WORD `none` clears it); STANDING
+    alone lists them. The answer shows what now stands and the words the rules offer."""
+    args = list(call.reply.args)
+    try:
+        with call.session.begin():
+            seat = call.session.get(Seat, call.seat.id)
+            if seat is None:
+                raise Invalid("the seat is gone", "seat")
+            if len(args) == 2:
+                now_standing = standing.set_standing(call.session, seat, args[0], args[1])
+            elif not args:
+                now_standing = standing.standing_of(call.session, seat)
+            else:
+                raise Invalid("STANDING: write STANDING UNIT WORD (e.g. STANDING A1 hold, or "
+                              f"STANDING A1 none), got {' '.join(args)!r}", "standing")
+            kinds = standing.kinds_of(seat.game)
+    except ServiceError as exc:
+        message = f"STANDING refused: {exc.message}. Nothing was changed."
+        return Done(message, [("status", {"message": message})])
+    lines = [f"  {unit} {kind}: {kinds.get(kind, '')}" for unit, kind in sorted(now_standing.items())]
+    message = "\n".join(
+        ["Your standing orders (used in any round you send no orders by its close):",
+         *(lines or ["  none"]),
+         "The words here: " + "; ".join(f"{k} ({w})" for k, w in kinds.items())
+         + "; none (clears a unit's)."])
+    return Done("standing orders " + ("set" if args else "listed"), [("status", {"message": message})])
+
+
 def _message(session: Session, seat: Seat, to: str, text: str, alone: bool) -> Done:
     """A message at the table from a `MSG <to>` line or a reply to a message mail. Alone in
     its mail, the answer says what happened; beside orders, only a refusal is answered."""
@@ -339,6 +368,10 @@ COMMANDS: dict[str, MailCommand] = {c.name: c for c in (
     MailCommand("zone", r"zone(?:\s+(.*))?", lambda c: _settings(c, _zone), (
         ("ZONE Europe/Berlin", "the time zone your mails give times in, UTC beside (for all your games; "
                                "`ZONE CLEAR`: UTC and the game's zone)"),)),
+    MailCommand("standing", r"standing(?:\s+(.*))?", _standing, (
+        ("STANDING A1 hold", "a standing order for A1, used whenever you send no orders for a round "
+                             "(`hold`, `attack`, `shoot` where the rules have it; "
+                             "`STANDING A1 none` clears it; `STANDING` lists yours)"),)),
     MailCommand("msg", r"msg\s+(\S+)", _msg, (
         ("MSG bob", "the lines below it are a message to bob (`MSG all`: everyone, `MSG gm`: the GM)"),),
         place="anywhere"),

@@ -86,6 +86,8 @@ class MailKind:
 
 
 def _confirmation(c: Mapping[str, Any]) -> str:
+    if c["payload"].get("source") == "standing":
+        return f"Your standing orders counted for round {c['payload'].get('round')}"
     verb = "NOT stored" if c["payload"].get("errors") else "stored"
     return f"Orders {verb} for round {c['payload'].get('round')}"
 

@@ -33,6 +33,7 @@ from service.schedule.deadlines import extended_deadline
 from service.schedule.durations import describe_duration, format_duration
 from service.schedule.nmr import plan_missed_turns
 from service.schedule.reminders import reminder_due, reminder_key
+from service.standing import use_standing
 from service.submissions import lock_round
 from service.timekeeping.open_close import (
     close_early_if_done,
@@ -137,6 +138,7 @@ def _apply_deadline(session: Session, game: Game, rnd: Round, at: datetime) -> s
     if rnd.closes_at is None:
         raise InvariantError(f"round {rnd.number} of game {game.id} has no deadline to apply")
     policy = policy_of(game)
+    use_standing(session, game, rnd, expected_humans(session, game, rnd))  # before anyone counts as missing
     done = submitted_names(session, game, rnd)
     missing = [s for s in expected_humans(session, game, rnd) if s.name not in done]
     sched = round_schedule(session, rnd)

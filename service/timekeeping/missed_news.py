@@ -1,6 +1,6 @@
 """Missed turns told: who sent no orders by a round's deadline, what the game's missed-turn
-policy did about it, and who took their seat back from the bot, as sentences for the
-players' pages and results mails (service.turn_summary, so both say the same), read from
+policy (or their standing orders) did about it, and who took their seat back from the bot,
+as sentences for the players' pages and results mails (service.turn_summary, so both say the same), read from
 the schedule log (service.audit). A sentence about the reader's own seat says "you".
 """
 
@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from service.memo import memo
 from service.models import AuditLog
 
-NEWS_ACTIONS = ("missed_turn", "seat_back")
+NEWS_ACTIONS = ("missed_turn", "seat_back", "standing_orders")
 _NEWS = (select(AuditLog.action, AuditLog.detail)
          .where(AuditLog.game_id == bindparam("game_id"), AuditLog.action.in_(NEWS_ACTIONS))
          .order_by(AuditLog.id))
@@ -35,6 +35,9 @@ def news_line(action: str, detail: Mapping[str, Any], reader: str) -> str:
         return (f"You took your seat back from the bot in round {number}: your own orders count again."
                 if you else f"{seat} took their seat back from the bot in round {number}: "
                             f"{seat}'s own orders count again.")
+    if action == "standing_orders":
+        return (f"You sent no orders for round {number} by its close: your standing orders counted." if you
+                else f"{seat} sent no orders for round {number} by its close: their standing orders counted.")
     misses = int(detail.get("misses") or 1)
     whose = "your" if you else f"{seat}'s"
     said = (f"{'You' if you else seat} sent no orders for round {number} by its deadline"

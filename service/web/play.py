@@ -15,7 +15,8 @@ from werkzeug.wrappers import Response
 from engine import Board, Ruleset, find_ruleset
 from engine.grid import SquareError, parse_square
 from engine.held import receipts_file
-from service import access, clock, forces, games, rollback_chain, submit
+from engine.standing import NONE as NONE_WORD
+from service import access, clock, forces, games, rollback_chain, standing, submit
 from service import jsonlimits as limited_json
 from service.address_confirm import is_confirmed
 from service.catalog import rules_help
@@ -194,6 +195,8 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "receipts": [{**r, "when": deadline_text(game, datetime.fromisoformat(r["at"]), zone, year=False)}
                      for r in seat_receipts(session, game, seat)],
         "turn": turn,
+        "standing": standing.standing_of(session, seat),
+        "standing_kinds": standing.kinds_of(game) if game.status != "finished" else {},
         "ready": not seat_schedule(session, seat, create=False).wait,
         "rules": rules_help(game.ruleset, game.revision),
         "you": you_are(board, seat.name),
@@ -324,6 +327,26 @@ def player_receipts(game_id: str, token: str) -> Response:
     return response
 
 
+STANDING_SAVED = "standing-saved"  # the session key of the standing orders' notice, shown once
+
+
+@bp.post("/games/<game_id>/player/<token>/standing")
+def player_standing(game_id: str, token: str) -> Response:
+    """The standing orders form: one word per unit (engine.standing), each change through
+    service.standing.set_standing; back to the page with what now stands."""
+    session = get_session()
+    with session.begin():
+        seat = games.seat_by_token(session, game_id, token)
+        current = standing.standing_of(session, seat)
+        for unit in standing.own_units(session, seat.game, seat):
+            word = request.form.get(f"standing-{unit}")
+            if word is not None and (word or NONE_WORD) != current.get(unit, NONE_WORD):
+                current = standing.set_standing(session, seat, unit, word or NONE_WORD)
+    flask_session[STANDING_SAVED] = ("Standing orders saved: " + (", ".join(
+        f"{u} {k}" for u, k in sorted(current.items())) or "none") + ".")
+    return redirect(url_for("web.player", game_id=game_id, token=token) + "#standing", 303)
+
+
 SENT = "orders-sent"  # the session key of the stored-orders notice, shown once after the redirect
 KEPT_NOTICE = 1500  # characters of the notice kept in the session cookie (the form shows the rest)
 
@@ -369,6 +392,7 @@ def player(game_id: str, token: str) -> Response | tuple[str, int]:
         seat = games.seat_by_token(session, game_id, token)
         access.remember(game_id, token)  # the game's own pages open in this browser too
         return render_template("web/player.html", token=token, errors=sent.errors, places=sent.places,
+                               standing_saved=flask_session.pop(STANDING_SAVED, None),
                                message=sent_message(sent, seat.game), sent=sent,
                                text=sent.text, form_action=action, **player_context(seat, sent),
                                check_action=check_action), sent.status
