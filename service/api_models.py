@@ -128,7 +128,9 @@ class CreateGame(Body):
     options: JsonObject = Field(default_factory=dict,
                                 description="ruleset options (GET /api/rulesets), chain_length and "
                                             "no_rollback (true: the GM may never roll the game back; "
-                                            "default: true for a public game)")
+                                            "default: true for a public game) and gm_reads_private "
+                                            "(true: the GM reads the private messages between players; "
+                                            "default: false)")
     deadline_policy: DeadlinePolicy | None = Field(None, description="default: 48 hours, then they hold")
 
 

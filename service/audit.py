@@ -70,7 +70,7 @@ def record_extra(session: Session, game: Game, viewer: str | None = None) -> dic
     (service.messages: None the public talk), and for a game the GM ended, `gm_ending` (the
     record's `outcome` stays the rules' own, null, so the record replays)."""
     extra: dict[str, Any] = {"schedule_log": schedule_entries(session, game.id),
-                             "messages": record_messages(session, game.id, viewer)}
+                             "messages": record_messages(session, game, viewer)}
     if game.outcome and game.outcome.get("ended_by") == "gm":
         extra.update(outcome=None, gm_ending=game.outcome)
     return extra

@@ -28,6 +28,7 @@ from service.errors import Conflict, Invalid, NotFound, Unauthorized
 from service.fairdice import PROFILE_OPTION, TERMS_OPTION, game_profile, is_bound, is_v3, new_terms
 from service.inputs import normal_address
 from service.mail.outbox import enqueue
+from service.messages import PRIVATE_OPTION
 from service.models import Game, Seat
 from service.progress import record_step, seat_facts
 from service.rollback_chain import NO_ROLLBACK_OPTION, RESERVE_OPTION
@@ -47,7 +48,8 @@ def reserved_name(name: str) -> bool:
     return re.sub(r"[_-]", "", name).lower() in RESERVED_NAMES
 HEX_RE = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
 MAX_CHAIN_LENGTH = 100_000
-SERVICE_OPTIONS = ("chain_length", PROFILE_OPTION, NO_ROLLBACK_OPTION, RESERVE_OPTION, TERMS_OPTION)
+SERVICE_OPTIONS = ("chain_length", PROFILE_OPTION, NO_ROLLBACK_OPTION, RESERVE_OPTION, TERMS_OPTION,
+                   PRIVATE_OPTION)
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,10 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
     if not isinstance(no_rollback, bool):
         raise Invalid(f"option {NO_ROLLBACK_OPTION}: true (the GM may never roll the game back) or false",
                       f"options.{NO_ROLLBACK_OPTION}")
+    gm_reads = given.pop(PRIVATE_OPTION, False)
+    if not isinstance(gm_reads, bool):
+        raise Invalid(f"option {PRIVATE_OPTION}: true (the GM reads the private messages between players) "
+                      "or false (only their sender and recipient do)", f"options.{PRIVATE_OPTION}")
     opts, length = check_options(ruleset, given)
     # A game that allows rollbacks keeps links beyond its most steps for the rounds played again.
     reserve = 0 if no_rollback else ROLLBACK_RESERVE
@@ -161,7 +167,7 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
         terms = new_terms(ruleset.info.id, ruleset.revision, opts, [s.name for s in seats], deadline_policy)
         game = Game(id=game_id, ruleset=ruleset.info.id, revision=ruleset.revision, title=title,
                     options={**opts, "chain_length": length, PROFILE_OPTION: NEW_GAME_PROFILE,
-                             NO_ROLLBACK_OPTION: no_rollback,
+                             NO_ROLLBACK_OPTION: no_rollback, PRIVATE_OPTION: gm_reads,
                              **({RESERVE_OPTION: reserve} if reserve else {}), TERMS_OPTION: terms},
                     public=public, status="waiting",
                     sealed_tip=sealed, sealed_marks=marks, chain_length=length + reserve,

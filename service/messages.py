@@ -2,13 +2,15 @@
 the GM, by web and by mail.
 
 Who sees a message: a public one ("all") everyone, every game record included; a private
-one only its sender, its recipient and the GM, on their pages and in the records they
-download (`record_messages`). A message never carries orders: it is
-stored apart from them and shown only as what it says. Each seat may send
-MESSAGES_PER_HOUR (default 30) an hour. By mail, a recipient seat gets each message (kind
-`message`, which it may answer by replying) when its message preference is "each", or the
-round's talk in its results mail (`digest`) when it is "digest"; its mail preference "none"
-stops both.
+one only its sender and its recipient, on their pages and in the records they download
+(`record_messages`). The GM reads the private messages between seats only in a game
+created with the option `gm_reads_private` (default: not), which the players are shown
+where they join and where they write; the messages to and from the GM are the GM's own.
+A message never carries orders: it is stored apart from them and shown only as what it
+says. Each seat may send MESSAGES_PER_HOUR (default 30) an hour. By mail, a recipient
+seat gets each message (kind `message`, which it may answer by replying) when its message
+preference is "each", or the round's talk in its results mail (`digest`) when it is
+"digest"; its mail preference "none" stops both.
 
 A seat taken over by a newcomer starts with no private history: its `private_from` is the
 newest message id when it was taken, and the private messages it sent or got up to that id
@@ -32,6 +34,8 @@ from service.mail.outbox import enqueue
 from service.models import Game, GmRead, MessageRead, Seat, TableMessage
 
 MAX_TEXT = 2000
+# The creation option that lets the GM read the private messages between seats.
+PRIVATE_OPTION = "gm_reads_private"
 DEFAULT_PER_HOUR = 30
 WINDOW = timedelta(hours=1)
 
@@ -48,6 +52,25 @@ class Shown:
     at: str  # ISO, UTC
     private: bool
     unread: bool
+
+
+def gm_reads_private(game: Game) -> bool:
+    """Whether the game's GM reads the private messages between its seats (a creation option)."""
+    return bool((game.options or {}).get(PRIVATE_OPTION))
+
+
+def private_words(game: Game, viewer: str | None = None) -> str:
+    """Who reads a private message in this game, in the words of a player (or, viewer "gm",
+    of the GM): shown where they join and where they write."""
+    if viewer == "gm":
+        return ("You read the private messages between players too: the game was created so, and "
+                "every player is told." if gm_reads_private(game) else
+                "The private messages between players are not shown to you: the game was created so "
+                "that only their sender and their recipient read them.")
+    return ("A private message is read by its sender, its recipient and the GM: this game was created "
+            "so that the GM reads the private messages between players." if gm_reads_private(game) else
+            "A private message is read only by its sender and its recipient: the GM of this game "
+            "does not read the private messages between players.")
 
 
 def recipient_of(game: Game, sender: str, value: Any) -> str:
@@ -118,15 +141,18 @@ def _own_private(game_id: str, seat_name: str) -> Any:
                 or_(TableMessage.sender == "gm", TableMessage.id > func.coalesce(since, 0)))
 
 
-def _visible(game_id: str, viewer: str | None) -> Any:
-    """The query of the messages `viewer` may read: a seat's name, 'gm' (every one), or
-    None (a visitor: public messages only)."""
-    query = select(TableMessage).where(TableMessage.game_id == game_id)
+def _visible(game: Game, viewer: str | None) -> Any:
+    """The query of the messages `viewer` may read: a seat's name, 'gm' (the public talk and
+    the GM's own, every one where the game lets the GM read between seats), or None (a
+    visitor: public messages only)."""
+    query = select(TableMessage).where(TableMessage.game_id == game.id)
     if viewer is None:
         return query.where(TableMessage.recipient == "all")
-    if viewer != "gm":
-        query = query.where(or_(TableMessage.recipient == "all", _own_private(game_id, viewer)))
-    return query
+    if viewer == "gm":
+        if gm_reads_private(game):
+            return query
+        return query.where(or_(TableMessage.recipient.in_(("all", "gm")), TableMessage.sender == "gm"))
+    return query.where(or_(TableMessage.recipient == "all", _own_private(game.id, viewer)))
 
 
 def newest_id(session: Session, game_id: str) -> int:
@@ -150,7 +176,7 @@ def shown(session: Session, game: Game, viewer: str | None, seat: Seat | None = 
           limit: int = 200) -> list[Shown]:
     """The messages `viewer` may read, newest first; those `seat` (or the GM) has not seen marked."""
     seen = _seen(session, game, viewer, seat)
-    rows = session.scalars(_visible(game.id, viewer).order_by(TableMessage.id.desc()).limit(limit))
+    rows = session.scalars(_visible(game, viewer).order_by(TableMessage.id.desc()).limit(limit))
     return [Shown(r.id, r.sender, r.recipient, r.round, r.text, r.created_at.isoformat(),
                   r.recipient != "all", seen is not None and r.id > seen and r.sender != viewer)
             for r in rows]
@@ -161,7 +187,7 @@ def unread(session: Session, game: Game, viewer: str, seat: Seat | None = None) 
     seen = _seen(session, game, viewer, seat)
     if seen is None:
         return 0
-    query = _visible(game.id, viewer).where(TableMessage.id > seen, TableMessage.sender != viewer)
+    query = _visible(game, viewer).where(TableMessage.id > seen, TableMessage.sender != viewer)
     return int(session.scalar(select(func.count()).select_from(query.subquery())) or 0)
 
 
@@ -180,11 +206,11 @@ def mark_read(session: Session, game: Game, viewer: str | None, seat: Seat | Non
         mark.last_id = newest
 
 
-def record_messages(session: Session, game_id: str, viewer: str | None = None) -> list[dict[str, Any]]:
+def record_messages(session: Session, game: Game, viewer: str | None = None) -> list[dict[str, Any]]:
     """The table talk for the game's record, oldest first, each with its round: what
     `viewer` may read (a seat's name: the public talk and the private messages it sent or
-    got; "gm": every message; None: the public talk)."""
-    rows = session.scalars(_visible(game_id, viewer).order_by(TableMessage.id))
+    got; "gm": what the GM reads, `_visible`; None: the public talk)."""
+    rows = session.scalars(_visible(game, viewer).order_by(TableMessage.id))
     return [{"round": r.round, "from": r.sender, "to": r.recipient, "at": r.created_at.isoformat(),
              "text": r.text} for r in rows]
 

@@ -23,6 +23,7 @@ from service.gm.auth import gm_game
 from service.gm.console import console_json
 from service.gm.news import Banner, LogLine, banner, banner_of, local_time, log_lines, round_opened, sentence
 from service.gm.rollback import roll_back
+from service.messages import private_words
 from service.models import Game
 from service.rollback_chain import rollback_rounds, rollback_words
 from service.schedule.form import form_values, policy_from_form
@@ -236,7 +237,11 @@ def takeover(game_id: str, invite: str) -> Response | str:
         taken = None
         if kept and kept.get("invite") == invite:
             taken = {"seat": kept["seat"], "token": kept["token"], "url": player_url(game_id, kept["token"])}
-        return render_template("web/gm_takeover.html", game_id=game_id, invite=invite, taken=taken)
+        with get_session().begin():
+            game = get_session().get(Game, game_id)
+            privacy = private_words(game) if game is not None else ""
+        return render_template("web/gm_takeover.html", game_id=game_id, invite=invite, taken=taken,
+                               private_words=privacy)
     seat, token = seats.claim_seat(get_session(), game_id, invite)
     flask_session[TAKEN] = {"invite": invite, "seat": seat, "token": token}
     return redirect(url_for("gm.takeover", game_id=game_id, invite=invite), 303)

@@ -34,7 +34,7 @@ from service.mail.outbox import kind_of
 from service.mail.settings import MailSettings
 from service.mail.tokens import make_token
 from service.memo import memo
-from service.messages import digest, private_parties
+from service.messages import digest, private_parties, private_words
 from service.models import Game, Outbox, PlayerZone, Round, Seat, Step, Submission, TableMessage
 from service.render.ascii_grid import ascii_board
 from service.render.grid_legend import natural_key
@@ -371,7 +371,7 @@ def game_context(session: Session, game: Game, seat: Seat | None, settings: Mail
     ctx: dict[str, Any] = {
         "game": {"id": game.id, "title": game.title, "ruleset": game.ruleset, "status": game.status,
                  "commitment": game.commitment, "chain_length": game.chain_length,
-                 "players": [s.name for s in game.seats]},
+                 "players": [s.name for s in game.seats], "private": private_words(game)},
         # A private game's pages open to a seat only once its player has joined.
         "game_url": open_url(game, seat, "web.game") if readable else None,
         "record_url": (record if game.public or seat is None else open_url(game, seat, "api.record"))

@@ -16,6 +16,7 @@ from service import jsonlimits as limited_json
 from service.catalog import rules_help, rulesets_json
 from service.db import get_session
 from service.errors import Invalid, NotFound, ServiceError
+from service.messages import PRIVATE_OPTION
 from service.models import Game
 from service.rollback_chain import record_rollbacks, rollback_notes
 from service.schedule.form import PRESETS, policy_from_form
@@ -113,10 +114,12 @@ def create() -> Response | tuple[str, int, dict[str, str]]:
     problems, policy = form_problems(form)
     if problems:
         return _home(form, problems), 422, {}
+    options = {**parse_option_lines(form.get("options", "")),
+               PRIVATE_OPTION: form.get("gm_reads_private") == "on"}
     try:
         created = games.create_game(
             get_session(), form.get("ruleset", ""), form.get("title", ""),
-            parse_seat_lines(form.get("seats", "")), parse_option_lines(form.get("options", "")),
+            parse_seat_lines(form.get("seats", "")), options,
             form.get("public") == "on", join_url, deadline_policy=policy)
     except ServiceError as exc:
         return _home(form, [(exc.field or "form", exc.message)]), exc.status, exc.headers

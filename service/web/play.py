@@ -24,6 +24,7 @@ from service.db import get_session
 from service.errors import Invalid, NotFound, OrdersRefused, ServiceError
 from service.fairdice import seat_receipts, terms_hex
 from service.mail.outbox import failing
+from service.messages import private_words
 from service.models import Game, Seat
 from service.render.grid_legend import natural_key
 from service.render.svg import board_caption, board_svg
@@ -74,6 +75,7 @@ def _join_page(game_id: str, invite: str) -> tuple[dict[str, Any], str | None, B
             raise NotFound(f"no game {game_id!r}")
         title, commitment = game.title, game.commitment
         rollback_words = rollback_chain.rollback_words(game.options)
+        privacy = private_words(game)
         # The game's own unit types, which a force may name beside the built-in ones.
         house = list((game.options or {}).get("unit_types") or [])
         seat = session.scalars(select(Seat).where(Seat.game_id == game_id,
@@ -81,7 +83,7 @@ def _join_page(game_id: str, invite: str) -> tuple[dict[str, Any], str | None, B
         taken = seat.name if seat is not None and seat.joined_at is not None else None
         builder = _builder(game, seat)
     page = {"game_id": game_id, "title": title, "commitment": commitment, "invite": invite,
-            "house": house, "rollback_words": rollback_words}
+            "house": house, "rollback_words": rollback_words, "private_words": privacy}
     return page, taken, builder
 
 

@@ -14,7 +14,7 @@ from service.db import get_session
 from service.errors import ServiceError
 from service.gm.auth import gm_game
 from service.gm.news import local_time
-from service.messages import mark_read, post, shown, unread
+from service.messages import mark_read, post, private_words, shown, unread
 from service.models import Game, Seat
 from service.timekeeping.state import policy_of
 from service.web import bp
@@ -71,7 +71,7 @@ def talk_helpers() -> dict[str, object]:
         if session.in_transaction():
             mark_read(session, game, viewer, seat, messages)
         return {"messages": messages, "unread": sum(1 for m in messages if m.unread),
-                "zone": policy_of(game).zone}
+                "zone": policy_of(game).zone, "private": private_words(game, viewer)}
 
     def unread_messages(game: Game, seat: Seat | None = None) -> int:
         """The seat's unread count; without a seat, the GM's."""

@@ -25,6 +25,10 @@ def test_players_talk_at_the_table(served, pages, shot, viewport) -> None:
     host = pages.new(viewport=viewport)
     created = create_game(host, base, "Talking game", "red\nblue\ngreen")
     red, blue, green = (pages.new(viewport=viewport) for _ in range(3))
+    red.goto(created.invites["red"])  # the join page says who reads a private message
+    assert red.inner_text("#private-terms") == (
+        "A private message is read only by its sender and its recipient: the GM of this game does not "
+        "read the private messages between players.")
     urls = {name: join(p, created.invites[name]) for name, p in (("red", red), ("blue", blue), ("green", green))}
     for name, p in (("red", red), ("blue", blue), ("green", green)):
         p.goto(urls[name])
@@ -56,5 +60,8 @@ def test_players_talk_at_the_table(served, pages, shot, viewport) -> None:
     assert "Good luck, everyone!" in visitor.inner_text("#messages")
     assert "shall we take green" not in visitor.inner_text("main")
     assert visitor.locator("#messages form").count() == 0  # a visitor reads, writes nothing
+    assert "read only by its sender and its recipient" in blue.inner_text("#private-words")  # where one writes
     host.goto(created.gm_url)
-    assert "shall we take green" in host.inner_text("#messages")  # the GM sees every message
+    assert "Good luck, everyone!" in host.inner_text("#messages")
+    assert "shall we take green" not in host.inner_text("main")  # private means private: not the GM's
+    assert "not shown to you" in host.inner_text("#private-words")

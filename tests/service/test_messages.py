@@ -4,12 +4,15 @@ public record holds only the public ones), unread counts, clear refusals and the
 from __future__ import annotations
 
 import re
+from email import message_from_string
+from email.policy import default
 
 import pytest
+from sqlalchemy import select
 
 from service.db import session_scope
 from service.inbound.receive import receive
-from service.models import Outbox
+from service.models import Outbox, StoredMail
 from tests.service.schedule_world import DATABASES, World, database
 
 
@@ -39,7 +42,8 @@ def test_public_and_private_messages_reach_only_whom_they_are_for(world):
     assert "ally against green" not in page(world, "green") and "Hello, table!" in page(world, "green")
     assert "away on Friday" not in page(world, "red")
     gm = world.client.get(f"/games/{world.game_id}/gm/{world.gm_token}").get_data(as_text=True)
-    assert all(t in gm for t in ("Hello, table!", "ally against green", "away on Friday"))
+    assert all(t in gm for t in ("Hello, table!", "away on Friday")) and "ally against green" not in gm
+    assert "read only by its sender and its recipient" in page(world, "red")  # said where one writes
     # The public record: a browser that shows no token (this client's session now holds the
     # GM's and the players' tokens, whose records hold their private messages too).
     record = world.app.test_client().get(f"/api/games/{world.game_id}/record").json
@@ -121,3 +125,28 @@ def test_msg_by_mail_and_a_reply_to_a_message_mail(world):
     said = _mail(world, "red", f"{order}\nMSG all\nMoving up.")
     assert "message to everyone sent" in said and "Moving up." in page(world)
     assert re.search(r"version 1", page(world, "red"))
+
+
+def test_the_gm_reads_between_seats_only_where_the_game_was_created_so(tmp_path):
+    """Pages, API, record and the GM's unread count follow the creation option; players are
+    told on the message form and in their invitation."""
+    for reads in (False, True):
+        (tmp_path / str(reads)).mkdir()
+        world = World(tmp_path / str(reads)).start({"kind": "duration", "duration": "PT48H"},
+                                                   seats=("red", "blue"), options={"gm_reads_private": reads})
+        say(world, "red", "blue", "between us")
+        say(world, "blue", "gm", "to the GM")
+        gm_token = {"Authorization": f"Bearer {world.gm_token}"}
+        api = world.app.test_client()
+        record = [m["text"] for m in api.get(f"/api/games/{world.game_id}/record", headers=gm_token).json["messages"]]
+        gm = world.client.get(f"/games/{world.game_id}/gm/{world.gm_token}").get_data(as_text=True)
+        assert record == (["between us", "to the GM"] if reads else ["to the GM"])
+        assert ("between us" in gm) is reads and "to the GM" in gm
+        assert ("1 new message" in gm) is not reads and ("2 new messages" in gm) is reads
+        words = ("read by its sender, its recipient and the GM" if reads
+                 else "read only by its sender and its recipient")
+        assert words in page(world, "blue")
+        with session_scope(world.app) as s:
+            raw = s.scalars(select(StoredMail.raw).where(StoredMail.subject.like("%Invitation:%"))).first()
+        text = message_from_string(raw or "", policy=default).get_body(("plain",)).get_content()
+        assert words in " ".join(text.split())
