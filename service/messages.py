@@ -32,6 +32,7 @@ from service import clock, limit_lock
 from service.errors import Invalid, TooMany
 from service.mail.outbox import enqueue
 from service.models import Game, GmRead, MessageRead, Seat, TableMessage
+from service.notify import notify
 
 MAX_TEXT = 2000
 # The creation option that lets the GM read the private messages between seats.
@@ -129,6 +130,9 @@ def post(session: Session, game: Game, sender: str, to: Any, text: Any, source: 
         if seat.name != sender and recipient in ("all", seat.name):
             enqueue(session, "message", {"message_id": row.id, "from": sender, "to": recipient,
                                          "text": body, "round": row.round}, game=game, seat=seat)
+    notify(session, game.id, "message", {"from": sender, "to": recipient, "text": body, "round": row.round,
+                                         "message_id": row.id},
+           to=None if recipient == "all" else (recipient,))
     return row
 
 

@@ -29,6 +29,7 @@ from service.audit import audit_row
 from service.db import insert_together, table_of
 from service.mail.outbox import outbox_values, seat_wants
 from service.models import Game, Outbox, Round, Step
+from service.notify import notify
 from service.rollback_chain import RESERVE_OPTION
 from service.schedule.deadlines import parse_absences, round_deadline
 from service.schedule.policy import parse_policy
@@ -132,6 +133,10 @@ def record_step(session: Session, game: GameFacts, seats: Sequence[SeatFacts], r
         rows.append(audit_row(game.id, "service", "resolved", {"round": resolved, "step": t}, now))
     if t > 1 and followed:
         follow.mail_round(session, _orm_game(session, game), t - 1, t)
+    if resolved is not None:
+        notify(session, game.id, "round_resolved", {"round": resolved, "step": t})
+    elif t == 1:
+        notify(session, game.id, "game_started", {"seats": [s.name for s in seats]})
     if result.outcome is not None:
         finish_game(session, game, seats, result.outcome, rows)
     elif t + 1 > steps_limit(game):
@@ -158,6 +163,10 @@ def open_round(session: Session, game: GameFacts, seats: Sequence[SeatFacts], nu
               "expected": list(expected), "opened_at": now, "closes_at": closes_at}
     ids = _write(session, game, [*rows, (table_of(Round), values)], {"current_round": number})
     round_id = ids[-1]
+    if humans:
+        notify(session, game.id, "round_opened", {
+            "round": number, "expected": [s.name for s in humans],
+            "deadline": closes_at.isoformat() if closes_at else None})
     if not expected:
         resolve_after_commit(session, game.id, number, game.links_skipped or 0)
     elif not humans or any(s.controller == "bot" for s in moving):
@@ -177,6 +186,7 @@ def finish_game(session: Session, game: GameFacts, seats: Sequence[SeatFacts], o
     ending = [*rows, audit_row(game.id, "service", "finished", outcome, now),
               *_mails(game.id, seats, "game_over", {"outcome": outcome}, now)]
     _write(session, game, ending, {"status": "finished", "outcome": outcome})
+    notify(session, game.id, "game_over", {"outcome": outcome})
 
 
 def _mails(game_id: str, seats: Sequence[SeatFacts], kind: str, payload: dict[str, Any],

@@ -18,6 +18,7 @@ from service import clock
 from service.db import session_scope
 from service.inbound.imap import poll_configured as poll_mail
 from service.models import Game, Outbox, Round
+from service.notify import ring_lost
 from service.tasks import send_mail, send_rounds
 from service.timekeeping.due import sweep_schedule
 
@@ -48,10 +49,11 @@ def sweep_and_ring() -> dict[str, int]:
     send_rounds(app, rounds)
     send_mail(app, mail)
     poll_mail()  # new mail from IMAP_URL, and inbound mail a crash left unprocessed
+    channels = ring_lost(app)  # each notification channel's waiting deliveries (service.notify)
     if rounds or mail:
         log.info("sweeper rang %d rounds and %d mails", len(rounds), len(mail))
     return {"rounds": len(rounds), "mail": len(mail), "closed": schedule.closed,
-            "extended": schedule.extended, "reminders": schedule.reminders}
+            "extended": schedule.extended, "reminders": schedule.reminders, **channels}
 
 
 def start_thread(app: Flask) -> threading.Thread:

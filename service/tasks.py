@@ -64,6 +64,8 @@ class Outgoing:
     # (sessions keep attributes after commit), so a transaction inserting several flushes
     # them together instead of once per row.
     mail_rows: list[Outbox] = field(default_factory=list)
+    # Other tasks by name: (task name, args, queue key of QUEUES), each sent once.
+    tasks: list[tuple[str, tuple[Any, ...], str]] = field(default_factory=list)
 
     def mail_ids(self) -> list[int]:
         return [*self.mail, *(row.id for row in self.mail_rows)]
@@ -92,6 +94,14 @@ def deliver_after_commit(session: Session, row: Outbox) -> None:
 def deliver_id_after_commit(session: Session, outbox_id: int) -> None:
     """Deliver an outbox row inserted (by its id) in the current transaction once it has committed."""
     outgoing(session).mail.append(outbox_id)
+
+
+def task_after_commit(session: Session, name: str, args: tuple[Any, ...], queue: str = "mail") -> None:
+    """Send the task `name` (a worker.tasks name) with `args` once the transaction has
+    committed, once however often it is asked for (a notification channel's delivery)."""
+    work = outgoing(session)
+    if (name, args, queue) not in work.tasks:
+        work.tasks.append((name, args, queue))
 
 
 class MailBell:
@@ -236,10 +246,17 @@ def send(app: Flask, work: Outgoing) -> None:
     if bell is not None and ids and not app.config["EMBEDDED"] and has_request_context():
         if not work.rounds:
             bell.ring(ids)
+            send_tasks(app, work.tasks)
             return
         ids = bell.take() + ids
     send_mail(app, ids, together=True)
     send_rounds(app, work.rounds)
+    send_tasks(app, work.tasks)
+
+
+def send_tasks(app: Flask, tasks: Iterable[tuple[str, tuple[Any, ...], str]]) -> None:
+    for name, args, queue in tasks:
+        _send(app, name, args, app.config["QUEUES"][queue], f"{name} {args}")
 
 
 def send_rounds(app: Flask, rounds: Iterable[tuple[str, int, int]]) -> None:

@@ -36,6 +36,7 @@ from service.gm.news import broadcast
 from service.inputs import normal_address
 from service.mail.outbox import enqueue
 from service.models import Game, Round, Seat
+from service.notify import notify
 from service.schedule.deadlines import extended_deadline, resumed_deadline
 from service.schedule.durations import DurationError, parse_duration
 from service.schedule.policy import checked_policy
@@ -225,6 +226,7 @@ def end_draw(session: Session, game_id: str, token: str | None) -> Done:
         log_action(session, game.id, "gm", "gm_end_draw", detail)
         for seat in game.seats:  # the game-over mail is this action's news
             enqueue(session, "game_over", {"outcome": outcome}, game=game, seat=seat)
+        notify(session, game.id, "game_over", {"outcome": outcome})
     return Done("gm_end_draw", detail)
 
 

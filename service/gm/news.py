@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from service.mail.outbox import enqueue
 from service.models import AuditLog, Game, Round
+from service.notify import notify
 from service.schedule.durations import describe_duration
 from service.schedule.words import describe_policy
 from service.timekeeping.state import policy_of
@@ -159,6 +160,14 @@ def broadcast(session: Session, game: Game, action: str, detail: Mapping[str, An
                "paused": game.paused_at is not None, "status": game.status}
     for seat in game.seats:
         enqueue(session, "gm_news", payload, game=game, seat=seat)
+    # The detail stays here: a replacement's names the newcomer's address.
+    notify(session, game.id, "gm_news", {"action": action, "round": game.current_round,
+                                         "text": sentence_with(action, detail, _utc)})
+
+
+def _utc(at: Any) -> str:
+    parsed = _parse(at)
+    return parsed.astimezone(UTC).strftime("%a %d %b %Y %H:%M UTC") if parsed else "(no time)"
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from service.clock import Clock, app_clock
 from service.db import session_scope
 from service.mail.outbox import enqueue, failing
 from service.models import Game, Round, Seat
+from service.notify import notify
 from service.schedule.deadlines import extended_deadline
 from service.schedule.durations import describe_duration, format_duration
 from service.schedule.nmr import plan_missed_turns
@@ -181,6 +182,7 @@ def hand_to_bot(session: Session, game: Game, rnd: Round | None, seat: Seat, act
                  and seat.name not in submitted_names(session, game, rnd))
     first = (rnd.number if plays_now else rnd.number + 1) if rnd is not None else game.current_round + 1
     log_action(session, game.id, actor, "seat_to_bot", {"seat": seat.name, "from_round": first})
+    notify(session, game.id, "seat_to_bot", {"seat": seat.name, "from_round": first})
     if rnd is not None and plays_now:
         submit_for_bot(session, game, rnd, seat)
 
@@ -228,12 +230,19 @@ def send_due_reminders(session: Session, at: datetime) -> int:
                 Game.status == "active", Game.paused_at.is_(None)).order_by(Round.id)).all()
         for rnd, game in rounds:
             done = submitted_names(session, game, rnd)
-            for seat in expected_humans(session, game, rnd):
-                if seat.name in done:
-                    continue
+            waiting = [seat for seat in expected_humans(session, game, rnd) if seat.name not in done]
+            due = []
+            for seat in waiting:
                 lead = reminder_lead(seat_schedule(session, seat))
                 if reminder_due(at, rnd.opened_at, rnd.closes_at, lead):
+                    due.append(seat.name)
                     queued += _queue(session, game, rnd, seat, lead)
+            if due and rnd.closes_at is not None:
+                # Told at every pass while due: the key lets each channel queue it once.
+                deadline = rnd.closes_at.isoformat()
+                notify(session, game.id, "reminder", {"round": rnd.number, "deadline": deadline,
+                                                      "waiting": [s.name for s in waiting], "due": due},
+                       key=f"reminder.{rnd.number}.{deadline}")
     return queued
 
 
