@@ -37,6 +37,7 @@ COMMANDS = [
     "service.commands.verify",
     "service.commands.receipt",
     "service.commands.balance",
+    "service.commands.ratings",
     "service.commands.mail_ingest",
     "service.commands.mail_ingest:poll_command",
 ]

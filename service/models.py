@@ -16,6 +16,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -455,6 +456,55 @@ class StandingOrder(Base):
     unit: Mapped[str] = mapped_column(String(16), primary_key=True)
     kind: Mapped[str] = mapped_column(String(16))
     set_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+
+
+class RatedGame(Base):
+    """A finished game's place in the ratings (service.ratings): written with the game's end
+    (pending: the worker's to do), then its verdict, rated or unrated with the reason."""
+
+    __tablename__ = "rated_games"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    finished_at: Mapped[datetime] = mapped_column(UTCDateTime())  # the ratings' order, then game id
+    status: Mapped[str] = mapped_column(String(8), default="pending")  # pending/rated/unrated
+    reason: Mapped[str | None] = mapped_column(String(300))  # why unrated
+
+    __table_args__ = (Index("ix_rated_games_status", "status"),)
+
+
+class PlayerRating(Base):
+    """A player's OpenSkill rating in one ruleset, the fold of their rated games (service.ratings)."""
+
+    __tablename__ = "player_ratings"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)  # lower-cased
+    ruleset: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)  # rated games played
+
+
+class PlayerProfile(Base):
+    """A player's public page under a handle of their choosing (service.players): opt-in,
+    one per address; the address is never shown."""
+
+    __tablename__ = "player_profiles"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)  # lower-cased
+    handle: Mapped[str] = mapped_column(String(32), unique=True)  # compared lower-cased
+    public: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+
+
+class EntryRules(Base):
+    """Who may take a seat of a game (service.entry): set by its creator, shown in the lobby."""
+
+    __tablename__ = "entry_rules"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    min_reliability: Mapped[int | None] = mapped_column(Integer)  # percent
+    min_rating: Mapped[float | None] = mapped_column(Float)
+    max_running: Mapped[int | None] = mapped_column(Integer)  # games the player already has running
 
 
 Index("ix_seats_game", Seat.game_id)

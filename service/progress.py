@@ -28,12 +28,12 @@ from service import clock, follow
 from service.audit import audit_row
 from service.db import insert_together, table_of
 from service.mail.outbox import outbox_values, seat_wants
-from service.models import Game, Outbox, Round, Step
+from service.models import Game, Outbox, RatedGame, Round, Step
 from service.notify import notify
 from service.rollback_chain import RESERVE_OPTION
 from service.schedule.deadlines import parse_absences, round_deadline
 from service.schedule.policy import parse_policy
-from service.tasks import deliver_id_after_commit, resolve_after_commit
+from service.tasks import deliver_id_after_commit, rate_after_commit, resolve_after_commit
 from service.timekeeping.open_close import round_opened
 from service.timekeeping.state import read_schedules, seat_schedule
 
@@ -185,8 +185,10 @@ def finish_game(session: Session, game: GameFacts, seats: Sequence[SeatFacts], o
     now = clock.now()
     ending = [*rows, audit_row(game.id, "service", "finished", outcome, now),
               *_mails(game.id, seats, "game_over", {"outcome": outcome}, now)]
+    session.add(RatedGame(game_id=game.id, finished_at=now, status="pending"))  # the ratings' to-do
     _write(session, game, ending, {"status": "finished", "outcome": outcome})
     notify(session, game.id, "game_over", {"outcome": outcome})
+    rate_after_commit(session)
 
 
 def _mails(game_id: str, seats: Sequence[SeatFacts], kind: str, payload: dict[str, Any],

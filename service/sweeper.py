@@ -17,13 +17,20 @@ from sqlalchemy import or_, select
 from service import clock
 from service.db import session_scope
 from service.inbound.imap import poll_configured as poll_mail
-from service.models import Game, Outbox, Round
+from service.models import Game, Outbox, RatedGame, Round
 from service.notify import ring_lost
-from service.tasks import send_mail, send_rounds
+from service.tasks import send_mail, send_ratings, send_rounds
 from service.timekeeping.due import sweep_schedule
 
 log = logging.getLogger(__name__)
 READY_GRACE = timedelta(seconds=5)  # a fresh doorbell is probably still on its way
+
+
+def ratings_waiting(grace: timedelta = READY_GRACE) -> bool:
+    """A finished game waits for the ratings' worker beyond a fresh doorbell's grace."""
+    with session_scope() as session, session.begin():
+        return session.scalar(select(RatedGame.game_id).where(
+            RatedGame.status == "pending", RatedGame.finished_at <= clock.now() - grace).limit(1)) is not None
 
 
 def lost_work(grace: timedelta = READY_GRACE) -> tuple[list[tuple[str, int, int]], list[int]]:
@@ -48,6 +55,8 @@ def sweep_and_ring() -> dict[str, int]:
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     send_rounds(app, rounds)
     send_mail(app, mail)
+    if ratings_waiting():
+        send_ratings(app)
     poll_mail()  # new mail from IMAP_URL, and inbound mail a crash left unprocessed
     channels = ring_lost(app)  # each notification channel's waiting deliveries (service.notify)
     if rounds or mail:

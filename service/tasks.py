@@ -41,6 +41,7 @@ RESOLVE_ROUND = "worker.tasks.resolve_round"
 DELIVER_MAIL = "worker.tasks.deliver_mail"
 DELIVER_MAILS = "worker.tasks.deliver_mails"
 ISSUE_SIGNIN_LINK = "worker.tasks.issue_signin_link"
+RATE_GAMES = "worker.tasks.rate_games"
 _OUTGOING = "dicepost.outgoing"
 # Committed work waits here until the transaction has given its connection back: an
 # embedded task run in this thread then opens a connection of its own, and a thread
@@ -81,6 +82,11 @@ def resolve_after_commit(session: Session, game_id: str, number: int, skipped: i
     """Ring for round `number` once the transaction has committed; `skipped`: the game's links
     skipped by rollbacks (a round rolled back and played again is rung as another)."""
     outgoing(session).rounds.append((game_id, number, skipped))
+
+
+def rate_after_commit(session: Session) -> None:
+    """Ring the ratings' worker once the transaction that ended a game has committed."""
+    task_after_commit(session, RATE_GAMES, (), "resolve")
 
 
 def deliver_after_commit(session: Session, row: Outbox) -> None:
@@ -277,6 +283,12 @@ def send_mail(app: Flask, outbox_ids: Iterable[int], together: bool = False) -> 
         return
     for outbox_id in ids:
         _send(app, DELIVER_MAIL, (outbox_id,), queue, f"deliver mail {outbox_id}")
+
+
+def send_ratings(app: Flask) -> None:
+    """The ratings' pass (service.ratings.update): it takes every pending game, so one ring
+    does for any number."""
+    _send(app, RATE_GAMES, (), app.config["QUEUES"]["resolve"], "the ratings")
 
 
 def send_signin_link(app: Flask, email: str) -> None:

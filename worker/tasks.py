@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from service import resolution, signin, sweeper
-from service.db import connection_scope, engine_of
+from service import ratings, resolution, signin, sweeper
+from service.db import connection_scope, engine_of, session_scope
 from service.outbound import deliver as outbox
 
 
@@ -44,3 +44,10 @@ def issue_signin_link(email: str) -> bool:
 def sweep() -> dict[str, int]:
     """Send again the tasks of recorded work: ready rounds not resolved, pending mail not sent."""
     return sweeper.sweep_and_ring()
+
+
+@shared_task(name="worker.tasks.rate_games", ignore_result=True)
+def rate_games() -> int:
+    """Judge the finished games waiting for the ratings and fold the rated ones in."""
+    with session_scope() as session, session.begin():
+        return ratings.update(session)

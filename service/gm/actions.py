@@ -35,13 +35,14 @@ from service.gm.auth import gm_game
 from service.gm.news import broadcast
 from service.inputs import normal_address
 from service.mail.outbox import enqueue
-from service.models import Game, Round, Seat
+from service.models import Game, RatedGame, Round, Seat
 from service.notify import notify
 from service.schedule.deadlines import extended_deadline, resumed_deadline
 from service.schedule.durations import DurationError, parse_duration
 from service.schedule.policy import checked_policy
 from service.sendlimits import check_invitations
 from service.standing import use_standing
+from service.tasks import rate_after_commit
 from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player
 from service.timekeeping.open_close import close_early_if_done, mark_ready
 from service.timekeeping.state import expected_humans, open_round, policy_of, seat_schedule
@@ -224,6 +225,8 @@ def end_draw(session: Session, game_id: str, token: str | None) -> Done:
         game.outcome = outcome
         detail = {"round": game.current_round, "outcome": outcome}
         log_action(session, game.id, "gm", "gm_end_draw", detail)
+        session.add(RatedGame(game_id=game.id, finished_at=now(), status="pending"))
+        rate_after_commit(session)
         for seat in game.seats:  # the game-over mail is this action's news
             enqueue(session, "game_over", {"outcome": outcome}, game=game, seat=seat)
         notify(session, game.id, "game_over", {"outcome": outcome})
