@@ -3,7 +3,6 @@ worker when a game ends, and rebuilt from the records alone with the same number
 
 from __future__ import annotations
 
-
 from collections.abc import Iterator
 from typing import Any
 
