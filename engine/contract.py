@@ -346,6 +346,20 @@ class Ruleset(ABC, Generic[S]):
     def default_force(self, seat: int, options: Options) -> JSON:
         """The force a player gets when they bring none (seat counts from 0)."""
 
+    def force_clashes(self, force: Mapping[str, Any], others: Mapping[PlayerId, Mapping[str, Any]],
+                      options: Options) -> list[str]:
+        """What this force takes that another seat's force already holds, where the rules
+        have one of a thing (a hero card, a corner tile): refusals naming the field
+        (engine.forcespec.Refusal). `others`: the forces the other seats hold, by seat name.
+        Most rulesets let every side field what it likes: none."""
+        return []
+
+    def default_force_beside(self, seat: int, options: Options,
+                             others: Mapping[PlayerId, Mapping[str, Any]]) -> JSON:
+        """The force a player who brings none gets, when the other seats hold `others`:
+        the seat's default_force, unless a ruleset with one of a thing picks a free one."""
+        return self.default_force(seat, options)
+
     def entrants(self, options: Options) -> dict[str, JSON]:
         """Named forces a balance report pits against each other (engine.balance): by
         default the distinct default forces of the first seats; a ruleset may name others

@@ -188,6 +188,9 @@ class Names(Spec):
     unique: bool = True
     fold: bool = True
     example: str = ""
+    # A sentence for each name, in the order of `choices` (what a skill does), published
+    # as the items' `enumDescriptions` for a form to show beside each box.
+    descriptions: tuple[str, ...] = ()
 
     def read(self, value: Any, where: str, reasons: list[str]) -> Any:
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
@@ -209,7 +212,10 @@ class Names(Spec):
         return INVALID if len(reasons) > before else out
 
     def schema(self) -> JSON:
-        return self._titled({"type": "array", "items": {"type": "string", "enum": list(self.choices)},
+        items: JSON = {"type": "string", "enum": list(self.choices)}
+        if self.descriptions:
+            items["enumDescriptions"] = list(self.descriptions)
+        return self._titled({"type": "array", "items": items,
                              "maxItems": self.max_items, "uniqueItems": self.unique})
 
 

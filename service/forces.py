@@ -55,13 +55,18 @@ def has_float(value: Any) -> bool:
     return False
 
 
-def check(ruleset: Ruleset[Any], force: Any, options: Mapping[str, Any]) -> ForceCheck:
-    """The ruleset's verdict on `force` in a game with these (complete) options."""
+def check(ruleset: Ruleset[Any], force: Any, options: Mapping[str, Any],
+          others: Mapping[str, Mapping[str, Any]] | None = None) -> ForceCheck:
+    """The ruleset's verdict on `force` in a game with these (complete) options; with
+    `others` (the forces the game's other seats hold, by seat name), what it takes that
+    one of them holds where the rules have one of a thing (a hero card)."""
     why = ("a force is a JSON object" if not isinstance(force, dict) else
            "a force holds whole numbers only (no fractions: they are hashed into the dice inputs)"
            if has_float(force) else "")
     if why:
         return ForceCheck([("", why)], malformed=why)
     reasons = ruleset.validate_force(force, options)
+    if not reasons and others:
+        reasons = ruleset.force_clashes(force, others, options)
     return ForceCheck([(field_name(path_of(r)), str(r)) for r in reasons],
                       ruleset.force_cost(force, options))

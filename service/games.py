@@ -119,13 +119,15 @@ def check_seats(ruleset: Ruleset[Any], seats: list[SeatSpec], options: Mapping[s
         seen.add(seat.name.lower())
         email = None if seat.email is None else normal_address(seat.email, f"seats[{i}].email")
         if seat.force is not None:
-            check_force(ruleset, seat.force, options, f"seats[{i}].force")
+            given = {s.name: s.force for s in seats[:i] if s.force is not None}
+            check_force(ruleset, seat.force, options, f"seats[{i}].force", given)
         checked.append(replace(seat, email=email))
     return checked
 
 
-def check_force(ruleset: Ruleset[Any], force: Any, options: Mapping[str, Any], field: str) -> None:
-    verdict = forces.check(ruleset, force, options)
+def check_force(ruleset: Ruleset[Any], force: Any, options: Mapping[str, Any], field: str,
+                others: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    verdict = forces.check(ruleset, force, options, others)
     if verdict.malformed:
         raise Invalid(verdict.malformed, field)
     if not verdict.ok:
@@ -262,6 +264,13 @@ def seat_by_id(session: Session, game_id: str, seat_id: int) -> tuple[Game, Seat
     return game, seat
 
 
+def held_forces(game: Game, seat: Seat | None) -> dict[str, Mapping[str, Any]]:
+    """The forces the game's other seats hold (given at creation or at joining), by name:
+    what a joining seat's force may not take twice where the rules have one of a thing."""
+    return {s.name: dict(s.force) for s in game.seats
+            if s.force is not None and (seat is None or s.id != seat.id)}
+
+
 def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
          force: Any = None, seat_id: int | None = None, via: str = "api",
          join_words: str | None = None) -> Joined:
@@ -278,11 +287,12 @@ def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
             raise Conflict(f"seat {seat.name} has already joined this game", "invite_token")
         ruleset = find_ruleset(game.ruleset, game.revision)
         opts = ruleset.options({k: v for k, v in game.options.items() if k not in SERVICE_OPTIONS})
+        others = held_forces(game, seat)
         if force is not None:
-            check_force(ruleset, force, opts, "force")
+            check_force(ruleset, force, opts, "force", others)
             seat.force = dict(force)
         elif seat.force is None:
-            seat.force = ruleset.default_force(seat.seat_index, opts)
+            seat.force = ruleset.default_force_beside(seat.seat_index, opts, others)
         source = via if given_entropy is not None else "server"
         words = None
         if join_words is not None:

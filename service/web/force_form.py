@@ -107,8 +107,11 @@ def _widget(schema: JSONish, value: Any, name: str, path: str, label: str) -> Wi
         return Widget("group", name, path, title, doc, children=kids)
     if kind == "array" and isinstance(schema.get("items"), dict) and "enum" in schema["items"]:
         chosen = value if isinstance(value, list) else []
+        names = schema["items"]["enum"]
+        descs = schema["items"].get("enumDescriptions") or [""] * len(names)
         return Widget("checks", name, path, title, doc, value=[str(v) for v in chosen],
-                      choices=[(c, c, "") for c in schema["items"]["enum"]], maximum=schema.get("maxItems"))
+                      choices=[(str(c), str(c), str(d)) for c, d in zip(names, descs, strict=True)],
+                      maximum=schema.get("maxItems"))
     if kind == "array":
         items = value if isinstance(value, list) else []
         limit = int(schema.get("maxItems", len(items) + SPARE_SLOTS))

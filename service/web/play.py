@@ -51,6 +51,10 @@ class Builder:
     options: dict[str, Any]
     schema: dict[str, Any]
     default: dict[str, Any]
+    others: dict[str, Any]  # the forces the other seats hold (games.held_forces)
+
+    def check(self, force: Any) -> forces.ForceCheck:
+        return forces.check(self.ruleset, force, self.options, self.others)
 
     def form(self, force: Any, verdict: forces.ForceCheck | None = None) -> force_form.Widget:
         root = force_form.build(self.schema, force)
@@ -62,9 +66,10 @@ class Builder:
 def _builder(game: Game, seat: Seat | None) -> Builder:
     ruleset = find_ruleset(game.ruleset, game.revision)
     opts = ruleset.options({k: v for k, v in (game.options or {}).items() if k not in games.SERVICE_OPTIONS})
+    others = games.held_forces(game, seat)
     default = (seat.force if seat is not None and seat.force is not None
-               else ruleset.default_force(seat.seat_index if seat is not None else 0, opts))
-    return Builder(ruleset, opts, ruleset.force_schema(opts), dict(default))
+               else ruleset.default_force_beside(seat.seat_index if seat is not None else 0, opts, others))
+    return Builder(ruleset, opts, ruleset.force_schema(opts), dict(default), others)
 
 
 def _join_page(game_id: str, invite: str) -> tuple[dict[str, Any], str | None, Builder]:
@@ -110,7 +115,7 @@ def join(game_id: str, invite: str) -> Response | tuple[str, int] | str:
                 force = parse_force(force_text)
             else:
                 force = built = force_form.read(builder.schema, request.form)
-                verdict = forces.check(builder.ruleset, force, builder.options)
+                verdict = builder.check(force)
                 if not verdict.ok:
                     return render_template("web/join.html", error=None, force="",
                                            builder=builder.form(force, verdict), refused=True, **page), 422
@@ -134,7 +139,7 @@ def join_force_check(game_id: str, invite: str) -> Response:
     _, _, builder = _join_page(game_id, invite)
     force = force_form.read(builder.schema, request.form)
     root = builder.form(force)
-    return jsonify(force_form.check_json(root, forces.check(builder.ruleset, force, builder.options)))
+    return jsonify(force_form.check_json(root, builder.check(force)))
 
 
 @bp.get("/games/<game_id>/join/<invite>/done")

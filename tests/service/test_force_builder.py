@@ -84,7 +84,7 @@ def test_the_api_publishes_the_schema_and_judges_a_force(app: Flask, client: Any
     assert client.get("/api/rulesets/jep1/force-schema?options={").status_code == 400
     assert client.get('/api/rulesets/jep1/force-schema?options={"points": "x"}').status_code == 422
     heroes = client.get("/api/rulesets/heroes/force-schema").json["schema"]["properties"]["hero"]
-    assert heroes["enumDescriptions"][0].startswith("Zenith! S4 U4 P3 E3 R2, ATT 2, ARM 2")
+    assert heroes["enumDescriptions"][0].startswith("A flying powerhouse. S 4, U 4, P 3, E 3, R 2; ATT 2, ARM 2")
 
 
 def test_joining_without_javascript_shows_the_refusal_at_its_field(app: Flask, client: Any) -> None:
@@ -118,3 +118,66 @@ def test_joining_without_javascript_shows_the_refusal_at_its_field(app: Flask, c
         forces = {seat.name: seat.force for seat in s.scalars(select(Seat).where(Seat.game_id == table.id))}
     assert forces["alice"] == {"units": [{"name": "Tank", "pw": 3}, {"pw": 2}]}
     assert forces["bob"] == find_ruleset("universal").default_force(1, {})
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_the_builder_speaks_to_players_not_developers(client: Any, ruleset_id: str) -> None:
+    """No file names and no talk of the seed on the join page; every preset shows its stats
+    and cost, every skill, weapon and unit type what it does."""
+    table = create(client, ruleset_id)
+    page = client.get(f"/games/{table.id}/join/{table.created['seats'][0]['invite_token']}").get_data(as_text=True)
+    for developer in ("skills.json", "roster.json", "seed", "data/"):
+        assert developer not in page, developer
+    expected = {
+        "universal": ["<strong>mortar</strong>: +3 Power; hits only enemies more than 3 squares away",
+                      "the first costs 1 point, the second 3"],
+        "jep1": ['data-alt="p:preset:warrior"', "I 2, M 2, R 0, S 3, T 5, A 0, H 3, reach 8; skills "
+                 "berserk, parry; 59 points.", "<strong>berserk</strong>: Roll one more attack die. "
+                 "(before the hit roll, when it attacks; 2 uses a game; 6 points)"],
+        "fivedice": ['data-alt="p:preset:knight"', "attack 4, initiative 2, defence 4, skill 3, movement 2, "
+                     "life 18; sword, plate, potion; 73 points",
+                     "<strong>sword</strong>: melee, +3 attack, reach 1, speed 7; 3 points"],
+        "heroes": ["Movement A.P. 2, General A.P. 2; Vitality 6; close combat. Nemesis: Nadir.",
+                   "Flight (any number of times)"],
+    }[ruleset_id]
+    for text in expected:
+        assert text in page, text
+
+
+def test_a_hero_or_tile_another_seat_holds_is_refused_naming_the_field(app: Flask, client: Any) -> None:
+    """Heroes United has one card of each hero (each hunts its own Nemesis) and one of each
+    corner tile ("Each other player will also choose a game tile"): a second Zenith! is
+    refused at the hero field, by the API, the join form and its live check; a seat that
+    brings no force gets a hero nobody holds."""
+    table = create(client, "heroes", ("alice", "bob", "carol"))
+    alice, bob, carol = table.created["seats"]
+    r = client.post(f"/api/games/{table.id}/join", json={"invite_token": alice["invite_token"],
+                                                         "force": {"hero": "puck", "tile": "docks"}})
+    assert r.status_code == 200, r.json
+    r = client.post(f"/api/games/{table.id}/join", json={"invite_token": bob["invite_token"],
+                                                         "force": {"hero": "puck", "tile": "docks"}})
+    assert r.status_code == 422 and r.json["field"] == "force"
+    message = r.json["error"]
+    assert "hero: Puck is already alice's hero; there is one of each, so pick another" in message
+    assert "tile: The Docks is already alice's tile" in message
+    assert "Zenith!, Silver Siren, King Castro, Army Soldier are free" in message
+    path = f"/games/{table.id}/join/{bob['invite_token']}"
+    form = MultiDict([("entropy", ""), ("f.hero", "puck"), ("f.tile", "park")])
+    live = client.post(path + "/force-check", data=form).json
+    assert list(live["at"]) == ["hero"] and live["at"]["hero"][0].startswith("hero: Puck is already alice's")
+    page = client.post(path, data=form)
+    assert page.status_code == 422 and "Puck is already alice&#39;s hero" in page.get_data(as_text=True)
+    assert client.post(path, data=MultiDict([("entropy", ""), ("f.hero", "zenith"),
+                                             ("f.tile", "park")])).status_code == 303
+    # carol's default (seat 2: Puck, Central Park) is held twice over: the first free ones.
+    assert client.post(f"/api/games/{table.id}/join", json={"invite_token": carol["invite_token"]}).status_code == 200
+    with session_scope(app) as s, s.begin():
+        held = {seat.name: seat.force for seat in s.scalars(select(Seat).where(Seat.game_id == table.id))}
+    assert held["carol"] == {"hero": "silver_siren", "tile": "downtown"}
+
+
+def test_the_gm_cannot_give_two_seats_one_hero(client: Any) -> None:
+    r = client.post("/api/games", json={"ruleset": "heroes", "title": "Twins", "seats": [
+        {"name": "alice", "force": {"hero": "zenith"}}, {"name": "bob", "force": {"hero": "zenith"}}]})
+    assert r.status_code == 422 and r.json["field"] == "seats[1].force"
+    assert "hero: Zenith! is already alice's hero" in r.json["error"]

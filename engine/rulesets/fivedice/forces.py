@@ -36,13 +36,22 @@ def _load_presets() -> dict[str, Sheet]:
 PRESETS = _load_presets()
 
 
+def preset_line(sheet: Sheet) -> str:
+    """A preset's sheet, gear and cost in one line, for the force builder."""
+    gear = [*sheet.weapons, *([sheet.armor] if sheet.armor else []), *sheet.spells, *sheet.items]
+    return (f"attack {sheet.attack}, initiative {sheet.initiative}, defence {sheet.defence}, "
+            f"skill {sheet.skill}, movement {sheet.movement}, life {sheet.life}; "
+            f"{', '.join(gear) or 'no gear'}; {sheet.cost} points")
+
+
 def force_spec(options: Mapping[str, Any]) -> ForceSpec:
     """The force's fields: presets or whole sheets, as many as a deployment zone holds;
     the budget is a check."""
     capacity = zone_capacity(int(options["width"]), int(options["height"]))
     preset = Shape("a preset", (
-        Field("preset", Choice("preset", tuple(sorted(PRESETS)), "a sheet of data/roster.json",
-                               fold=True), required=True),
+        Field("preset", Choice("preset", tuple(sorted(PRESETS)), "a preset combat sheet", fold=True,
+                               descriptions=tuple(preset_line(PRESETS[n]) for n in sorted(PRESETS))),
+              required=True),
     ))
     unit = Either("a unit", (("preset", preset),), otherwise=sheet_shape())
     return ForceSpec(Shape("a force", (

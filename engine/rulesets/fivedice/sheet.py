@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.forcespec import Choice, Field, Names, Shape, Text, Whole
-from engine.rulesets.fivedice.gear import GEAR, NO_GEAR_SPEED, Armor
+from engine.rulesets.fivedice.gear import GEAR, NO_GEAR_SPEED, Armor, Item, Spell, Weapon
 
 # stat → (lowest, highest, points per point). Our cost table: the seed has no point-buy.
 STATS: dict[str, tuple[int, int, int]] = {
@@ -88,10 +88,23 @@ STAT_DOCS = {"attack": "added to the attack die", "initiative": "added to the in
              "movement": "squares a move (up to 3 x, paid with actions)", "life": "life points"}
 
 
+def gear_line(gear: object) -> str:
+    """What a weapon, spell or item does and costs, for the force builder."""
+    if isinstance(gear, Weapon):
+        return (f"{gear.kind}, +{gear.bonus} attack, reach {gear.reach}, speed {gear.speed}; "
+                f"{gear.cost} points")
+    if isinstance(gear, Spell):
+        return f"+{gear.power} attack, range {gear.range}, costs the caster life; {gear.cost} points"
+    if isinstance(gear, Item):
+        return f"used instead of an action, heals {gear.heal} life, then it is gone; {gear.cost} points"
+    return ""
+
+
 def sheet_shape() -> Shape:
     """A custom sheet's fields in force JSON (the presets in data/roster.json too)."""
     def names(label: str, item: str, known: Mapping[str, object], most: int, unique: bool = True) -> Names:
-        return Names(label, item, tuple(sorted(known)), most, unique=unique)
+        return Names(label, item, tuple(sorted(known)), most, unique=unique,
+                     descriptions=tuple(gear_line(known[k]) for k in sorted(known)))
 
     return Shape("a sheet", (
         Field("name", Text("name", 30, 1, "what the player calls the unit"), "custom"),

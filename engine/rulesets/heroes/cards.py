@@ -213,7 +213,19 @@ def card(card_id: str) -> Card:
 
 def card_line(card: Card) -> str:
     """A hero's S.U.P.E.R. card in one line, for the force builder's hero picker."""
-    stats = " ".join(f"{k}{v}" for k, v in card.stats.items())
-    actions = " ".join(f"{a.name}: {a.text}" for a in card.actions)
-    return (f"{card.name} {stats}, ATT {card.att}, ARM {card.arm}, AP {card.move_ap}-{card.general_ap}, "
-            f"Vitality {card.vitality}, {'ranged' if card.ranged else 'melee'}. {actions} {card.text}")
+    stats = ", ".join(f"{k} {v}" for k, v in card.stats.items())
+    actions = " ".join(f"{a.name} ({'any number of times' if a.uses is None else _times(a.uses)}): {a.text}"
+                       for a in card.actions)
+    nemesis = f" Nemesis: {card_name(card.nemesis)}." if card.nemesis else ""
+    return (f"{card.text} {stats}; ATT {card.att}, ARM {card.arm}; Movement A.P. {card.move_ap}, "
+            f"General A.P. {card.general_ap}; Vitality {card.vitality}; "
+            f"{'ranged' if card.ranged else 'close combat'}.{nemesis} (*) actions: {actions}").strip()
+
+
+def _times(n: int) -> str:
+    return "once a game" if n == 1 else f"{n} times a game"
+
+
+def card_name(card_id: str) -> str:
+    found = _all_cards().get(card_id)
+    return found.name if found else card_id

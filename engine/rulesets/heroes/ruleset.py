@@ -20,7 +20,7 @@ from engine.contract import (
     UnitId,
 )
 from engine.dice import Dice
-from engine.forcespec import Choice, Field, ForceSpec, Shape
+from engine.forcespec import Choice, Field, ForceSpec, Refusal, Shape
 from engine.grid import Square, direction_between
 from engine.orders import Order, OrderProblem, Verb
 from engine.rulesets.heroes import bot, cards, decks, orders
@@ -111,6 +111,36 @@ class HeroesRuleset(RoundsRuleset[HeroesState]):
     def default_force(self, seat: int, options: Options) -> JSON:
         return {"hero": list(cards.heroes())[seat % len(cards.heroes())],
                 "tile": list(tiles())[seat % len(tiles())]}
+
+    def force_clashes(self, force: Mapping[str, Any], others: Mapping[PlayerId, Mapping[str, Any]],
+                      options: Options) -> list[str]:
+        """One card of each hero and one of each corner tile: "Each other player will also
+        choose a game tile", and every hero hunts its own Nemesis, of which there is one."""
+        reasons: list[str] = []
+        kinds = [("hero", "hero", {h: c.name for h, c in cards.heroes().items()})]
+        if options.get("map", "tiles") == "tiles":  # a whole map has no corner tiles to choose
+            kinds.append(("tile", "tile", {t: str(v["name"]) for t, v in tiles().items()}))
+        for key, word, names in kinds:
+            chosen = force.get(key)
+            holder = next((p for p, f in others.items() if chosen is not None and f.get(key) == chosen), None)
+            if holder is None:
+                continue
+            taken = {f.get(key) for f in others.values()}
+            free = [n for k, n in names.items() if k not in taken]
+            reasons.append(Refusal(
+                f"{key}: {names.get(str(chosen), chosen)} is already {holder}'s {word}; there is one "
+                f"of each, so pick another" + (f" ({', '.join(free)} are free)" if free else ""), (key,)))
+        return reasons
+
+    def default_force_beside(self, seat: int, options: Options,
+                             others: Mapping[PlayerId, Mapping[str, Any]]) -> JSON:
+        """The seat's default hero and tile, or the first ones nobody holds."""
+        force = dict(self.default_force(seat, options))
+        for key, choices in (("hero", list(cards.heroes())), ("tile", list(tiles()))):
+            taken = {f.get(key) for f in others.values()}
+            if force.get(key) in taken:
+                force[key] = next((c for c in choices if c not in taken), force[key])
+        return force
 
     def entrants(self, options: Options) -> dict[str, JSON]:
         return {hero: {"hero": hero} for hero in cards.heroes()}

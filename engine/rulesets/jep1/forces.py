@@ -22,7 +22,7 @@ from typing import Any
 from engine.forcespec import Choice, Either, Field, ForceSpec, Items, Names, Shape, Whole
 from engine.grid import Square
 from engine.rulesets.jep1.costs import LIMITS, unit_cost
-from engine.rulesets.jep1.skills import SKILLS
+from engine.rulesets.jep1.skills import SKILLS, Skill
 from engine.rulesets.jep1.units import DEFAULT_REACH, Unit
 from engine.zones import edge_zone
 
@@ -46,21 +46,42 @@ def default_force() -> dict[str, Any]:
     return {"units": list(DEFAULT_FORCE)}
 
 
+def skill_line(skill: Skill) -> str:
+    """What a skill does, when, how often and what it costs, in a player's words."""
+    when = "before the hit roll" if skill.phase == "pre-hit" else "before the damage roll"
+    side = "when it attacks" if skill.side == "attack" else "when it defends"
+    return f"{skill.text} ({when}, {side}; {skill.uses} uses a game; {skill.cost} points)"
+
+
+def roster_line(name: str) -> str:
+    """A roster unit's stat line, skills, cost and what it is good at."""
+    raw = ROSTER[name]
+    stats = {k: int(raw.get(k, DEFAULT_REACH)) for k in LIMITS}
+    line = ", ".join(f"{k} {v}" for k, v in stats.items())
+    skills = list(raw["skills"])
+    return (f"{line}; skills {', '.join(skills) or 'none'}; {unit_cost(stats, skills)} points. "
+            f"{raw.get('text', '')}").strip()
+
+
 def max_units(options: Mapping[str, Any]) -> int:
     return min(MAX_UNITS, DEPLOY_ROWS * int(options["width"]))
 
 
 def force_spec(options: Mapping[str, Any]) -> ForceSpec:
     """The force's fields: units from the roster or stat lines; the budget is a check."""
-    skills = Names("skills", "skill", tuple(sorted(SKILLS)), len(SKILLS),
-                   "replace a preset's skills; data/skills.json says what each does",
-                   example='["shield"]')
+    names = tuple(sorted(SKILLS))
+    skills = Names("skills", "skill", names, len(SKILLS),
+                   "each skill adds its points to the unit's cost; a roster unit given skills "
+                   "plays these instead of its own",
+                   example='["shield"]', descriptions=tuple(skill_line(SKILLS[k]) for k in names))
     stats = Shape("stats", tuple(
         Field(stat, Whole(stat, low, high, STAT_DOCS[stat]),
               DEFAULT_REACH if stat == "reach" else None, required=stat != "reach")
         for stat, (low, high) in LIMITS.items()), example='{"I": 2, "M": 2, ...}')
     preset = Shape("a roster unit", (
-        Field("preset", Choice("preset", tuple(sorted(ROSTER)), "a roster name"), required=True),
+        Field("preset", Choice("preset", tuple(sorted(ROSTER)), "a roster unit",
+                               descriptions=tuple(roster_line(n) for n in sorted(ROSTER))),
+              required=True),
         Field("skills", skills),
     ))
     custom = Shape("a custom unit", (

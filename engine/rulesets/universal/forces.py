@@ -90,6 +90,23 @@ def points(half_points: int) -> str:
     return f"{whole}.5" if half else str(whole)
 
 
+# What each built-in type does, in the words of the rules page's glossary.
+TYPE_DOCS = {"mortar": "+3 Power; hits only enemies more than 3 squares away",
+             "runner": "moves 3 squares instead of 2",
+             "support": "adds its die to an attack beside it without touching the enemy, at -1",
+             "defender": "+2 defence for each enemy beside both it and its attacker"}
+
+
+def type_line(name: str, custom: Mapping[str, UnitType]) -> str:
+    """What a unit type does, for the force builder (a game's own type: its doc or effects,
+    and its points on top of the type slot)."""
+    if name in TYPE_DOCS:
+        return TYPE_DOCS[name]
+    t = custom[name]
+    what = t.doc or ", ".join(f"{k} {v}" for k, v in t.effects.items())
+    return f"{what}; {t.cost} more points" if t.cost else what
+
+
 def force_spec(custom: Mapping[str, UnitType] | None = None) -> ForceSpec:
     """The force's fields; `custom` holds the game's own unit types, usable beside the
     built-in ones. Defence levels, clashing range types and the budget are checks."""
@@ -116,8 +133,10 @@ def force_spec(custom: Mapping[str, UnitType] | None = None) -> ForceSpec:
               BASE_PW),
         Field("d", Whole("D", BASE_D, MAX_D, "defence: 5, or 7, 9, 11, 13, then any from 14"),
               BASE_D),
-        Field("types", Names("unit types", "unit type", known, 2, "at most two",
-                             example='["runner"]'), []),
+        Field("types", Names("unit types", "unit type", known, 2,
+                             "at most two: the first costs 1 point, the second 3",
+                             example='["runner"]',
+                             descriptions=tuple(type_line(t, custom) for t in known)), []),
     ), example='{"pw": 2, "types": ["runner"]}', title_key="name", check=ranged_clash)
     return ForceSpec(Shape("a force", (
         Field("units", Items("units", "unit", unit, MAX_UNITS), required=True),
