@@ -25,6 +25,7 @@ ACTION_WORDS = {
     "seat_to_bot": "seat {seat} handed to the bot",
     "gm_end_draw": "game ended as a draw",
     "gm_set_policy": "deadline policy changed",
+    "absence_declared": "{seat} declared days away from {from} to {to} (deadlines move: {deadlines_move})",
     "standing_orders": "{seat}'s standing orders counted as their orders, version {version} (no orders sent)",
     "gm_rollback": "rolled back to the start of round {round}: rounds {rounds} superseded, their dice "
                    "replaced by chain links from S_{next_link} on (reason: {reason})",

@@ -24,7 +24,7 @@ SCHEDULE_ACTIONS = (
     "gm_pause", "gm_resume", "gm_extend", "gm_resolve_now", "gm_replace", "gm_remove", "gm_end_draw",
     "gm_set_policy", "gm_announce", "gm_rollback",
     "seat_claimed", "deadline_closed", "deadline_extended", "missed_turn",
-    "seat_to_bot", "seat_opened", "bot_orders", "seat_back", "standing_orders",
+    "seat_to_bot", "seat_opened", "bot_orders", "seat_back", "standing_orders", "absence_declared",
 )
 
 

@@ -31,10 +31,12 @@ BOUND = (PROFILE_V2, PROFILE_V3)  # profiles with server-made entropy, bot keys 
 BOT_KIND = "greedy"  # the only bot the service plays
 # Schedule and GM entries that change what a round's inputs are or when it closes.
 # deadline_extended is the GM's missed-turn policy extending a round on its own;
-# standing_orders says a version of a seat's orders was its player's standing orders.
+# standing_orders says a version of a seat's orders was its player's standing orders;
+# absence_declared a player's days away (service.absence), which may stretch deadlines.
 ROUND_CHANGING = ("gm_pause", "gm_resume", "gm_extend", "gm_resolve_now", "gm_replace",
                   "gm_remove", "gm_end_draw", "gm_set_policy", "seat_to_bot", "seat_opened",
-                  "seat_claimed", "deadline_extended", "gm_rollback", "standing_orders")
+                  "seat_claimed", "deadline_extended", "gm_rollback", "standing_orders",
+                  "absence_declared")
 # Kept out of the public record: a replacement player's address.
 PRIVATE_DETAIL = ("email",)
 

@@ -16,13 +16,13 @@ the game's absence limit applies).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from engine.contract import InvariantError
 from service import address_confirm
+from service.absence import check_budget, set_seat_absences
 from service.audit import log_action
 from service.clock import now
 from service.errors import BadRequest, Conflict, Invalid, NotFound
@@ -30,22 +30,17 @@ from service.games import seat_by_invite, seat_by_token
 from service.inputs import normal_address
 from service.mail.outbox import clear_failing, failing
 from service.messages import newest_id
-from service.models import Game, Round, Seat, SeatSchedule
+from service.models import Game, Seat, SeatSchedule
 from service.schedule.deadlines import (
     AbsenceError,
-    outside_quiet_hours,
     parse_absences,
-    rule_deadline,
-    stretch_for_absences,
 )
 from service.schedule.durations import format_duration
 from service.schedule.reminders import parse_lead
 from service.timekeeping.open_close import close_early_if_done
 from service.timekeeping.state import (
     absences_of,
-    expected_humans,
     open_round,
-    policy_of,
     reminder_lead,
     seat_schedule,
 )
@@ -170,7 +165,8 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
         if lead is not None:
             row.reminder_lead_seconds = int(lead.total_seconds())
         if absences is not None:
-            row.absences = [a.to_json() for a in absences]
+            check_budget(session, seat.email, seat, absences)
+            set_seat_absences(session, game, rnd, seat, absences)
         if pref is not None:
             set_mail_pref(seat, pref)
         if message_pref is not None:
@@ -181,8 +177,6 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
             clear_failing(session, email)
         if "zone" in data:  # the player's, for every seat with this address
             _set_zone(session, seat, zone)
-        if rnd is not None and absences and seat.name in rnd.expected and row.controller == "human":
-            _restretch(session, game, rnd)
         if rnd is not None and data.get("wait") is False:
             close_early_if_done(session, game, rnd)
         out = {"seat": seat.name, **settings_json(row), "mail_pref": seat.mail_pref,
@@ -199,26 +193,6 @@ def _set_zone(session: Session, seat: Seat, zone: str | None) -> None:
         raise Conflict(f"zone: {seat.email} has not confirmed yet (a link went to it): the time zone "
                        f"of an address is set once {seat.email} confirms", "zone")
     set_address_zone(session, seat.email, zone)
-
-
-def _restretch(session: Session, game: Game, rnd: Round) -> None:
-    """Stretch the open round for the expected players' absences. The limit counts from the
-    rule's deadline for the round, as when it opened, so saving the same absences again (or
-    new ones) never stretches one round by more than the game's absence limit in all."""
-    policy = policy_of(game)
-    base = rule_deadline(policy, rnd.opened_at)
-    if base is None or rnd.closes_at is None:
-        return
-    room = max(base + policy.absence_limit - rnd.closes_at, timedelta(0))
-    absences = [a for s in expected_humans(session, game, rnd)
-                for a in absences_of(seat_schedule(session, s))]
-    moved = stretch_for_absences(rnd.closes_at, absences, room, policy.zone)
-    moved = outside_quiet_hours(moved, policy.quiet_hours, policy.zone)
-    if moved > rnd.closes_at:
-        log_action(session, game.id, "service", "deadline_extended",
-                   {"round": rnd.number, "from": rnd.closes_at.isoformat(), "to": moved.isoformat(),
-                    "reason": "absence"})
-        rnd.closes_at = moved
 
 
 def claim_seat(session: Session, game_id: str, invite_token: Any) -> tuple[str, str]:

@@ -7,6 +7,7 @@
     GET  /me                   every game you play, which wait for your orders and until when
     POST /me/mail              a seat's mail and message preferences
     POST /me/zone              the player's time zone for mail (every seat of the address)
+    POST /me/away              days away for every game of the address (service.absence); clear
     GET/POST /me/play/<seat>   your player page for that seat, signed in instead of by token
     POST /signout
 """
@@ -31,7 +32,7 @@ from flask import (
 )
 from werkzeug.wrappers import Response
 
-from service import address_confirm, clock, sign_ins
+from service import absence, address_confirm, clock, sign_ins
 from service import signin as signin_links
 from service.dashboard import bp
 from service.dashboard.overview import seats_of
@@ -114,14 +115,22 @@ def signout() -> Response:
     return redirect(url_for("dashboard.signin"))
 
 
-def _games_page(zone: str | None = None, zone_error: str = "") -> str:
-    """"Your games": every seat of the address, its mail settings, the player's zone."""
+def _games_page(zone: str | None = None, zone_error: str = "", away_error: str = "",
+                away_form: dict[str, str] | None = None) -> str:
+    """"Your games": every seat of the address, its mail settings, the player's zone, the
+    days away and the budget left."""
     db = get_session()
     with db.begin():
         lines = seats_of(db, _email())
         dead = failing(db, _email())
         stored = address_zone(db, _email())
+        away = absence.address_absences(db, _email())
+    year = clock.now().year
+    used = absence.days_by_year(away).get(year, 0)
     return render_template("dashboard/games.html", email=_email(), lines=lines, prefs=PREFS,
+                           away=[a.to_json() for a in away if a.last.year >= year], away_error=away_error,
+                           away_form=away_form or {}, budget={"year": year, "used": used,
+                                                              "days": absence.BUDGET_DAYS},
                            message_prefs=MESSAGE_PREFS, zones=time_zones(),
                            zone=(stored.key if stored else "") if zone is None else zone,
                            zone_error=zone_error, mail_failing=dead,
@@ -150,6 +159,25 @@ def zone() -> Response | tuple[str, int]:
         return redirect(url_for("dashboard.play", seat_id=int(seat), _anchor="zone-form"))
     flash(f"your time zone, {name or 'none: UTC and the game zone'}", SAVED)
     return redirect(url_for("dashboard.home"))
+
+
+@bp.post("/me/away")
+@signed_in
+def away() -> Response | tuple[str, int]:
+    """Days away for every game of the address; a refusal is shown at the form (422)."""
+    db = get_session()
+    if request.form.get("clear"):
+        absence.clear(db, _email())
+        flash("days away not yet begun: taken back", SAVED)
+        return redirect(url_for("dashboard.home", _anchor="away-form"), 303)
+    first, last = request.form.get("from", "").strip(), request.form.get("to", "").strip()
+    try:
+        titles = absence.declare(db, None, _email(), first, last or first)
+    except Invalid as exc:
+        return _games_page(away_error=exc.message, away_form={"from": first, "to": last}), 422
+    flash(f"away from {first} to {last or first} in {len(titles)} game{'s' * (len(titles) != 1)}; "
+          "the other players are told", SAVED)
+    return redirect(url_for("dashboard.home", _anchor="away-form"), 303)
 
 
 def _my_seat(seat_id: int) -> Seat:

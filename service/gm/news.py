@@ -128,6 +128,9 @@ _SERVICE_WORDS: dict[str, _Words] = {
     "seat_opened": lambda d, _z: f"Seat {d.get('seat')} is open for a new player",
     "seat_claimed": lambda d, _z: f"A new player took seat {d.get('seat')}",
     "bot_orders": lambda d, _z: f"The bot sent {d.get('seat')}'s orders for round {d.get('round')}",
+    "absence_declared": lambda d, _z: (f"{d.get('seat')} will be away from {d.get('from')} to {d.get('to')}"
+                                       + ("; deadlines inside move past it" if d.get("deadlines_move")
+                                          else "; this game's deadlines do not move for absences")),
     "standing_orders": lambda d, _z: (f"{d.get('seat')} sent no orders for round {d.get('round')}: "
                                       "their standing orders counted"),
 }

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service import games, messages, standing, submit, urls
+from service import absence, games, messages, standing, submit, urls
 from service.errors import Invalid, OrdersRefused, ServiceError
 from service.inbound.reply_text import strip_subject, written
 from service.inbound.withdraw import withdraw
@@ -202,15 +202,25 @@ def _zone(args: list[str], word: str) -> dict[str, Any]:
                   "Europe/Berlin, America/New_York or UTC (ZONE CLEAR for none); nothing was changed", "zone")
 
 
-def _absences(session: Session, seat: Seat, args: list[str], word: str) -> dict[str, Any]:
-    args = [w for w in args if w.lower() != "to"]
-    if len(args) == 1 and args[0].lower() == "clear":
-        return {"absences": []}
-    if len(args) in (1, 2):
-        absences = seat_settings(session, seat.id)["absences"]
-        new = {"from": args[0], "to": args[-1]}
-        return {"absences": absences + ([new] if new not in absences else [])}
-    raise Invalid(f"AWAY: write AWAY YYYY-MM-DD YYYY-MM-DD or AWAY CLEAR, got {word!r}", "absences")
+def _away(call: Call) -> Done:
+    """AWAY FIRST LAST (or one day) for every game of the seat's address (service.absence);
+    AWAY CLEAR takes back what has not begun. The answer shows this seat's settings."""
+    args = [w for w in call.reply.args if w.lower() != "to"]
+    try:
+        if not call.seat.email:
+            raise Invalid("AWAY: the seat has no mail address to declare days away for", "absences")
+        if len(args) == 1 and args[0].lower() == "clear":
+            absence.clear(call.session, call.seat.email)
+        elif len(args) in (1, 2):
+            absence.declare(call.session, call.seat.id, call.seat.email, args[0], args[-1])
+        else:
+            raise Invalid(f"AWAY: write AWAY YYYY-MM-DD YYYY-MM-DD or AWAY CLEAR, got "
+                          f"{' '.join(call.reply.args)!r}", "absences")
+    except ServiceError as exc:
+        message = f"AWAY refused: {exc.message}"
+        return Done(message, [("status", {"message": message})])
+    now_set = settings_text(seat_settings(call.session, call.seat.id))
+    return Done("away set", [("status", {"message": now_set})])
 
 
 def settings_text(current: dict[str, Any]) -> str:
@@ -359,10 +369,10 @@ COMMANDS: dict[str, MailCommand] = {c.name: c for c in (
     # checks and messages; the answer shows what is now set.
     MailCommand("wait", r"wait(?:\s+(.*))?", lambda c: _settings(c, _on_off), (
         ("WAIT ON", "the same as `NOT READY`; `WAIT OFF` the same as `READY`"),)),
-    MailCommand("away", r"away(?:\s+(.*))?",
-                lambda c: _settings(c, lambda a, w: _absences(c.session, c.seat, a, w)), (
+    MailCommand("away", r"away(?:\s+(.*))?", _away, (
         ("AWAY 2026-12-24 2026-12-27",
-         "declare days away (deadlines inside them move; `AWAY CLEAR`: none)"),)),
+         "declare days away in all your games: their players are told, and deadlines inside them move "
+         "where a game allows it (`AWAY CLEAR`: take back those not yet begun)"),)),
     MailCommand("remind", r"remind(?:\s+(.*))?", lambda c: _settings(c, _lead), (
         ("REMIND PT6H", "be reminded that long before the deadline (`REMIND PT0S`: never)"),)),
     MailCommand("zone", r"zone(?:\s+(.*))?", lambda c: _settings(c, _zone), (

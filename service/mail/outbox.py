@@ -149,6 +149,9 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
     # A followed round resolved, to each confirmed follower (service.follow).
     MailKind("follow_results", lambda c: f"{c['game']['title']}: round {c['payload'].get('round')} resolved",
              "address", _ALL, bulk=True, context=lambda m: m.follow()),
+    # To the other players of a game when one declares days away (service.absence).
+    MailKind("absence", lambda c: f"{c['payload'].get('seat')} is away {c['payload'].get('from')} to "
+             f"{c['payload'].get('to')}", "seat", _RESULTS, bulk=True),
     # To the other players of a game when a seat's address bounces (service.inbound.bounces).
     MailKind("unreachable", lambda c: f"Mail to {c['payload'].get('seat')} bounces", "seat", _RESULTS,
              bulk=True),

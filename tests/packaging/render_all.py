@@ -287,6 +287,8 @@ def play(app: Flask, web: Player) -> None:
     web.post(link[1], 302)  # type: ignore[index]
     web.get("/me")
     web.get(f"/me/play/{alice_seat}")
+    web.post("/me/away", 303, data={"from": "2026-12-24", "to": "2026-12-27"})  # absence mails
+    web.get("/me")
 
     # Every stored mail in the mailbox, and the mail settings pages its links lead to.
     from service.web.mailbox import KEY_PARAM, mailbox_key
