@@ -586,6 +586,7 @@ class Ended(Answer):
 class PolicySet(Answer):
     action: Literal["gm_set_policy"]
     policy: DeadlinePolicy = Field(description="the policy as stored (canonical)")
+    changed: bool = Field(description="false: the policy was this already, so nothing was logged or mailed")
 
 
 class RolledBack(Answer):

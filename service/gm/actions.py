@@ -11,8 +11,9 @@ end_draw         the game ends as a draw
 set_policy       the deadline policy for rounds opened from now on
 announce         a message from the GM to every player
 
-Every action is mailed to every player (service.gm.news.broadcast; the draw by the
-game-over mail) and shows on the game's pages.
+Every action is mailed to every player (service.gm.news.broadcast: the actions of a few
+minutes in one mail; the draw by the game-over mail) and shows on the game's pages. Saving
+the policy as it stands changes nothing, so it is neither logged nor mailed.
 """
 
 from __future__ import annotations
@@ -240,12 +241,14 @@ def set_policy(session: Session, game_id: str, token: str | None, data: Any) -> 
         game = gm_game(session, game_id, token)
         if game.status == "finished":
             raise Conflict("the game is finished", "game")
+        if game.deadline_policy == canonical:  # saved again as it stands: no news, no log entry
+            return Done("gm_set_policy", {"policy": canonical, "changed": False})
         if is_v3(game):
             _policy_terms(game, canonical)
         game.deadline_policy = canonical
         log_action(session, game.id, "gm", "gm_set_policy", {"policy": canonical})
         broadcast(session, game, "gm_set_policy", {"policy": canonical})
-    return Done("gm_set_policy", {"policy": canonical})
+    return Done("gm_set_policy", {"policy": canonical, "changed": True})
 
 
 def _policy_terms(game: Game, policy: Any) -> None:

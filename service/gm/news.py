@@ -3,7 +3,8 @@
 Each log entry (service.audit.schedule_entries) reads as one sentence with its time in the
 game's zone: "Tue 01 Dec 14:02 (Europe/Berlin) GM paused the game; the deadline was Fri 04
 Dec 20:00". Every GM action is mailed to every player (mail kind `gm_news`, which a seat's
-mail preference "none" turns off) and the latest shows as a banner on the game's pages.
+mail preference "none" turns off), the actions of a few minutes in one mail (`broadcast`),
+and the latest shows as a banner on the game's pages.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from service.mail.outbox import enqueue
-from service.models import AuditLog, Game, Round
+from service import clock
+from service.mail.outbox import enqueue, seat_wants
+from service.models import AuditLog, Game, Outbox, Round
 from service.notify import notify
 from service.schedule.durations import describe_duration
 from service.schedule.words import describe_policy
@@ -154,16 +156,39 @@ def log_lines(game: Game, entries: list[dict[str, Any]], zone: ZoneInfo | None =
                     sentence(e["action"], e["detail"], zone), e["detail"]) for e in entries]
 
 
+# A GM who acts several times in a few minutes sends one mail: the first action's mail is
+# held for GATHER (an outbox row due then, which the sweeper rings: no ETA task), and what
+# the GM does meanwhile joins it. A row is joined only while it is due later than MARGIN
+# from now, so a deliverer about to take it never misses an item.
+GATHER = timedelta(minutes=3)
+MARGIN = timedelta(seconds=15)
+HELD = "held: "  # the last_error of a row gathering the GM's news
+
+
 def broadcast(session: Session, game: Game, action: str, detail: Mapping[str, Any]) -> None:
-    """Mail a GM action to every player with an address (their preference permitting)."""
+    """Mail a GM action to every player with an address (their preference permitting): it
+    joins the seat's news mail still gathering, else starts one, sent GATHER from now."""
     zone = policy_of(game).zone
-    text = sentence(action, detail, zone)
     # The detail goes too: each player's mail writes its times in their own zone.
-    payload = {"action": action, "text": text, "zone": zone.key, "detail": dict(detail),
-               "paused": game.paused_at is not None, "status": game.status}
+    item = {"action": action, "text": sentence(action, detail, zone), "detail": dict(detail)}
+    state = {"zone": zone.key, "paused": game.paused_at is not None, "status": game.status}
+    now = clock.now()
+    held = {row.seat_id: row for row in session.scalars(select(Outbox).where(
+        Outbox.game_id == game.id, Outbox.kind == "gm_news", Outbox.status == "pending",
+        Outbox.last_error.like(f"{HELD}%"), Outbox.next_attempt_at > now + MARGIN))}
     for seat in game.seats:
-        enqueue(session, "gm_news", payload, game=game, seat=seat)
-    # The detail stays here: a replacement's names the newcomer's address.
+        row = held.get(seat.id)
+        if row is not None and row.to_address == seat.email and seat_wants("gm_news", seat):
+            items = [*news_items(row.payload), item]
+            row.payload = {**row.payload, **state, "items": items}  # a new value: the JSON is written
+            continue
+        # The first item's fields stand at the top too, as a single action's mail had them.
+        row = enqueue(session, "gm_news", {**item, **state, "items": [item]}, game=game, seat=seat)
+        if row is not None:
+            row.next_attempt_at = now + GATHER
+            row.last_error = f"{HELD}the GM's news gathers into one mail until {row.next_attempt_at:%H:%M}"
+    # Chat and push channels get each action as it happens. The detail stays here: a
+    # replacement's names the newcomer's address.: a replacement's names the newcomer's address.
     notify(session, game.id, "gm_news", {"action": action, "round": game.current_round,
                                          "text": sentence_with(action, detail, _utc)})
 
@@ -171,6 +196,15 @@ def broadcast(session: Session, game: Game, action: str, detail: Mapping[str, An
 def _utc(at: Any) -> str:
     parsed = _parse(at)
     return parsed.astimezone(UTC).strftime("%a %d %b %Y %H:%M UTC") if parsed else "(no time)"
+
+
+def news_items(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The GM's actions a gm_news mail tells, oldest first (a mail queued before gathering: its one)."""
+    items = payload.get("items")
+    if isinstance(items, list) and items:
+        return [dict(i) for i in items if isinstance(i, Mapping)]
+    return [{"action": payload.get("action", ""), "text": payload.get("text", ""),
+             "detail": payload.get("detail") or {}}]
 
 
 @dataclass(frozen=True)
@@ -228,16 +262,22 @@ def _this_round(game: Game, line: LogLine, since: datetime | None) -> bool:
 
 
 def mail_context(game: Game, payload: Mapping[str, Any], player_zone: ZoneInfo | None) -> dict[str, Any]:
-    """A gm_news mail's sentence for its reader: with a zone of their own, each time in it
-    with UTC and the game's zone beside; else as broadcast (in the game's zone)."""
-    detail = payload.get("detail")
-    if player_zone is None or not isinstance(detail, Mapping):
-        return {"news_text": str(payload.get("text", "")), "news_zone": None}
+    """A gm_news mail's sentences for its reader, one an action, oldest first: with a zone of
+    their own, each time in it with UTC and the game's zone beside; else as broadcast (in the
+    game's zone)."""
     zone = policy_of(game).zone
 
     def show(at: Any) -> str:
         parsed = _parse(at)
         return time_text(parsed, zone, player_zone, year=False) if parsed else "(no time)"
 
-    return {"news_text": sentence_with(str(payload.get("action", "")), detail, show),
-            "news_zone": player_zone.key}
+    def said(item: Mapping[str, Any]) -> str:
+        detail = item.get("detail")
+        if player_zone is None or not isinstance(detail, Mapping):
+            return str(item.get("text", ""))
+        return sentence_with(str(item.get("action", "")), detail, show)
+
+    items = news_items(payload)
+    texts = [said(i) for i in items]
+    return {"news_text": texts[0], "news_texts": texts, "news_actions": [str(i.get("action")) for i in items],
+            "news_zone": player_zone.key if player_zone is not None else None}

@@ -215,8 +215,11 @@ def _form_dict(form: Any) -> dict[str, Any]:
 
 def _done_message(done: actions.Done, game: Game) -> str:
     """The GM's notice: the action in the words the players' mail and banner use."""
+    if done.detail.get("changed") is False:
+        return "The deadline policy is unchanged (it was this already): nothing was logged or mailed."
+    # The mail waits a few minutes, so the GM's next actions go in the same one.
     told = ("It is on the game's pages and mailed to every player" if done.action == "gm_announce"
-            else "Every player has been told")
+            else "Every player has been told") + " (one mail for your actions of the next few minutes)"
     message = (f"The game is back at the start of round {done.detail.get('round', '')}. {told}"
                if done.action == "gm_rollback"  # the players' sentence speaks to them
                else f"Done: {sentence(done.action, done.detail, policy_of(game).zone)}. {told}")

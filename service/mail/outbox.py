@@ -102,9 +102,12 @@ def _game_over(c: Mapping[str, Any]) -> str:
 
 
 def _gm_news(c: Mapping[str, Any]) -> str:
-    """The sentence's first clause: 'GM paused the game', 'GM announcement'."""
+    """The first sentence's first clause: 'GM paused the game', 'GM announcement'; with the
+    count of the others where one mail tells several actions."""
     text = str(c["payload"].get("text", "News from the GM"))
-    return text.split(":")[0].split(";")[0][:100]
+    first = text.split(":")[0].split(";")[0][:100]
+    more = len(c["payload"].get("items") or []) - 1
+    return first + (f", and {more} more {'change' if more == 1 else 'changes'}" if more > 0 else "")
 
 
 _ALL = PREFS
@@ -139,6 +142,7 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
              + (" to everyone" if c["payload"].get("to") == "all" else " to you"), "seat", _RESULTS,
              context=lambda m: m.sent_at()),
     # Every GM action and announcement, to every player (service.gm.news); "none" stops it.
+    # The actions of a few minutes come in one mail (service.gm.news.broadcast).
     MailKind("gm_news", _gm_news, "seat", _RESULTS, bulk=True, context=lambda m: m.news()),
     # The link that confirms an address a player gave (service.address_confirm): the one
     # mail it gets before that, so its subject is fixed (no title a stranger chose).

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 import pytest
 from sqlalchemy import select
 
 from service import clock
+from service.clock import FakeClock
 from service.db import session_scope
+from service.gm.news import GATHER
 from service.mail.settings import mail_settings
 from service.mail.tokens import parse_token, verify_token
 from service.models import Follower, Game, Outbox, Seat, Step, StoredMail
@@ -34,6 +37,7 @@ class _Tags(HTMLParser):
 
 def _all_kinds(app) -> dict[str, list]:
     """A game that has sent every kind: played to its end, plus the kinds no flow sends here."""
+    moved = app.config["CLOCK"] = FakeClock(datetime.now(UTC))
     game = start_game(app, max_rounds=1)
     to = game.reply_to("alice")
     game.send(_raw(to, "A1 fly a1", "<k1@c>"))       # confirmation with errors
@@ -54,6 +58,7 @@ def _all_kinds(app) -> dict[str, list]:
     assert web.post(f"/games/{game.id}/follow", data={"email": "fan@example.org"}).status_code == 303
     with session_scope(app) as s, s.begin():
         s.scalars(select(Follower)).one().confirmed_at = clock.now()
+    moved.advance(GATHER)  # the GM's news waits a few minutes for the GM's next actions
     with session_scope(app) as s:
         pending = list(s.scalars(select(Outbox.id).where(Outbox.status == "pending")))
     with app.app_context():

@@ -9,6 +9,7 @@ the round's public talk and the private messages to that seat, never anyone else
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -18,7 +19,9 @@ from flask import Flask
 from markupsafe import escape
 from sqlalchemy import select
 
+from service.clock import FakeClock
 from service.db import session_scope
+from service.gm.news import GATHER
 from service.models import Outbox, PlayerZone, Round
 from service.outbound.deliver import deliver
 from service.timekeeping.wording import time_text
@@ -71,6 +74,7 @@ def _orders(app: Flask, game: MailGame, seat: str, number: int) -> None:
 
 
 def test_zone_by_mail_puts_every_later_time_in_the_players_zone_with_utc_beside(sqlite_app, smtp):
+    clock = sqlite_app.config["CLOCK"] = FakeClock(datetime.now(UTC))
     game = start_game(sqlite_app, policy=BERLIN)
     sqlite_app.config["SMTP_URL"] = f"smtp://127.0.0.1:{smtp.port}"
 
@@ -103,6 +107,7 @@ def test_zone_by_mail_puts_every_later_time_in_the_players_zone_with_utc_beside(
     gm = {"Authorization": f"Bearer {game.gm_token}"}
     r = sqlite_app.test_client().post(f"/api/games/{game.id}/gm/extend", headers=gm, json={"by": "PT12H"})
     assert r.status_code == 200, r.json
+    clock.advance(GATHER)  # the GM's news waits a few minutes for the GM's next actions
     _deliver_pending(sqlite_app)
     moved = _closes(sqlite_app, game.id, 1)
     news = text_of(_got(smtp, "alice", "GM extended"))

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from werkzeug.datastructures import MultiDict
 
+from service.gm.news import news_items
 from tests.service.schedule_world import DATABASES, START, World, database
 
 DEADLINE = START + timedelta(hours=48)
@@ -28,8 +29,10 @@ def page(world: World, path: str = "") -> str:
 
 
 def news(world: World) -> list[tuple[str, str]]:
-    return sorted((r.to_address, r.payload["text"]) for r in world.outbox("gm_news")
-                  if r.id not in world.setup_news)
+    """Every GM action told by mail since the setup, (address, sentence): a mail gathers the
+    actions of a few minutes, the setup's own policy change first in its mails."""
+    return sorted((r.to_address, item["text"]) for r in world.outbox("gm_news")
+                  for item in news_items(r.payload)[1 if r.id in world.setup_news else 0:])
 
 
 def test_a_pause_is_mailed_to_every_player_and_shown_on_every_page(world):

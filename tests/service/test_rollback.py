@@ -21,6 +21,7 @@ from engine.record import checksum, seal_step
 from engine.verify import verify
 from service.commands.verify import EXIT_DIFFERENT, EXIT_OK, check
 from service.db import session_scope
+from service.gm.news import news_items
 from service.models import Game
 from service.rollback_chain import RESERVE
 from service.views import game_record
@@ -102,10 +103,11 @@ def test_a_rollback_replays_round_2_with_the_next_unrevealed_link(world: World, 
                       "links": [3, 4], "next_link": 5}
     assert world.round_number() == 2 and world.steps() == 2 and world.round(2).status == "open"
     # every player is mailed, in the words
-    news = [m for m in world.outbox("gm_news") if m.payload["action"] == "gm_rollback"]
-    assert sorted(m.to_address for m in news) == ["blue@example.org", "red@example.org"]
-    assert all(m.payload["text"].startswith("Rounds 2 and 3 were rolled back by the GM: their dice are "
-                                            "replaced") and REASON in m.payload["text"] for m in news)
+    news = [(m.to_address, i["text"]) for m in world.outbox("gm_news") for i in news_items(m.payload)
+            if i["action"] == "gm_rollback"]
+    assert sorted(a for a, _t in news) == ["blue@example.org", "red@example.org"]
+    assert all(t.startswith("Rounds 2 and 3 were rolled back by the GM: their dice are replaced") and REASON in t
+               for _a, t in news)
     assert [(e.actor, e.detail["round"]) for e in world.audit("gm_rollback")] == [("gm", 2)]
 
     play_round(world)  # round 2 again, with orders sent again
