@@ -16,7 +16,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from sqlalchemy.orm import Session
 from werkzeug.exceptions import HTTPException
 
-from service import access, forces, games, jsonlimits, messages, submit, views
+from service import access, entry, forces, games, jsonlimits, messages, submit, views
 from service import api_models as schema
 from service.api_models import CreateGame, ForceCheckIn, ForceSchemaQuery, JoinIn, MessageIn, OrdersIn
 from service.api_schema import document, operation
@@ -89,8 +89,9 @@ def create_game(body: CreateGame) -> tuple[Response, int]:
     policy = None if body.deadline_policy is None else checked_policy(
         body.deadline_policy.model_dump(exclude_unset=True))
     seats = [games.SeatSpec(s.name, s.email or None, s.force) for s in body.seats]
+    rules = entry.checked_rules(body.entry.model_dump() if body.entry else None)
     created = games.create_game(get_session(), body.ruleset, body.title, seats, body.options, body.public,
-                                join_url, deadline_policy=policy)
+                                join_url, deadline_policy=policy, entry_rules=rules)
     return jsonify({
         "id": created.id,
         "commitment": created.commitment,
@@ -102,7 +103,7 @@ def create_game(body: CreateGame) -> tuple[Response, int]:
 
 @bp.post("/games/<game_id>/join")
 @operation("Take a seat with its invite token; the last join starts the game", body=JoinIn,
-           answer=schema.Joined, refusals=(401, 404, 409))
+           answer=schema.Joined, refusals=(401, 403, 404, 409))
 def join(game_id: str, body: JoinIn) -> Response:
     joined = games.join(get_session(), game_id, body.invite_token, body.entropy, body.force)
     return jsonify({"player_token": joined.player_token,

@@ -118,6 +118,15 @@ class PolicyIn(RootModel[DeadlinePolicy]):
     field_prefix: ClassVar[str] = "deadline_policy"
 
 
+class EntryIn(Body):
+    min_reliability: int | None = Field(None, ge=0, le=100, description="the least reliability in percent a "
+                                        "player must have (newcomers, too new for one, are admitted)")
+    min_rating: float | None = Field(None, ge=-1000, le=1000, description="the least rating in the game's "
+                                     "ruleset (an unrated player counts as 0)")
+    max_running: int | None = Field(None, ge=0, le=1000, description="the most other running games a "
+                                    "player may have")
+
+
 class CreateGame(Body):
     tagged: ClassVar[dict[str, tuple[str, ...]]] = {"deadline_policy": POLICY_KINDS}
 
@@ -132,6 +141,8 @@ class CreateGame(Body):
                                             "(true: the GM reads the private messages between players; "
                                             "default: false)")
     deadline_policy: DeadlinePolicy | None = Field(None, description="default: 48 hours, then they hold")
+    entry: EntryIn | None = Field(None, description="who may take a seat (docs/players.md, \"Entry rules\"); "
+                                  "a join that does not meet them is refused with 403 naming the rule")
 
 
 class JoinIn(Body):

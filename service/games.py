@@ -21,7 +21,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from engine import ForceError, OptionError, Ruleset, UnknownRuleset, find_ruleset
 from engine.dice import DEFAULT_CHAIN_LENGTH, NEW_GAME_PROFILE, game_salt, join_entropy, server_entropy
 from engine.steps import run_setup, setup_inputs
-from service import address_confirm, clock, forces
+from service import address_confirm, clock, entry, forces
 from service.audit import audit
 from service.dice_keys import new_chain, step_dice
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
@@ -136,10 +136,12 @@ def check_force(ruleset: Ruleset[Any], force: Any, options: Mapping[str, Any], f
 
 def create_game(session: Session, ruleset_id: Any, title: str | None, seats: list[SeatSpec],
                 options: Mapping[str, Any], public: bool, join_url: Any = None,
-                deadline_policy: dict[str, Any] | None = None) -> CreatedGame:
+                deadline_policy: dict[str, Any] | None = None,
+                entry_rules: entry.Rules | None = None) -> CreatedGame:
     """Draw the chain tip (the only OS randomness), publish S_0, invite every seat.
 
-    join_url(game_id, invite_token) -> str, for the invitations' payload.
+    join_url(game_id, invite_token) -> str, for the invitations' payload; entry_rules: who
+    may take a seat (service.entry).
     """
     ruleset = ruleset_or_invalid(ruleset_id)
     given = dict(options)
@@ -177,6 +179,8 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
                     current_round=0, gm_token_hash=token_hash(gm_token), created_at=clock.now(),
                     deadline_policy=deadline_policy)  # checked by service.schedule.policy.checked_policy
         session.add(game)
+        session.flush()
+        entry.store_rules(session, game_id, entry_rules or entry.Rules())
         invites: list[tuple[str, str]] = []
         for i, spec in enumerate(seats):
             invite = new_token()
@@ -285,6 +289,7 @@ def join(session: Session, game_id: str, invite_token: Any, entropy: Any = None,
             game, seat = seat_by_id(session, game_id, seat_id)
         if seat.joined_at is not None:
             raise Conflict(f"seat {seat.name} has already joined this game", "invite_token")
+        entry.check_entry(session, game, seat.email)
         ruleset = find_ruleset(game.ruleset, game.revision)
         opts = ruleset.options({k: v for k, v in game.options.items() if k not in SERVICE_OPTIONS})
         others = held_forces(game, seat)

@@ -18,8 +18,10 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
+from service.entry import check_entry, rules_by_game, rules_of
 from service.errors import Conflict, NotFound
 from service.models import Game, Seat, SeatSchedule
+from service.ratings import shown_by_seat
 from service.seats import take_seat
 
 SHOWS = ("open", "active", "waiting", "finished", "all")
@@ -39,6 +41,8 @@ class LobbyGame:
     open_seats: tuple[str, ...]
     created_at: datetime
     paused: bool
+    ratings: tuple[tuple[str, float | None], ...] = ()  # each joined seat's player's rating in the ruleset
+    entry: tuple[str, ...] = ()  # the entry rules in words (service.entry)
 
 
 def _open_clause() -> ColumnElement[bool]:
@@ -67,8 +71,17 @@ def lobby_games(session: Session, show: str = "all", ruleset: str | None = None,
         games = list(session.scalars(query.order_by(Game.created_at.desc(), Game.id).limit(limit)))
         sizes = dict(session.execute(select(Seat.game_id, func.count()).where(
             Seat.game_id.in_([g.id for g in games])).group_by(Seat.game_id)).all())
+        joined: dict[str, list[str]] = {}
+        for game_id, name in session.execute(select(Seat.game_id, Seat.name).where(
+                Seat.game_id.in_([g.id for g in games]), Seat.joined_at.is_not(None))
+                .order_by(Seat.seat_index)):
+            joined.setdefault(game_id, []).append(name)
+        rated = shown_by_seat(session, games)
+        rules = rules_by_game(session, [g.id for g in games])
         return [LobbyGame(g.id, g.title, g.ruleset, g.status, g.current_round, sizes.get(g.id, 0),
-                          tuple(open_by_game.get(g.id, ())), g.created_at, g.paused_at is not None)
+                          tuple(open_by_game.get(g.id, ())), g.created_at, g.paused_at is not None,
+                          tuple((name, rated.get((g.id, name))) for name in joined.get(g.id, ())),
+                          tuple(rules[g.id].words()) if g.id in rules else ())
                 for g in games]
 
 
@@ -89,8 +102,11 @@ def open_seats(session: Session, game: Game) -> list[str]:
         .where(Seat.game_id == game.id, _open_clause()).order_by(Seat.seat_index)))
 
 
-def take_open_seat(session: Session, game_id: str, seat_name: str) -> tuple[str, str]:
-    """A visitor takes an open seat of a public game: (seat name, new player token)."""
+def take_open_seat(session: Session, game_id: str, seat_name: str,
+                   address: str | None = None) -> tuple[str, str]:
+    """A visitor takes an open seat of a public game: (seat name, new player token).
+    `address`: the visitor's, signed in; a game with entry rules admits only a signed-in
+    visitor who meets them, and the seat's mail goes to that address from then on."""
     with session.begin():
         game = session.get(Game, game_id, with_for_update=True)
         if game is None or not game.public:
@@ -102,4 +118,8 @@ def take_open_seat(session: Session, game_id: str, seat_name: str) -> tuple[str,
         if seat_name not in open_seats(session, game):
             raise Conflict(f"seat {seat_name} is not open: someone plays it, or the game master "
                            "keeps it for an invited player", "seat")
-        return take_seat(session, game, seat)
+        check_entry(session, game, address)
+        taken = take_seat(session, game, seat)
+        if address and rules_of(session, game.id).any:
+            seat.email = address  # the record the rules read is this address's from now on
+        return taken

@@ -32,15 +32,16 @@ from flask import (
 )
 from werkzeug.wrappers import Response
 
-from service import absence, address_confirm, clock, sign_ins
+from service import absence, address_confirm, clock, players, sign_ins
 from service import signin as signin_links
 from service.dashboard import bp
 from service.dashboard.overview import seats_of
 from service.db import get_session
-from service.errors import Invalid, NotFound
+from service.errors import Conflict, Invalid, NotFound
 from service.inputs import INT_MAX
 from service.mail.outbox import failing
 from service.models import Seat
+from service.ratings import ratings_of
 from service.seats import MESSAGE_PREFS, PREFS, mail_pref_choice, message_pref_choice, set_mail_pref
 from service.web.play import player_context, sent_for, sent_message, stored_and_back, take_orders
 from service.zones import address_zone, set_address_zone, time_zones, zone_choice
@@ -116,21 +117,29 @@ def signout() -> Response:
 
 
 def _games_page(zone: str | None = None, zone_error: str = "", away_error: str = "",
-                away_form: dict[str, str] | None = None) -> str:
+                away_form: dict[str, str] | None = None, handle: str | None = None,
+                handle_error: str = "") -> str:
     """"Your games": every seat of the address, its mail settings, the player's zone, the
-    days away and the budget left."""
+    days away and the budget left, their record and ratings, and their public profile's handle."""
     db = get_session()
     with db.begin():
         lines = seats_of(db, _email())
         dead = failing(db, _email())
         stored = address_zone(db, _email())
         away = absence.address_absences(db, _email())
+        record = players.history(db, _email())
+        rated = ratings_of(db, _email())
+        profile = players.profile_of(db, _email())
+        shown = (profile.handle if profile else "") if handle is None else handle
+        public = profile is not None and profile.public
     year = clock.now().year
     used = absence.days_by_year(away).get(year, 0)
     return render_template("dashboard/games.html", email=_email(), lines=lines, prefs=PREFS,
                            away=[a.to_json() for a in away if a.last.year >= year], away_error=away_error,
                            away_form=away_form or {}, budget={"year": year, "used": used,
                                                               "days": absence.BUDGET_DAYS},
+                           record=record, rated=rated, profile=profile, handle=shown, public=public,
+                           handle_error=handle_error, reliable_after=players.RELIABLE_AFTER,
                            message_prefs=MESSAGE_PREFS, zones=time_zones(),
                            zone=(stored.key if stored else "") if zone is None else zone,
                            zone_error=zone_error, mail_failing=dead,
@@ -178,6 +187,24 @@ def away() -> Response | tuple[str, int]:
     flash(f"away from {first} to {last or first} in {len(titles)} game{'s' * (len(titles) != 1)}; "
           "the other players are told", SAVED)
     return redirect(url_for("dashboard.home", _anchor="away-form"), 303)
+
+
+@bp.post("/me/profile")
+@signed_in
+def profile() -> Response | tuple[str, int]:
+    """The player's handle and whether their public page is shown; a refused handle is
+    shown at its field (422)."""
+    handle = request.form.get("handle", "")
+    public = request.form.get("public") == "on"
+    db = get_session()
+    try:
+        with db.begin():
+            row = players.set_profile(db, _email(), handle, public)
+            chosen = row.handle
+    except (Invalid, Conflict) as exc:
+        return _games_page(handle=handle[:64], handle_error=exc.message), 422
+    flash(f"your handle, {chosen}" + (" (public page shown)" if public else " (public page hidden)"), SAVED)
+    return redirect(url_for("dashboard.home", _anchor="profile-form"))
 
 
 def _my_seat(seat_id: int) -> Seat:

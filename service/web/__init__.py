@@ -58,4 +58,4 @@ def service_error(exc: ServiceError) -> tuple[str, int, dict[str, str]]:
     return render_template("web/error.html", error=exc), exc.status, exc.headers
 
 
-from service.web import confirm, follow, lobby, mailbox, pages, play, settings, talk  # noqa: E402,F401  (routes register on bp)
+from service.web import confirm, follow, lobby, mailbox, pages, play, players, settings, talk  # noqa: E402,F401  (routes register on bp)

@@ -7,7 +7,7 @@ from flask import redirect, render_template, request, url_for
 from flask import session as flask_session
 from werkzeug.wrappers import Response
 
-from service import lobby
+from service import lobby, sign_ins
 from service.catalog import rulesets_json
 from service.db import get_session
 from service.errors import Invalid
@@ -35,7 +35,7 @@ def lobby_page() -> str:
 @bp.post("/games/<game_id>/seats/<seat>/take")
 def take_seat(game_id: str, seat: str) -> Response:
     count_seat_taken()
-    name, token = lobby.take_open_seat(get_session(), game_id, seat)
+    name, token = lobby.take_open_seat(get_session(), game_id, seat, sign_ins.signed_in_address())
     flask_session[TOOK] = {"game": game_id, "seat": name, "token": token}
     return redirect(url_for("web.took_seat", game_id=game_id, seat=name), 303)
 

@@ -11,7 +11,7 @@ from werkzeug.wrappers import Response
 
 from engine.contract import UnknownRevision
 from engine.registry import UnknownRuleset
-from service import access, games
+from service import access, entry, games
 from service import jsonlimits as limited_json
 from service.catalog import rules_help, rulesets_json
 from service.db import get_session
@@ -103,6 +103,7 @@ def form_problems(form: MultiDict[str, str]) -> tuple[list[tuple[str, str]], dic
                if ruleset and options is not None else None)
     if ruleset and seats is not None and checked:
         check(lambda: games.check_seats(ruleset, seats, checked[0]))
+    check(lambda: entry.checked_rules(form))
     policy, policy_problems = policy_from_form(form)
     problems += list(policy_problems.items())
     return problems, policy
@@ -120,7 +121,8 @@ def create() -> Response | tuple[str, int, dict[str, str]]:
         created = games.create_game(
             get_session(), form.get("ruleset", ""), form.get("title", ""),
             parse_seat_lines(form.get("seats", "")), options,
-            form.get("public") == "on", join_url, deadline_policy=policy)
+            form.get("public") == "on", join_url, deadline_policy=policy,
+            entry_rules=entry.checked_rules(form))
     except ServiceError as exc:
         return _home(form, [(exc.field or "form", exc.message)]), exc.status, exc.headers
     emails = dict(_seat_emails(form.get("seats", "")))
@@ -158,7 +160,8 @@ def game(game_id: str) -> str:
         head = game_head(session, game_id)
         reader = access.readable_game(session, game_id)[1]
         page = game_page(session, game_id, head)
-        return render_template("web/game.html", page=page, record_url=record_url(game_id), reader=reader)
+        return render_template("web/game.html", page=page, record_url=record_url(game_id), reader=reader,
+                               entry_rules=entry.rules_of(session, game_id).words())
 
 
 @bp.get("/games/<game_id>/rounds")
