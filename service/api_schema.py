@@ -117,6 +117,7 @@ _SECURITY: dict[Security, list[dict[str, list[str]]]] = {
     # link's token (404 without, worded as for a game that does not exist).
     "reader": [{}, {"bearer": []}]}
 _REFUSALS = {400: "bad JSON, or text that cannot be stored", 401: "missing or invalid token",
+             403: "the game's entry rules refuse this player (the rule is named as the field)",
              404: "unknown game, round or seat", 409: "the game or round is not in a state for this",
              413: "body too large", 422: "content refused (the field is named)",
              # service.ratelimit: an address that made too many refused requests is refused for a while

@@ -160,8 +160,10 @@ def game(game_id: str) -> str:
         head = game_head(session, game_id)
         reader = access.readable_game(session, game_id)[1]
         page = game_page(session, game_id, head)
+        # Read only while a seat can be taken: an active game's page keeps its few statements.
+        seats_to_take = page.game.status == "waiting" or bool(page.open_seats)
         return render_template("web/game.html", page=page, record_url=record_url(game_id), reader=reader,
-                               entry_rules=entry.rules_of(session, game_id).words())
+                               entry_rules=entry.rules_of(session, game_id).words() if seats_to_take else [])
 
 
 @bp.get("/games/<game_id>/rounds")
