@@ -187,6 +187,13 @@ class AnnounceIn(Body):
     text: str = Field(description="the announcement, at most 2000 characters")
 
 
+class WebhookIn(Body):
+    url: str = Field(description="the webhook's address: a Discord or Slack webhook URL, or your receiver's "
+                                 "(https, a public address; docs/notifications.md)")
+    kind: Literal["discord", "slack", "json"] = Field(description="discord and slack: a chat message; json: "
+                                                                  "the signed JSON event (Standard Webhooks)")
+
+
 class RollbackIn(Body):
     round: int = Field(description="the resolved round to play again: the game goes back to its start; "
                                    "at most 3 rounds before the open one")
@@ -216,6 +223,8 @@ class SettingsIn(Closed):
     zone: str | None = optional("the player's IANA time zone for mail (for every seat with this "
                                 "address); null or empty: UTC and the game's zone")
     email: str = optional("the seat's address; giving one clears its bounce record")
+    discord_id: str | None = optional("your Discord user id (17 to 20 digits), for an @mention when the "
+                                      "game's Discord webhook says it is your move; null or empty: none")
 
 
 class MessageIn(Body):
@@ -494,6 +503,7 @@ class Settings(Answer):
     email_confirmed: bool = Field(description="whether the address confirmed: until it does, it gets only "
                                   "the confirmation link, and its time zone cannot be set")
     zone: str | None
+    discord_id: str | None = Field(None, description="for @mentions by the game's Discord webhook")
 
 
 class SeatTaken(Answer):
@@ -598,6 +608,36 @@ class PolicySet(Answer):
     action: Literal["gm_set_policy"]
     policy: DeadlinePolicy = Field(description="the policy as stored (canonical)")
     changed: bool = Field(description="false: the policy was this already, so nothing was logged or mailed")
+
+
+class WebhookView(Answer):
+    id: int
+    kind: Literal["discord", "slack", "json"]
+    url: str = Field(description="shortened: the part of a chat webhook's URL that is its secret is left out")
+    status: Literal["ok", "failing"] = Field(description="failing: nothing is posted until a test post gets "
+                                                         "through (last_error says why)")
+    failures: int = Field(description="failed posts in a row")
+    last_error: str | None
+    failing_since: str | None
+    last_posted_at: str | None
+    created_at: str
+
+
+class WebhookAdded(WebhookView):
+    secret: str | None = Field(description="json hooks: the signing secret (whsec_...), shown this once")
+
+
+class WebhookList(Answer):
+    webhooks: list[WebhookView]
+
+
+class WebhookTested(Answer):
+    result: str = Field(description="what the endpoint answered to the test post, in a line")
+    webhook: WebhookView
+
+
+class WebhookDeleted(Answer):
+    deleted: int
 
 
 class RolledBack(Answer):

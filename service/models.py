@@ -123,6 +123,7 @@ class Seat(Base):
     # Set when a newcomer takes the seat over: the newest message id then. The private
     # messages before it were the former player's (service.messages).
     private_from: Mapped[int | None] = mapped_column(Integer)
+    discord_id: Mapped[str | None] = mapped_column(String(20))  # the player's, for @mentions in chat
 
     game: Mapped[Game] = relationship(back_populates="seats")
 
@@ -507,6 +508,51 @@ class EntryRules(Base):
     max_running: Mapped[int | None] = mapped_column(Integer)  # games the player already has running
 
 
+class Webhook(Base):
+    """A chat or JSON webhook a GM added to a game (service.webhooks): where its news goes,
+    and how its delivery fares (failing as a bouncing address is)."""
+
+    __tablename__ = "webhooks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    kind: Mapped[str] = mapped_column(String(8))  # discord/slack/json
+    url: Mapped[str] = mapped_column(Text)
+    secret_sealed: Mapped[str | None] = mapped_column(String(160))  # json: the signing secret, sealed
+    status: Mapped[str] = mapped_column(String(8), default="ok")  # ok/failing
+    failures: Mapped[int] = mapped_column(Integer, default=0)  # in a row
+    last_error: Mapped[str | None] = mapped_column(Text)
+    failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # No post before this: a minute after the last, a retry's backoff, or a 429's Retry-After.
+    next_post_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime())  # a deliverer holds it
+    last_posted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+
+
+class WebhookEvent(Base):
+    """One piece of news for one webhook: inserted with the change it reports, posted with
+    the others waiting (one post a minute at most); `batch` is the post's webhook-id."""
+
+    __tablename__ = "webhook_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    webhook_id: Mapped[int] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"))
+    event: Mapped[str] = mapped_column(String(16))
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    key: Mapped[str | None] = mapped_column(String(120))  # queued once per webhook
+    status: Mapped[str] = mapped_column(String(8), default="pending")  # pending/sending/sent/failed
+    batch: Mapped[str | None] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (
+        UniqueConstraint("webhook_id", "key", name="uq_webhook_events_webhook_key"),
+        Index("ix_webhook_events_webhook_status", "webhook_id", "status"),
+    )
+
+
+Index("ix_webhooks_game", Webhook.game_id)
 Index("ix_seats_game", Seat.game_id)
 Index("ix_submissions_round_seat", Submission.round_id, Submission.seat_id)
 Index("ix_outbox_game", Outbox.game_id)

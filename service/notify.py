@@ -49,6 +49,7 @@ from flask import Flask
 from sqlalchemy.orm import Session
 
 from service import clock
+from service.webhooks.store import CHANNEL as WEBHOOKS
 
 EVENTS = frozenset({"game_started", "round_opened", "reminder", "round_resolved", "game_over",
                     "gm_news", "message", "seat_to_bot"})
@@ -79,6 +80,7 @@ class Channel(Protocol):
 
 # One entry a channel (see the docstring): the order is the order they are told.
 CHANNELS: tuple[Channel, ...] = (
+    WEBHOOKS,
 )
 
 

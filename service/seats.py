@@ -47,7 +47,7 @@ from service.timekeeping.state import (
 from service.tokens import new_token, token_hash
 from service.zones import seat_zone, set_address_zone, zone_choice
 
-SETTINGS = ("wait", "reminder_lead", "absences", "mail_pref", "message_pref", "zone", "email")
+SETTINGS = ("wait", "reminder_lead", "absences", "mail_pref", "message_pref", "zone", "email", "discord_id")
 
 
 PREFS = {"all": "every mail",
@@ -78,6 +78,18 @@ def message_pref_choice(value: Any) -> str:
     return _choice(value, "message_pref", MESSAGE_PREFS)
 
 
+def discord_id_choice(value: Any) -> str | None:
+    """A Discord user id (17 to 20 digits: Discord's Copy User ID) for @mentions when the
+    game's Discord webhook says it is your move; None or "" to have none."""
+    if value is None or value == "":
+        return None
+    text = value.strip() if isinstance(value, str) else ""
+    if not (text.isascii() and text.isdigit() and 17 <= len(text) <= 20):
+        raise Invalid("discord_id: a Discord user id is 17 to 20 digits (Discord: Copy User ID); "
+                      "empty for none", "discord_id")
+    return text
+
+
 def set_mail_pref(seat: Seat, value: Any) -> str:
     """Check and store the seat's preference (the caller owns the transaction)."""
     seat.mail_pref = mail_pref_choice(value)
@@ -98,7 +110,8 @@ def mail_json(session: Session, seat: Seat) -> dict[str, Any]:
     return {"email": seat.email, "mail_failing": None if dead is None else
             {"since": dead.since.isoformat(), "reason": dead.reason},
             "email_confirmed": address_confirm.is_confirmed(session, seat.email),
-            "message_pref": seat.message_pref, "zone": zone.key if zone else None}
+            "message_pref": seat.message_pref, "zone": zone.key if zone else None,
+            "discord_id": seat.discord_id}
 
 
 def get_settings(session: Session, game_id: str, token: str | None) -> dict[str, Any]:
@@ -155,6 +168,7 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
         raise Invalid(exc.message, exc.field or "mail_pref") from None
     zone = zone_choice(data["zone"]) if "zone" in data else None
     email = normal_address(data["email"], "email") if "email" in data else None
+    discord_id = discord_id_choice(data["discord_id"]) if "discord_id" in data else None
     with session.begin():
         seat = find_seat()
         game = seat.game
@@ -175,6 +189,8 @@ def _update(session: Session, data: dict[str, Any], find_seat: Callable[[], Seat
             address_confirm.ask(session, [(email, "email")])  # again for a new link, within the limit
             seat.email = email
             clear_failing(session, email)
+        if "discord_id" in data:
+            seat.discord_id = discord_id
         if "zone" in data:  # the player's, for every seat with this address
             _set_zone(session, seat, zone)
         if rnd is not None and data.get("wait") is False:

@@ -7,6 +7,7 @@ from celery import shared_task
 from service import ratings, resolution, signin, sweeper
 from service.db import connection_scope, engine_of, session_scope
 from service.outbound import deliver as outbox
+from service.webhooks import deliver as webhooks
 
 
 @shared_task(name="worker.tasks.resolve_round", ignore_result=True)
@@ -32,6 +33,12 @@ def deliver_mails(outbox_ids: list[int]) -> None:
     """The outbox rows one transaction queued (a round's results, say), in one message:
     each delivered as deliver_mail would, one after the other."""
     outbox.deliver_each(outbox_ids)
+
+
+@shared_task(name="worker.tasks.deliver_webhook", ignore_result=True)
+def deliver_webhook(hook_id: int) -> str:
+    """Post the news waiting for one webhook, if its minute has come (service.webhooks.deliver)."""
+    return webhooks.deliver(hook_id)
 
 
 @shared_task(name="worker.tasks.issue_signin_link", ignore_result=True)

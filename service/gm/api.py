@@ -8,6 +8,8 @@ GM (Authorization: Bearer <gm_token>):
   POST /api/games/<id>/gm/announce   {"text": "..."}
   PUT  /api/games/<id>/gm/policy     a deadline policy (docs/schedule.md)
   GET  /api/games/<id>/gm            the console's state: policy, deadline, pause, seats, audit
+  POST /api/games/<id>/webhooks      {"url": "https://...", "kind": "discord" | "slack" | "json"}
+  GET  /api/games/<id>/webhooks      the game's webhooks; POST .../webhooks/<n>/test, DELETE .../webhooks/<n>
 Player (Authorization: Bearer <player_token>):
   GET/PUT /api/games/<id>/settings   {"wait", "reminder_lead", "absences", "mail_pref", ...}
 Replacement:
@@ -33,6 +35,7 @@ from service.api_models import (
     RollbackIn,
     SettingsIn,
     TakeoverIn,
+    WebhookIn,
 )
 from service.api_schema import operation
 from service.db import get_session
@@ -42,6 +45,8 @@ from service.gm.actions import Done
 from service.gm.auth import gm_game
 from service.gm.console import console_json
 from service.gm.rollback import roll_back
+from service.webhooks import deliver as webhook_posts
+from service.webhooks import store as webhooks
 
 bp = Blueprint("gm_api", __name__, url_prefix="/api/games/<game_id>")
 bp.register_error_handler(ServiceError, service_error)
@@ -64,6 +69,48 @@ def authenticate_first() -> None:
             games.seat_by_token(session, game_id, bearer())
         else:
             gm_game(session, game_id, bearer(), lock=False)
+
+
+@bp.post("/webhooks")
+@operation("Add a webhook: the game's public news posted to Discord, Slack or a JSON receiver",
+           body=WebhookIn, answer=schema.WebhookAdded, status=201, refusals=(401, 404, 422),
+           security="bearer", description=GM + ". A json hook's signing secret is in this answer only.")
+def add_webhook(game_id: str, body: WebhookIn) -> tuple[Response, int]:
+    session = get_session()
+    with session.begin():
+        gm_game(session, game_id, bearer(), lock=False)
+        hook, secret = webhooks.add(session, game_id, body.url, body.kind)
+        shown = {**webhooks.view(hook), "secret": secret}
+    return jsonify(shown), 201
+
+
+@bp.get("/webhooks")
+@operation("The game's webhooks and how their posts fare", answer=schema.WebhookList, refusals=(401, 404),
+           security="bearer", description=GM)
+def list_webhooks(game_id: str) -> Response:
+    session = get_session()
+    with session.begin():
+        gm_game(session, game_id, bearer(), lock=False)
+        return jsonify({"webhooks": [webhooks.view(h) for h in webhooks.hooks_of(session, game_id)]})
+
+
+@bp.post("/webhooks/<int:hook_id>/test")
+@operation("Post a test message to the webhook now; a failing hook that gets it works again",
+           answer=schema.WebhookTested, refusals=(401, 404), security="bearer", description=GM)
+def test_webhook(game_id: str, hook_id: int) -> Response:
+    result, hook = webhook_posts.try_post(get_session(), game_id, hook_id)
+    return jsonify({"result": result, "webhook": hook})
+
+
+@bp.delete("/webhooks/<int:hook_id>")
+@operation("Delete a webhook: nothing more is posted to it", answer=schema.WebhookDeleted,
+           refusals=(401, 404), security="bearer", description=GM)
+def delete_webhook(game_id: str, hook_id: int) -> Response:
+    session = get_session()
+    with session.begin():
+        gm_game(session, game_id, bearer(), lock=False)
+        webhooks.delete(session, game_id, hook_id)
+    return jsonify({"deleted": hook_id})
 
 
 def _done(done: Done) -> Response:

@@ -30,6 +30,8 @@ from service.schedule.form import form_values, policy_from_form
 from service.schedule.words import DAY_LABELS, NMR_LABELS, describe_policy
 from service.timekeeping.state import policy_of
 from service.urls import player_url
+from service.webhooks import deliver as webhook_posts
+from service.webhooks import store as webhooks
 from service.zones import time_zones
 
 bp = Blueprint("gm", __name__)
@@ -73,13 +75,14 @@ def page(game_id: str, token: str) -> str:
     with session.begin():
         game = session.get(Game, game_id)
         links = [(s, access.spectator_url(s)) for s in access.live_links(session, game_id)]
+        hooks = [webhooks.view(h) for h in webhooks.hooks_of(session, game_id)]
         rollback = {"rounds": rollback_rounds(game.options, game.current_round) if game else [],
                     "words": rollback_words(game.options if game else None)}
         return render_template("web/gm.html", c=console, token=token, game_id=game_id, game=game,
                                rollback=rollback,
                                notices=[(kind, text) for kind, text in flashed()
                                         if not kind.startswith("talk")],  # the messages form's own
-                               policy_values=values, policy_errors=errors, spectators=links,
+                               policy_values=values, policy_errors=errors, spectators=links, webhooks=hooks,
                                policy_words=describe_policy(console["policy"]), zones=time_zones(),
                                nmr_labels=NMR_LABELS, day_labels=DAY_LABELS)
 
@@ -104,11 +107,47 @@ def spectator_revoke(game_id: str, token: str, spectator_id: int) -> Response:
     return _spectators(game_id, token, revoke)
 
 
+@bp.post("/games/<game_id>/gm/<token>/webhooks")
+def webhook_add(game_id: str, token: str) -> Response:
+    def add(session: Session, game: Game) -> str:
+        hook, secret = webhooks.add(session, game.id, request.form.get("url", ""), request.form.get("kind"))
+        said = f"The {hook.kind} webhook is added: the game's news goes to it from now on."
+        return said + (f" Its signing secret, shown this once (keep it with your receiver): {secret}"
+                       if secret else "")
+
+    return _spectators(game_id, token, add, "webhooks")
+
+
+@bp.post("/games/<game_id>/gm/<token>/webhooks/<int:hook_id>/test")
+def webhook_test(game_id: str, token: str, hook_id: int) -> Response:
+    session = get_session()
+    with session.begin():
+        gm_game(session, game_id, token, lock=False)
+    try:
+        result, _hook = webhook_posts.try_post(session, game_id, hook_id)
+        flash(f"The test post: {result}", "notice" if "delivered" in result else "error")
+    except ServiceError as exc:
+        if exc.status in (401, 404):
+            raise
+        flash(exc.message, "error")
+    return redirect(url_for("gm.page", game_id=game_id, token=token) + "#webhooks", 303)
+
+
+@bp.post("/games/<game_id>/gm/<token>/webhooks/<int:hook_id>/delete")
+def webhook_delete(game_id: str, token: str, hook_id: int) -> Response:
+    def delete(session: Session, game: Game) -> str:
+        webhooks.delete(session, game.id, hook_id)
+        return "The webhook is deleted: nothing more is posted to it."
+
+    return _spectators(game_id, token, delete, "webhooks")
+
+
 def _for(label: str) -> str:
     return f" for {label}" if label else ""
 
 
-def _spectators(game_id: str, token: str, change: Callable[[Session, Game], str]) -> Response:
+def _spectators(game_id: str, token: str, change: Callable[[Session, Game], str],
+                section: str = "spectators") -> Response:
     session = get_session()
     try:
         with session.begin():
@@ -117,7 +156,7 @@ def _spectators(game_id: str, token: str, change: Callable[[Session, Game], str]
         if exc.status in (401, 404):
             raise
         flash(exc.message, "error")
-    return redirect(url_for("gm.page", game_id=game_id, token=token) + "#spectators", 303)
+    return redirect(url_for("gm.page", game_id=game_id, token=token) + f"#{section}", 303)
 
 
 def flashed() -> list[tuple[str, str]]:
