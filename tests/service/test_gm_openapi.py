@@ -16,6 +16,6 @@ def test_every_gm_route_is_described(tmp_path):
         if rule.endpoint.startswith("gm_api."):
             path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
             mine |= {(path, m.lower()) for m in rule.methods - {"HEAD", "OPTIONS"}}
-    assert len(mine) == 14  # announce and rollback joined the GM routes
+    assert len(mine) == 18  # announce and rollback joined the GM routes; then the webhooks (add, list, test, delete)
     assert mine <= described
-    assert {(p, m) for p, m in described if "/gm" in p or p.endswith(("/settings", "/takeover"))} == mine
+    assert {(p, m) for p, m in described if "/gm" in p or "/webhooks" in p or p.endswith(("/settings", "/takeover"))} == mine
