@@ -10,13 +10,14 @@ from typing import Any
 from flask import jsonify, redirect, render_template, request, url_for
 from flask import session as flask_session
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
 from engine import Board, Ruleset, find_ruleset
 from engine.grid import SquareError, parse_square
 from engine.held import receipts_file
 from engine.standing import NONE as NONE_WORD
-from service import access, clock, forces, games, rollback_chain, standing, submit
+from service import access, caches, clock, forces, games, rollback_chain, standing, submit
 from service import jsonlimits as limited_json
 from service.address_confirm import is_confirmed
 from service.catalog import rules_help
@@ -25,7 +26,7 @@ from service.errors import Invalid, NotFound, OrdersRefused, ServiceError
 from service.fairdice import seat_receipts, terms_hex
 from service.mail.outbox import failing
 from service.messages import private_words
-from service.models import Game, Seat
+from service.models import Game, Seat, Step
 from service.render.grid_legend import natural_key
 from service.render.svg import board_caption, board_svg
 from service.submissions import latest_submissions
@@ -206,25 +207,57 @@ def player_context(seat: Seat, sent: Sent | None = None) -> dict[str, Any]:
         "standing_kinds": standing.kinds_of(game) if game.status != "finished" else {},
         "ready": not seat_schedule(session, seat, create=False).wait,
         "rules": rules_help(game.ruleset, game.revision),
-        "you": you_are(board, seat.name),
+        "you": you_are(board, seat.name, home_edge(session, game, seat.name)),
         "countdown": countdown(turn.closes_at, clock.now()) if turn and turn.closes_at else "",
         "verify_url": verify_link(record_url(game.id), held={
             "commitment": game.commitment, "seat": seat.name, "entropy": seat.entropy}),
     }
 
 
-def you_are(board: Board | None, player: str) -> dict[str, Any] | None:
+def you_are(board: Board | None, player: str, edge: str = "") -> dict[str, Any] | None:
     """The legend's first line: the player's side (colour index), units and home edge."""
     if board is None:
         return None
     mine = sorted((p for p in board.pieces if p.side == player), key=lambda p: natural_key(p.label))
-    try:
-        rows = [parse_square(p.square).row for p in mine]
-    except SquareError:
-        rows = []
-    edge = ("" if not rows else "bottom" if sum(rows) / len(rows) < (board.height - 1) / 2 else "top")
     index = board.sides.index(player) if player in board.sides else 0
     return {"index": index % 8, "units": [p.label for p in mine], "edge": edge}
+
+
+# Where each seat's units started: the setup never changes, so it is read once a process.
+_HOME_EDGES: caches.Cache[tuple[str, str], str] = caches.named("home edges", 4096)
+
+
+def home_edge(session: Session, game: Game, player: str) -> str:
+    """The edge the seat's units started from ("bottom", "top", "left", "right", or a corner
+    like "bottom left"), from the setup's board (step 1), never from where they stand now; ""
+    before the setup or for a seat that started with no units."""
+    def read() -> str:
+        setup = session.scalars(select(Step).where(Step.game_id == game.id, Step.t == 1)).first()
+        board = board_of(game, setup)
+        return start_edge(board, player) if board is not None else ""
+
+    if game.status == "waiting":
+        return ""
+    return _HOME_EDGES.get((game.id, player), read)
+
+
+def start_edge(board: Board, player: str) -> str:
+    """The edge nearest the middle of the player's pieces on `board` (a corner where two are
+    equally near)."""
+    try:
+        squares = [parse_square(p.square) for p in board.pieces if p.side == player]
+    except SquareError:
+        return ""
+    if not squares:
+        return ""
+    col = sum(q.col for q in squares) / len(squares)
+    row = sum(q.row for q in squares) / len(squares)
+    near = {"bottom": row, "top": board.height - 1 - row, "left": col, "right": board.width - 1 - col}
+    least = min(near.values())
+    closest = [name for name, far in near.items() if far - least < 0.5]
+    if len(closest) == 2 and {closest[0], closest[1]} not in ({"bottom", "top"}, {"left", "right"}):
+        return " ".join(closest)  # "bottom left": a corner
+    return min(near, key=lambda name: near[name])
 
 
 @dataclass

@@ -73,6 +73,10 @@ def test_create_and_join_survive_reloads(served, pages, shot, viewport) -> None:
     red_url = join(red, invites["red"])
     red.reload()  # the joined page again: the same link, nothing joined twice
     assert red.locator(".secret a").first.inner_text().strip() == red_url
+    red.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    red.get_by_role("button", name="Copy your player link").click()  # as the created page's links
+    red.wait_for_selector(".secret button:has-text('Copied')")
+    assert red.evaluate("navigator.clipboard.readText()") == red_url
     shot(red, f"joined-{width}")
     stranger = pages.new(viewport=viewport)
     stranger.goto(invites["red"])
