@@ -14,6 +14,7 @@ from engine import Revision, find_ruleset, rulesets
 from engine.dice import DEFAULT_CHAIN_LENGTH
 from engine.orders import OrderErrors, Verb, parse_order_text
 from engine.teaching import ExampleDrift, Teaching, WorkedExample
+from service.render.sentences import plain
 
 SAMPLE = {"square": "c3", "unit": "B1", "int": "1"}  # a sample argument of each kind
 log = logging.getLogger(__name__)
@@ -62,6 +63,11 @@ class RulesHelp:
         return [v.line for v in self.verbs]
 
     @property
+    def example_events(self) -> list[str]:
+        """What happened in the worked example, as pages and mails show events."""
+        return [plain(text) for text in self.example.events] if self.example else []
+
+    @property
     def teaching_lines(self) -> list[str]:
         """The short course as plain text lines wrapped for a mail (the HELP mail): the same
         sentences the rules page opens with, and its worked example."""
@@ -85,7 +91,7 @@ class RulesHelp:
                 out += item("Dice: " + "; ".join(f"{label} = {face}" for label, face in ex.dice),
                             "  ", "    ")
             out.append("  What happened:")
-            for text in ex.events:
+            for text in self.example_events:
                 out += item(text, "    ", "      ")
             if ex.moral:
                 out += item("Why: " + ex.moral, "  ", "    ")

@@ -26,6 +26,7 @@ from engine.orders import MAX_LINE, units_in
 from service import statecache
 from service.models import Game, Seat, Step
 from service.render.grid_legend import natural_key
+from service.render.sentences import plain
 from service.timekeeping.missed_news import table_news
 from service.timekeeping.state import seat_schedule
 from service.views import board_at, round_latest, round_numbered, steps_to
@@ -119,7 +120,7 @@ def classify(event: Mapping[str, Any], mine: set[str], player: str,
     """The event as it concerns `player` (whose units are `mine`), or None, read with the
     ruleset's event words."""
     kind = str(event.get("kind", ""))
-    text = str(event.get("text", ""))
+    text = plain(str(event.get("text", "")))
     data: Mapping[str, Any] = event.get("data") or {}
     named = {n for key in words.unit_keys for n in _names(data.get(key))}
     ours = bool(named & mine) or any(data.get(k) == player for k in words.player_keys)
@@ -134,9 +135,13 @@ def classify(event: Mapping[str, Any], mine: set[str], player: str,
     if kind == "skip":
         return Happening("skipped", text)
     amounts = words.amounts(kind, data)
-    if any(who in mine for who, _, _ in amounts):
+    dealt = any(who in mine for who, _, _ in amounts)
+    taken = any(whom in mine for _, whom, _ in amounts)
+    if dealt and taken:  # both ways at once (a skirmish): the side that started it dealt
+        return Happening("dealt" if amounts[0][0] in mine else "taken", text, dice, mods)
+    if dealt:
         return Happening("dealt", text, dice, mods)
-    if any(whom in mine for _, whom, _ in amounts):
+    if taken:
         return Happening("taken", text, dice, mods)
     if kind in words.moves:
         return Happening("move", text)
@@ -242,9 +247,9 @@ def _skip_for(line: str, player: str, skips: Sequence[Mapping[str, Any]]) -> str
         data: Mapping[str, Any] = event.get("data") or {}
         text = str(event.get("text", ""))
         if data.get("order") == line or line in text:
-            return None if ": done" in text else text
+            return None if ": done" in text else plain(text)
         if data.get("side") == player and "order" not in data and "unit" not in data:
-            return text  # the player's orders as a whole were set aside
+            return plain(text)  # the player's orders as a whole were set aside
     return None
 
 

@@ -21,6 +21,7 @@ round that has closed is answered with that and changes nothing.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -110,10 +111,26 @@ def _orders(session: Session, seat: Seat, text: str, bound: int | None, finish: 
                       ready=ready)
     except OrdersRefused as exc:
         return Done(f"orders refused: {exc.message}",
-                    [("confirmation", {"round": number, "errors": exc.errors, "text": text})])
+                    [("confirmation", {"round": number, "errors": command_hints(exc.errors), "text": text})])
     except ServiceError as exc:
         return Done(f"orders not taken: {exc.message}", [("status", {"message": exc.message})])
     return done
+
+
+def command_hints(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The refusals, with "did you mean the command STATUS?" beside a refused line of one
+    or two words that is nearly a mail command's name (a command misspelt is read as orders)."""
+    names = [*COMMANDS, "not ready"]
+    out = []
+    for e in errors:
+        words = str(e.get("text", "")).split("#", 1)[0].split()
+        close = (difflib.get_close_matches(" ".join(words).lower(), names, n=1, cutoff=0.7)
+                 if len(words) in (1, 2) else [])
+        if close:
+            e = {**e, "message": f"{e.get('message', '')}; did you mean the command {close[0].upper()}? "
+                                 "A command stands alone on the first line of a mail"}
+        out.append(e)
+    return out
 
 
 def _clear(session: Session, seat: Seat, bound: int | None, finish: Finish) -> Done:

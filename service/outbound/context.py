@@ -39,6 +39,7 @@ from service.models import Game, Outbox, PlayerZone, Round, Seat, Step, Submissi
 from service.render.ascii_grid import ascii_board
 from service.render.grid_legend import natural_key
 from service.render.html_table_grid import html_board
+from service.render.sentences import plain
 from service.schedule.durations import DurationError, describe_duration, parse_duration
 from service.signin import mail_context
 from service.timekeeping.state import policy_of
@@ -242,7 +243,7 @@ def step_facts(game: Game, step: Step, previous: Step | None, round_number: int)
     return {
         "round": round_number,
         "step": t,
-        "events": [str(e.get("text", "")) for e in step.events],
+        "events": [plain(str(e.get("text", ""))) for e in step.events],
         "rolls": [dict(r) for r in step.rolls],
         "key": step.key,
         "previous_key": s_prev,

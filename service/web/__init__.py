@@ -13,6 +13,7 @@ from service.catalog import gloss, glossary_used
 from service.errors import ServiceError
 from service.render.design import stylesheet_text
 from service.render.grid_legend import mark_text, piece_rows
+from service.render.sentences import plain
 from service.render.svg import board_caption
 from service.timekeeping.wording import deadline_text
 
@@ -50,7 +51,7 @@ def words_of(texts: Iterable[str], ruleset_id: str) -> list[tuple[str, str]]:
 def board_helpers() -> dict[str, object]:
     return {"piece_rows": piece_rows, "mark_text": mark_text, "board_caption": board_caption,
             "deadline_text": deadline_text, "stylesheet": stylesheet, "glossed": glossed,
-            "words_of": words_of, "newest_revision": newest_revision}
+            "words_of": words_of, "newest_revision": newest_revision, "plain": plain}
 
 
 @bp.app_errorhandler(ServiceError)

@@ -147,9 +147,13 @@ def fill(form: OrderForm, sent: str) -> None:
             form.typed.append(line)
 
 
+LIST_PLACE = "from a list"
+
+
 def order_lines(form: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The posted form's lines in form order, each with where the player wrote it: the
-    lists' lines ('list A1 move', from the select's data), then the box's ('box line 1')."""
+    lists' lines ('from a list': the line itself names its unit and verb), then the box's
+    ('box line 1')."""
     try:
         count = min(int(form.get("units", 0)), MAX_UNITS)
     except ValueError:
@@ -159,8 +163,7 @@ def order_lines(form: Mapping[str, Any]) -> list[tuple[str, str]]:
         for j in range(MAX_LISTS):
             line = str(form.get(field_name(i, j), ""))
             if line.strip():
-                words = line.split()
-                out.append((line, f"list {' '.join(words[:2])}"))
+                out.append((line, LIST_PLACE))
     free = str(form.get("free", ""))
     if free.strip():
         out += [(line, f"box line {n}") for n, line in enumerate(free.splitlines(), start=1)]

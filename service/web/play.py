@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -37,7 +38,7 @@ from service.turn_summary import countdown, seat_turn
 from service.urls import player_url, record_url, verify_link
 from service.views import board_of, current_round, latest_step, orders_json, seat_legal_orders
 from service.web import bp, force_form
-from service.web.order_form import order_form, order_lines
+from service.web.order_form import LIST_PLACE, order_form, order_lines
 from service.zones import seat_zone, time_zones
 
 JOINED = "joined"  # the session key of the last join's player link, shown until replaced
@@ -304,10 +305,23 @@ def take_orders(game_id: str, token: str | None, seat_id: int | None = None) -> 
     return sent
 
 
+_LINE_REF = re.compile(r"\bline (\d+)\b")
+
+
 def placed(errors: list[dict[str, Any]], lines: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Refusals numbered as the player sees them: the list a line was picked from, or the
-    box's line."""
-    return [{**e, "where": lines[e["line"] - 1][1] if 0 < int(e.get("line") or 0) <= len(lines) else ""}
+    """Refusals numbered as the player sees them: picked from a list, or the box's line;
+    the lines a message names ("line 1 already attacks") are named the same way, since
+    the numbers the rules count run over the lists' lines and the box's together."""
+    def place(n: int) -> str:
+        line, where = lines[n - 1]
+        return where if where != LIST_PLACE else f"'{line.strip()}'"
+
+    def said(message: str) -> str:
+        return _LINE_REF.sub(lambda m: place(int(m.group(1))) if 0 < int(m.group(1)) <= len(lines)
+                             else m.group(0), message)
+
+    return [{**e, "message": said(str(e.get("message", ""))),
+             "where": lines[e["line"] - 1][1] if 0 < int(e.get("line") or 0) <= len(lines) else ""}
             for e in errors]
 
 

@@ -136,7 +136,7 @@ def send_by_tapping(page: Any) -> None:
             said = check.inner_text()
             assert "it matches the answer" in said and "holds the lines you sent" in said, said
             return
-        refused = re.findall(r"list (\S+ \S+)", page.inner_text("#order-problems ul"))
+        refused = re.findall(r"from a list (\S+ \S+)", page.inner_text("#order-problems ul"))
         assert refused, page.inner_text("#order-problems")
         for label in refused:
             page.get_by_label(label, exact=True).select_option("")

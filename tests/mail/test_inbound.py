@@ -361,3 +361,14 @@ def test_help_teaches_the_game_from_the_same_source_as_the_rules_page(mail_game)
         assert " ".join(sentence.split()) in flat
         assert sentence.split()[0] in html
     assert "How to win:" in text and "A round worked out." in text
+
+
+def test_a_misspelt_verb_or_command_by_mail_gets_did_you_mean(mail_game):
+    """`A1 mvoe c3` by mail is answered with the verb it nearly is, and a first line that
+    is nearly a command (STAUTS) with the command, and where commands go."""
+    out = mail_game.send(_mail(mail_game.reply_to("alice"), "STAUTS\nA1 mvoe c3", mid="<dm@c>"))
+    assert out.status == "processed" and "orders refused" in out.detail
+    text = text_of(mail_game.players["alice"].latest("Orders NOT stored for round 1"))
+    assert "  2  A1 mvoe c3\n     ^ 'mvoe' is not an order here; did you mean move?" in text
+    flat = " ".join(text.split())
+    assert ("did you mean the command STATUS? A command stands alone on the first line of a mail" in flat)

@@ -36,6 +36,7 @@ from service.commands.verify import EXIT_OK, check
 from service.db import engine_of, session_scope
 from service.inbound.receive import Outcome, receive
 from service.models import Seat, Step, Submission
+from service.render.sentences import plain
 from tests.conftest import base_config, migrated_sqlite
 from tests.mail.mail_world import MailPlayer, html_of, stored_mail, text_of
 from tests.service.play import Table, start
@@ -407,7 +408,7 @@ class Game:
         page = self.table.client.get(f"/games/{self.id}/rounds/{number}").get_data(as_text=True)
         assert "<svg" in page
         for event in api["events"]:
-            assert str(escape(event["text"])) in page
+            assert str(escape(plain(event["text"]))) in page
         for sent_in, (_move, attack) in self.pairs:
             # Both lines were taken: the attack was made, or the log says why not (the
             # target moved off or fell, an enemy's skirmish spent it), or the unit fell.
@@ -423,11 +424,12 @@ class Game:
             assert len(found) == 1, f"{seat}: one results mail for round {number}"
             text, html = text_of(found[0]), html_of(found[0])
             self.check_grid(board, text, html)
-            for event in api["events"]:
-                assert f"- {event['text']}" in text
-                assert f"<li>{escape(event['text'])}</li>" in html
+            for event in api["events"]:  # as the rules wrote it, with its counts read ("1 square")
+                assert f"- {plain(event['text'])}" in text
+                assert f"<li>{escape(plain(event['text']))}</li>" in html
             count = len(api["rolls"])
-            assert f"ROLL LOG (step {number + 1}, {count} roll{'s' if count != 1 else ''})" in text
+            assert (f"ROLL LOG OF ROUND {number} (dice step {number + 1}, {count} "
+                    f"roll{'s' if count != 1 else ''})") in text
             for roll in api["rolls"]:
                 row = f"{roll['j']:4d}  d{roll['n']:<4} {roll['face']:4d}  {roll['label']}"
                 assert row.rstrip() in text

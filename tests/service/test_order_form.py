@@ -3,6 +3,8 @@ move lists grouped by distance and cost, refusals placed where the player wrote 
 
 from __future__ import annotations
 
+from typing import Any
+
 from service.web.order_form import order_form, order_lines
 from tests.service.play import opening
 
@@ -64,6 +66,27 @@ def test_a_short_list_says_each_order_s_cost_beside_it():
 def test_every_posted_line_says_where_it_was_written():
     posted = {"units": "2", "unit-0": "A1 move c3", "unit-0-1": "A1 attack B2", "unit-1": "",
               "free": "A2 fly away\n\nA3 hold"}
-    assert order_lines(posted) == [("A1 move c3", "list A1 move"), ("A1 attack B2", "list A1 attack"),
+    assert order_lines(posted) == [("A1 move c3", "from a list"), ("A1 attack B2", "from a list"),
                                    ("A2 fly away", "box line 1"), ("", "box line 2"),
                                    ("A3 hold", "box line 3")]
+
+
+def test_a_refusal_names_each_line_once_and_as_the_player_wrote_it(sqlite_app: Any) -> None:
+    """A line picked from a list is not labelled with its own unit and verb again, and the
+    lines a refusal points to are named as the page shows them (the box's own numbers, or
+    the picked line), not by their place in the lists and box together."""
+    from tests.service.play import start
+
+    client = sqlite_app.test_client()
+    table = start(client)
+    path = f"/games/{table.id}/player/{table.tokens['alice']}"
+    r = client.post(path, data={"units": "8", "unit-0": "A1 move z99", "free": "A2 hold\nA2 hold",
+                                "round": "1"})
+    page = " ".join(r.get_data(as_text=True).split())
+    assert r.status_code == 422
+    assert "<li>from a list <code>A1 move z99</code>: A1 cannot move to z99" in page
+    assert "<li>box line 2 <code>A2 hold</code>: A2 already holds (box line 1)</li>" in page
+    assert "list A1 move" not in page
+    live = client.post(path + "/check", data={"units": "8", "unit-0": "A1 hold", "free": "A1 hold",
+                                              "round": "1"}).json
+    assert live["errors"][0]["message"] == "A1 already holds ('A1 hold')"

@@ -315,8 +315,12 @@ def test_player_page_orders_form(app: Flask, client: Any) -> None:
 def test_mailbox_only_in_embedded_mode(tmp_path: Path, sqlite_app: Flask) -> None:
     from service.web.mailbox import mailbox_key
 
-    assert loopback_client(sqlite_app).get(f"/mailbox?key={mailbox_key(sqlite_app)}",
-                                        follow_redirects=True).status_code == 200
+    box = loopback_client(sqlite_app)
+    assert box.get(f"/mailbox?key={mailbox_key(sqlite_app)}", follow_redirects=True).status_code == 200
+    create(sqlite_app.test_client())  # its invitations are in the mailbox
+    mail = box.get("/mailbox/1")
+    said = re.search(r"<p>To \S+, <time datetime=\"[^\"]+\">([^<]+)</time>", _html(mail))
+    assert said and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", said.group(1)), said  # no raw ISO time
     full = create_app(base_config(f"sqlite:///{tmp_path}/full.sqlite3", REDIS_URL="redis://127.0.0.1:1/0"))
     assert full.test_client().get("/mailbox").status_code == 404
 

@@ -64,3 +64,23 @@ def test_what_to_do_now_names_the_units_without_orders_and_the_time_left():
     assert countdown(closes, datetime(2026, 12, 1, 15, 30, tzinfo=UTC)) == "2 days 2 hours"
     assert countdown(closes, datetime(2026, 12, 3, 16, 59, tzinfo=UTC)) == "1 hour 1 minute"
     assert countdown(closes, datetime(2026, 12, 3, 18, 0, tzinfo=UTC)) == "now"
+
+
+def test_a_skirmish_both_ways_is_dealt_by_its_attacker_and_taken_by_its_defender() -> None:
+    """fivedice: "Compare end result of attack vs- opponent's defense and vice versa": one
+    event carries both blows. The attacker's report tags it dealt, the attacked side's
+    took (not dealt: it did not start it), and each tally counts both amounts."""
+    from tests.engine.rulesets.fivedice_fixtures import RULES as FIVEDICE
+    from tests.engine.rulesets.fivedice_fixtures import play, state, unit
+
+    s = state(unit("A1", "c4", life=20, armor="leather"), unit("B1", "c5", life=20, armor="chain"))
+    res = play(s, {"alice": "A1 attack B1"}, [6, 6, 3, 1, 1, 5, 4, 2, 2, 1])
+    events = [e.to_json() for e in res.events]
+    before, after = FIVEDICE.board(s), FIVEDICE.board(res.state)
+    words = FIVEDICE.info.events
+    alice = summarize(1, "alice", events, before, after, words)
+    bob = summarize(1, "bob", events, before, after, words)
+    melee = next(e["text"] for e in events if e["kind"] == "melee")
+    assert [(h.tag, h.heading) for h in alice.happenings if h.text == melee] == [("dealt", "dealt")]
+    assert [(h.tag, h.heading) for h in bob.happenings if h.text == melee] == [("taken", "took")]
+    assert (alice.tally.dealt, alice.tally.taken) == (8, 8) == (bob.tally.dealt, bob.tally.taken)
