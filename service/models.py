@@ -553,6 +553,47 @@ class WebhookEvent(Base):
 
 
 Index("ix_webhooks_game", Webhook.game_id)
+
+
+class Tournament(Base):
+    """A director's tournament (service.tournaments): its entrants, the committed seed of the
+    seating draw (engine.tournament), revealed at seating, and the director's options."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    title: Mapped[str] = mapped_column(String(200))
+    ruleset: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)  # the games' ruleset options
+    rounds: Mapped[int] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(Integer)  # seats a table
+    seating: Mapped[str] = mapped_column(String(8))  # random | rating
+    commitment: Mapped[str] = mapped_column(String(64))  # SHA-256 of the director's seed, hex
+    seed: Mapped[str | None] = mapped_column(Text)  # revealed at seating
+    bands: Mapped[list[Any] | None] = mapped_column(JSON)  # rating seating: entrants best first
+    entrants: Mapped[list[Any]] = mapped_column(JSON)  # [{"name", "email"}], in the published order
+    anonymous: Mapped[bool] = mapped_column(Boolean, default=False)
+    no_pause: Mapped[bool] = mapped_column(Boolean, default=False)
+    no_rollback: Mapped[bool] = mapped_column(Boolean, default=True)
+    no_absence: Mapped[bool] = mapped_column(Boolean, default=False)
+    deadline_policy: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    director_token_hash: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(8), default="entry")  # entry | seated
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+
+
+class TournamentGame(Base):
+    """One table of a tournament round: its game and which entrant sits in each seat."""
+
+    __tablename__ = "tournament_games"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"))
+    round: Mapped[int] = mapped_column(Integer)
+    table: Mapped[int] = mapped_column(Integer)
+    seats: Mapped[dict[str, Any]] = mapped_column(JSON)  # seat name -> entrant index
+
+
 Index("ix_seats_game", Seat.game_id)
 Index("ix_submissions_round_seat", Submission.round_id, Submission.seat_id)
 Index("ix_outbox_game", Outbox.game_id)

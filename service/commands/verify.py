@@ -1,5 +1,8 @@
 """`dicepost verify RECORD`: check every die and every rule of a game record.
 
+`dicepost verify --tournament BUNDLE`: a tournament's seating draw (the seed against its
+commitment, every table recomputed) and every one of its games' records, in one run.
+
 RECORD is a file path, `-` for standard input, or an http(s) URL (for instance a game's
 `/api/games/<id>/record`). The checking itself is `engine.verify` (pure); this module
 only reads the record and prints a short table per step, or `--json` for machines.
@@ -28,12 +31,13 @@ import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 
 from engine.gmlog import action_text
 from engine.held import held_from_mails, read_receipts
+from engine.tournament import check_bundle
 from engine.verify import Held, RecordError, StepRow, Verification, parse_record, verify
 from service.verify_bundle import RUNTIME, bundle_files, write_bundle
 
@@ -242,6 +246,40 @@ def check(source: str, as_json: bool = False, timeout: float = 30.0,
     return report(v, out)
 
 
+def check_tournament(source: str, timeout: float = 30.0, out: TextIO | None = None,
+                     err: TextIO | None = None) -> int:
+    """`--tournament`: the seed against its commitment, every table against the draw
+    (engine.tournament), then every game's record (engine.verify), in one run."""
+    out = out or sys.stdout
+    try:
+        doc = json.loads(read_source(source, timeout))
+        if not isinstance(doc, dict):
+            raise RecordError("the tournament bundle is not a JSON object")
+    except (RecordError, ValueError) as exc:
+        print(f"FAILED: {exc}", file=err or sys.stderr)
+        return EXIT_UNREADABLE
+    problems = check_bundle(doc)
+    print(f"tournament {doc.get('id')}: {doc.get('title')}", file=out)
+    print("seating draw: " + ("holds (seed, commitment and every table)" if not problems
+                              else f"{len(problems)} difference(s)"), file=out)
+    for problem in problems:
+        print(f"  {problem}", file=out)
+    found = doc.get("records")
+    records: dict[str, Any] = found if isinstance(found, dict) else {}
+    failed = 0
+    for game_id, record in sorted(records.items()):
+        v = verify(record) if isinstance(record, dict) else None
+        ok = v is not None and v.ok
+        failed += not ok
+        said = "no record" if v is None else ("holds" if ok else f"FAILED at {v.difference}")
+        print(f"game {game_id}: {said}", file=out)
+    if problems or failed:
+        print(f"FAILED: {len(problems)} seating difference(s), {failed} of {len(records)} game(s)", file=out)
+        return EXIT_DIFFERENT
+    print(f"OK: the seating draw and all {len(records)} games hold.", file=out)
+    return EXIT_OK
+
+
 def bundle(folder: Path, out: TextIO) -> int:
     """Write the verifier as static files (service.verify_bundle) and print its SHA-256."""
     digest = write_bundle(folder)
@@ -282,9 +320,16 @@ def bundle(folder: Path, out: TextIO) -> int:
                    "token (the link's last part), sent as Authorization: Bearer; or set DICEPOST_TOKEN")
 @click.option("--bundle", "bundle_dir", type=click.Path(file_okay=False, path_type=Path),
               help="write the verifier page, its runtime and the engine into this folder")
+@click.option("--tournament", "tournament", is_flag=True,
+              help="RECORD is a tournament's bundle (/tournaments/<id>/bundle.json): check the seating "
+                   "draw against the committed seed and every game's record")
 def command(record: str | None, as_json: bool, timeout: float, commitment: str | None,
             entropy: tuple[str, ...], receipts: tuple[str, ...], receipts_file: Path | None,
-            bundle_dir: Path | None, token: str | None, mails: tuple[Path, ...]) -> int:
+            bundle_dir: Path | None, token: str | None, mails: tuple[Path, ...], tournament: bool) -> int:
+    if tournament:
+        if record is None:
+            raise click.UsageError("--tournament needs the bundle: a file, '-' or an http(s) URL")
+        return check_tournament(record, timeout)
     if bundle_dir is not None:
         if record is not None:
             raise click.UsageError("--bundle writes the verifier; give no RECORD with it")

@@ -47,6 +47,7 @@ from service.tasks import rate_after_commit
 from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player
 from service.timekeeping.open_close import close_early_if_done, mark_ready
 from service.timekeeping.state import expected_humans, open_round, policy_of, seat_schedule
+from service.tournaments import is_no_pause
 from service.urls import takeover_url
 
 
@@ -95,6 +96,8 @@ def _stamp(value: datetime | None) -> str | None:
 
 def pause(session: Session, game_id: str, token: str | None) -> Done:
     with _acting(session, game_id, token) as game:
+        if is_no_pause(session, game.id):
+            raise Conflict("this game is a table of a tournament whose director forbade pauses", "game")
         if game.paused_at is not None:
             raise Conflict(f"the game is already paused (since {game.paused_at.isoformat()})", "game")
         game.paused_at = now()

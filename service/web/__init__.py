@@ -59,4 +59,15 @@ def service_error(exc: ServiceError) -> tuple[str, int, dict[str, str]]:
     return render_template("web/error.html", error=exc), exc.status, exc.headers
 
 
-from service.web import confirm, follow, lobby, mailbox, pages, play, players, settings, talk  # noqa: E402,F401  (routes register on bp)
+from service.web import (  # noqa: E402,F401  (routes register on bp)
+    confirm,
+    follow,
+    lobby,
+    mailbox,
+    pages,
+    play,
+    players,
+    settings,
+    talk,
+    tournaments,
+)

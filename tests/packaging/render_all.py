@@ -208,6 +208,7 @@ def play(app: Flask, web: Player) -> None:
         alice_seat = alice.id
     api.post(f"/api/games/{gid}/gm/announce", json={"text": "Good luck, both."}, headers=gm_auth)  # gm_news
     receive(raw_mail(reply_to, "MSG bob\nHello, bob.", "<r7@render>", "alice@example.org"))  # message
+    receive(raw_mail(reply_to, "AWAY 2026-12-24 2026-12-27", "<r8@render>", "alice@example.org"))  # absence
     with session_scope(app) as s:
         pending = list(s.scalars(select(Outbox.id).where(Outbox.status == "pending")))
     with app.app_context():
@@ -287,8 +288,24 @@ def play(app: Flask, web: Player) -> None:
     web.post(link[1], 302)  # type: ignore[index]
     web.get("/me")
     web.get(f"/me/play/{alice_seat}")
-    web.post("/me/away", 303, data={"from": "2026-12-24", "to": "2026-12-27"})  # absence mails
-    web.get("/me")
+    web.post("/me/away", 303, data={"clear": "1"})
+
+    # A tournament: the director's form, page and seating, its public page, CSV and bundle.
+    import hashlib
+
+    web.get("/tournaments/new")
+    made = web.post("/tournaments/new", 303, data={
+        "title": "Cup", "ruleset": "universal", "rounds": "1", "size": "2", "seating": "random",
+        "entrants": "Ann <ann@example.org>\nBen <ben@example.org>", "no_rollback": "on",
+        "commitment": hashlib.sha256(b"seed").hexdigest()})
+    director = made.headers["Location"]
+    web.get(director)
+    web.post(director, 303, data={"seed": "seed"})
+    web.get(director)
+    tid = director.split("/")[2]
+    web.get(f"/tournaments/{tid}")
+    web.get(f"/tournaments/{tid}/standings.csv")
+    web.get(f"/tournaments/{tid}/bundle.json")
 
     # Every stored mail in the mailbox, and the mail settings pages its links lead to.
     from service.web.mailbox import KEY_PARAM, mailbox_key
