@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from engine.dice import ScriptedDice
 
 if TYPE_CHECKING:
-    from engine.contract import Ruleset
+    from engine.contract import Board, Ruleset
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,8 @@ class WorkedExample:
     dice: tuple[tuple[str, int], ...]  # (who rolled for what, face)
     events: tuple[str, ...]
     moral: str
+    before: Board | None = None  # the position, and the board the round left
+    after: Board | None = None
 
 
 @dataclass(frozen=True)
@@ -76,4 +78,5 @@ def play_scene(rules: Ruleset[Any], scene: Scene) -> WorkedExample:
     orders = tuple((p, line.strip()) for p, text in scene.orders.items()
                    for line in text.splitlines() if line.strip())
     return WorkedExample(scene.setting, orders, tuple((r.label, r.face) for r in res.rolls),
-                         tuple(e.text for e in res.events if e.text), scene.moral)
+                         tuple(e.text for e in res.events if e.text), scene.moral,
+                         rules.board(scene.state), rules.board(res.state))

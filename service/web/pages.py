@@ -18,6 +18,7 @@ from service.db import get_session
 from service.errors import Invalid, NotFound, ServiceError
 from service.messages import PRIVATE_OPTION
 from service.models import Game
+from service.render.svg import board_svg
 from service.rollback_chain import record_rollbacks, rollback_notes
 from service.schedule.form import PRESETS, policy_from_form
 from service.schedule.words import DAY_LABELS, NMR_LABELS
@@ -240,4 +241,8 @@ def rules(ruleset_id: str, revision: int | None = None) -> str:
         raise NotFound(f"there is no ruleset {ruleset_id!r}: see /rules for the ones there are") from None
     except UnknownRevision as exc:
         raise NotFound(f"{exc}: see /rules/{ruleset_id} for every revision") from None
-    return render_template("web/rules.html", rules=rules)
+    example = rules.example
+    pictures = ([board_svg(example.before, "the worked example's position"),
+                 board_svg(example.after, "the worked example after the round")]
+                if example is not None and example.before is not None and example.after is not None else [])
+    return render_template("web/rules.html", rules=rules, pictures=pictures)

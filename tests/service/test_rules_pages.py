@@ -62,6 +62,10 @@ def test_each_rules_page_opens_with_how_to_win_a_round_the_limits_and_a_worked_e
         assert fresh is not None
         win, example, options = (page.index(s) for s in ('id="win"', 'id="example"', 'id="options-h"'))
         assert win < example < options
+        worked = page[example:options]  # the position before and after, drawn from the engine's boards
+        assert worked.count("<svg") == 2 and "Before the round" in worked and "After the round" in worked
+        assert fresh.before is not None and fresh.after is not None
+        assert all(f">{p.label}<" in worked for p in fresh.after.pieces)
         assert str(escape(teaching.win)) in page
         for text in (*teaching.sequence, *teaching.limits, *fresh.events):
             assert str(escape(text)) in page
