@@ -44,7 +44,7 @@ from service.schedule.policy import checked_policy
 from service.sendlimits import check_invitations
 from service.standing import use_standing
 from service.tasks import rate_after_commit
-from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player
+from service.timekeeping.due import hand_to_bot, open_for_replacement, revoke_player, tell_former_player
 from service.timekeeping.open_close import close_early_if_done, mark_ready
 from service.timekeeping.state import expected_humans, open_round, policy_of, seat_schedule
 from service.tournaments import is_no_pause
@@ -207,6 +207,7 @@ def remove(session: Session, game_id: str, token: str | None, seat_name: Any, un
     with _acting(session, game_id, token) as game:
         seat = _seat(game, seat_name)
         revoke_player(seat)
+        tell_former_player(session, game, seat, "removed")
         seat.email = None  # no more game mail, whose tokens would let them act again
         rnd = open_round(session, game)
         if units == "bot":

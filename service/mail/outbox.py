@@ -156,6 +156,9 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
     # To the other players of a game when one declares days away (service.absence).
     MailKind("absence", lambda c: f"{c['payload'].get('seat')} is away {c['payload'].get('from')} to "
              f"{c['payload'].get('to')}", "seat", _RESULTS, bulk=True),
+    # To a player the GM replaced or removed, at the address the seat had (timekeeping.due).
+    MailKind("seat_lost", lambda c: f"You no longer play {c['payload'].get('seat')} in {c['game']['title']}",
+             "address", _ALL),
     # To the other players of a game when a seat's address bounces (service.inbound.bounces).
     MailKind("unreachable", lambda c: f"Mail to {c['payload'].get('seat')} bounces", "seat", _RESULTS,
              bulk=True),

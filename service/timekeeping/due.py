@@ -20,15 +20,16 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from engine.contract import InvariantError
+from service.address_confirm import is_confirmed
 from service.audit import log_action
 from service.clock import Clock, app_clock
 from service.db import session_scope
 from service.mail.outbox import enqueue, failing
-from service.models import Game, Round, Seat
+from service.models import Game, Outbox, Round, Seat
 from service.notify import notify
 from service.schedule.deadlines import extended_deadline
 from service.schedule.durations import describe_duration, format_duration
@@ -199,6 +200,8 @@ def open_for_replacement(session: Session, game: Game, seat: Seat, actor: str,
     invite = new_token()
     seat.invite_token_hash = token_hash(invite)
     revoke_player(seat)
+    if (seat.email or "").lower() != (email or "").lower():
+        tell_former_player(session, game, seat, "replaced")
     seat.email = email  # mail for the seat now goes to the newcomer (or nobody until one is named)
     log_action(session, game.id, actor, "seat_opened", {"seat": seat.name, "invited": email is not None})
     url = takeover_url(game.id, invite)
@@ -211,6 +214,24 @@ def open_for_replacement(session: Session, game: Game, seat: Seat, actor: str,
                                                    "its units hold until someone takes it."},
                     game=game, seat=other)
     return invite
+
+
+def tell_former_player(session: Session, game: Game, seat: Seat, how: str) -> None:
+    """Mail the seat's player (before their address leaves the seat) that they no longer
+    play it: `how` "replaced" (the seat is open for a newcomer) or "removed". Only to an
+    address that confirmed: the notice is news for its owner, never a stranger's."""
+    if not seat.email:
+        return
+    # Mail of the seat still waiting (the GM's news gathering, say) would carry the seat's new
+    # tokens to the old address: it is not sent.
+    session.execute(update(Outbox).where(
+        Outbox.seat_id == seat.id, Outbox.status == "pending",
+        func.lower(Outbox.to_address) == seat.email.lower())
+        .values(status="skipped", last_error="not sent: the seat went to another player")
+        .execution_options(synchronize_session=False))
+    if is_confirmed(session, seat.email):
+        enqueue(session, "seat_lost", {"seat": seat.name, "how": how, "round": game.current_round},
+                game=game, to=seat.email)
 
 
 def revoke_player(seat: Seat) -> None:

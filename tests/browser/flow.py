@@ -47,7 +47,7 @@ class Created:
 def create_game(page: Any, base: str, title: str, seats: str, *, public: bool = True) -> Created:
     """From the home page's form: universal ruleset, the given seat lines."""
     page.goto(base + "/")
-    page.get_by_label("Ruleset").select_option("universal")
+    page.locator("select[name=ruleset]").select_option("universal")
     page.get_by_label("Title").fill(title)
     page.get_by_label("Seats, one a line").fill(seats)
     page.get_by_label(re.compile("public: listed")).set_checked(public)

@@ -23,7 +23,7 @@ def test_create_and_join_survive_reloads(served, pages, shot, viewport) -> None:
     host.goto(base + "/")
     # The browser's own zone fills the time zone field (chromium here runs in UTC or TZ).
     assert host.get_by_label("Time zone").input_value()
-    host.get_by_label("Ruleset").select_option("universal")
+    host.locator("select[name=ruleset]").select_option("universal")
     host.get_by_label("Title").fill("x" * 5)
     host.get_by_label("Seats, one a line").fill("red red@example.org\nblue blue@example.org extra")
     host.get_by_label("Options, one a line").fill("colour = red")
