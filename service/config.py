@@ -179,6 +179,10 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
         # The embedded mailbox also in a process bound to a non-loopback address, for any
         # client holding its key (service.web.mailbox); off unless asked for.
         "MAILBOX_ANY_ADDRESS": env.get("DICEPOST_MAILBOX_ANY_ADDRESS", "").lower() in TRUE_WORDS,
+        # Webhooks to this machine's loopback addresses (and plain http to them): the embedded
+        # default allows them unless told otherwise, full mode only when told (service.webhooks.guard).
+        **({"WEBHOOKS_LOOPBACK": env["DICEPOST_WEBHOOKS_LOOPBACK"].lower() in TRUE_WORDS}
+           if env.get("DICEPOST_WEBHOOKS_LOOPBACK") else {}),
         # Not sent on other sites' requests (posts from them), not readable by scripts.
         "SESSION_COOKIE_SAMESITE": "Lax",
         "SESSION_COOKIE_HTTPONLY": True,

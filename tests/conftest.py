@@ -339,7 +339,9 @@ class WorkerProcess:
 
 
 def full_env(pg_url: str, redis_env: dict[str, str]) -> dict[str, str]:
-    return clean_env(**redis_env, DATABASE_URL=pg_url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1")
+    # Webhooks to the tests' receivers on loopback, as a deployment may allow (service.webhooks.guard).
+    return clean_env(**redis_env, DATABASE_URL=pg_url, SECRET_KEY="test-secret", PYTHONUNBUFFERED="1",
+                     DICEPOST_WEBHOOKS_LOOPBACK="1")
 
 
 @pytest.fixture(scope="session")
