@@ -64,7 +64,8 @@ def player_schedule(game_id: str, token: str) -> WerkzeugResponse | tuple[str, i
                     "absences": absences_from_text(request.form.get("absences", "")),
                     "mail_pref": request.form.get("mail_pref", ""),
                     # the fields this form shows; one left out (an older page) stays as it is
-                    **{name: request.form[name] for name in ("message_pref", "zone") if name in request.form}}
+                    **{name: request.form[name] for name in ("message_pref", "zone", "discord_id")
+                       if name in request.form}}
             current = seats.get_settings(session, game_id, token)
             if not current["email"] and not data.get("zone"):
                 data.pop("zone", None)  # no address, no zone to keep: not an error unless one was chosen
@@ -85,7 +86,8 @@ def player_schedule(game_id: str, token: str) -> WerkzeugResponse | tuple[str, i
         form = {"wait": current["wait"], "reminder_lead": current["reminder_lead"],
                 "absences": absences_to_text(current["absences"]), "mail_pref": current["mail_pref"],
                 "message_pref": current["message_pref"], "zone": current["zone"] or "",
-                "email": current["email"] or "", "mail_failing": current["mail_failing"]}
+                "email": current["email"] or "", "mail_failing": current["mail_failing"],
+                "discord_id": current["discord_id"] or ""}
     page = render_template("web/gm_settings.html", game_id=game_id, token=token, form=form,
                            prefs=PREFS, message_prefs=MESSAGE_PREFS, zones=time_zones(), error=error,
                            message=message)

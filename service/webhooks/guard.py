@@ -74,7 +74,8 @@ def checked_url(url: str, *, loopback: bool | None = None) -> str:
                       "where loopback is allowed)")
     for address in addresses:
         if not _address_ok(address, loopback):
-            raise Refused(f"url: {parts.hostname} is at {address}, not a public address"
+            where = parts.hostname if parts.hostname == address else f"{parts.hostname} ({address})"
+            raise Refused(f"url: {where} is not a public address"
                           + ("" if loopback else " (only public https addresses are allowed here)"))
     return url
 

@@ -315,3 +315,38 @@ def test_a_deleted_hook_gets_nothing_more(tmp_path: Any, receiver: Receiver) -> 
     table.join("red")
     table.join("blue")
     assert receiver.requests == [] and table.hooks() == []
+
+
+def test_a_player_sets_their_discord_id_on_the_settings_page(tmp_path: Any) -> None:
+    table = Table(tmp_path).create()
+    table.join("red")
+    url = f"/games/{table.game_id}/player/{table.tokens['red']}/schedule"
+    form = {"reminder_lead": "PT12H", "mail_pref": "all", "discord_id": "not digits"}
+    bad = table.client.post(url, data=form)
+    assert bad.status_code == 422 and "discord_id: a Discord user id is 17 to 20 digits" in bad.get_data(as_text=True)
+    assert table.settings("red").json["discord_id"] is None
+    assert table.client.post(url, data={**form, "discord_id": RED_DISCORD}).status_code == 303
+    assert table.settings("red").json["discord_id"] == RED_DISCORD
+    assert f'value="{RED_DISCORD}"' in table.client.get(url).get_data(as_text=True)
+    table.client.post(url, data={**form, "discord_id": ""})
+    assert table.settings("red").json["discord_id"] is None
+
+
+def test_the_gm_page_adds_tests_and_deletes_a_hook(tmp_path: Any, receiver: Receiver) -> None:
+    table = Table(tmp_path).create()
+    page = f"/games/{table.game_id}/gm/{table.gm_token}"
+    r = table.client.post(f"{page}/webhooks", data={"url": f"{receiver.url}/json", "kind": "json"})
+    assert r.status_code == 303 and r.headers["Location"].endswith("#webhooks")
+    html = table.client.get(page).get_data(as_text=True)
+    assert "The json webhook is added" in html and "whsec_" in html  # the secret, this once
+    assert "whsec_" not in table.client.get(page).get_data(as_text=True)
+    hook_id = table.hooks()[0]["id"]
+    table.client.post(f"{page}/webhooks/{hook_id}/test")
+    assert "The test post: 204: delivered" in table.client.get(page).get_data(as_text=True)
+    (test,) = receiver.at("/json")
+    assert test.json()["data"]["events"][0]["type"] == "test"
+    r = table.client.post(f"{page}/webhooks", data={"url": "https://10.0.0.1/x", "kind": "slack"})
+    html = table.client.get(page).get_data(as_text=True)
+    assert "url: 10.0.0.1 is not a public address" in html
+    table.client.post(f"{page}/webhooks/{hook_id}/delete")
+    assert table.hooks() == []
