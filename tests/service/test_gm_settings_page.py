@@ -34,7 +34,7 @@ def test_player_page_links_to_the_form_and_it_saves(world):
         "seat": "blue", "wait": True, "reminder_lead": "PT6H", "missed_in_a_row": 0, "played_by": "human",
         "absences": [{"from": "2026-12-24", "to": "2026-12-27"}, {"from": "2027-01-03", "to": "2027-01-03"}],
         "mail_pref": "results", "email": "blue@example.org", "mail_failing": None, "email_confirmed": True, "message_pref": "each",
-        "zone": None}
+        "zone": None, "discord_id": None}
 
 
 def test_bad_form_input_is_refused_and_nothing_changes(world):
