@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,7 @@ def celery_config(redis_url: str | None, prefix: str, key_prefix: str,
             "worker.tasks.deliver_mail": {"queue": queues["mail"]},
             "worker.tasks.deliver_mails": {"queue": queues["mail"]},
             "worker.tasks.issue_signin_link": {"queue": queues["mail"]},
+            "worker.tasks.deliver_push": {"queue": queues["mail"]},
         },
         "beat_schedule": {
             "sweep": {"task": "worker.tasks.sweep", "schedule": float(sweep_seconds)},
@@ -157,6 +158,7 @@ def from_env(instance_path: str, env: Mapping[str, str] | None = None) -> dict[s
     return {
         "SECRET_KEY": env.get("SECRET_KEY") or _instance_secret(instance_path, "secret_key"),
         **seal_key(env, instance_path),
+        **vapid_key(env, instance_path),
         "DATABASE_URL": database_url(env.get("DATABASE_URL"), instance_path),
         "REDIS_URL": redis_url,
         "BASE_URL": env.get("DICEPOST_BASE_URL", ""),
@@ -236,14 +238,44 @@ def seal_key(env: Mapping[str, str], instance_path: str) -> dict[str, str]:
                      "`python3 -c 'import secrets; print(secrets.token_hex(32))'`)")
 
 
-def _instance_secret(instance_path: str, name: str) -> str:
+VAPID_KEY_FILE = "vapid_private_key"
+
+
+def vapid_key(env: Mapping[str, str], instance_path: str) -> dict[str, str]:
+    """VAPID_PRIVATE_KEY (the key web push is signed with, service.webpush; "" when push is
+    off) and VAPID_SUBJECT (a mailto: or https: contact the push services may write to).
+
+    DICEPOST_VAPID_PRIVATE_KEY when set. Without it the embedded default makes one on first
+    start and keeps it in the instance folder (mode 600), as it does the seal key; with
+    DATABASE_URL every process must sign with the same key, so push stays off until it is set.
+    A new key orphans the browsers' subscriptions (they were made for the old one)."""
+    from service.webpush import check_private_key, new_private_key
+
+    raw = (env.get("DICEPOST_VAPID_PRIVATE_KEY") or "").strip()
+    subject = (env.get("DICEPOST_VAPID_SUBJECT") or "").strip()
+    if subject and not subject.startswith(("mailto:", "https://")):
+        raise ValueError(f"DICEPOST_VAPID_SUBJECT={subject!r}: use a mailto: address or an https:// "
+                         "page where the push services can reach the host's operator")
+    if raw:
+        return {"VAPID_PRIVATE_KEY": check_private_key(raw, "DICEPOST_VAPID_PRIVATE_KEY"),
+                "VAPID_SUBJECT": subject}
+    if env.get("DATABASE_URL"):
+        return {"VAPID_PRIVATE_KEY": "", "VAPID_SUBJECT": subject}
+    source = str(Path(instance_path) / VAPID_KEY_FILE)
+    return {"VAPID_PRIVATE_KEY": check_private_key(_instance_secret(instance_path, VAPID_KEY_FILE,
+                                                                    new_private_key), source),
+            "VAPID_SUBJECT": subject}
+
+
+def _instance_secret(instance_path: str, name: str,
+                     make: Callable[[], str] = lambda: secrets.token_hex(32)) -> str:
     """A stable secret for the embedded default, kept in the instance folder."""
     path = Path(instance_path) / name
     try:
         return path.read_text().strip()
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_hex(32)
+    key = make()
     try:  # made unreadable to others before the key is written into it
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:  # another process made it first

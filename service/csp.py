@@ -41,7 +41,8 @@ def page_policy(page_nonce: str, style_attributes: bool = False) -> str:
     return (f"default-src 'none'; script-src 'nonce-{page_nonce}'; "
             f"style-src 'nonce-{page_nonce}' {_board_hash()}; "
             + ("style-src-attr 'unsafe-inline'; frame-src 'self'; " if style_attributes else "")
-            + "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; "
+            + "img-src 'self' data:; connect-src 'self'; manifest-src 'self'; worker-src 'self'; "
+            "form-action 'self'; base-uri 'none'; "
             "frame-ancestors 'none'")
 
 

@@ -421,6 +421,63 @@ class GmRead(Base):
     last_id: Mapped[int] = mapped_column(Integer)
 
 
+class PushSubscription(Base):
+    """A browser's web push subscription (service.push) for one seat, or for every seat of
+    an address ("Your games"). One browser (endpoint) may hold several scopes."""
+
+    __tablename__ = "push_subscriptions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    endpoint: Mapped[str] = mapped_column(Text)
+    endpoint_hash: Mapped[str] = mapped_column(String(64))  # SHA-256 of endpoint: a short key
+    p256dh: Mapped[str] = mapped_column(String(128))
+    auth: Mapped[str] = mapped_column(String(64))
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))
+    address: Mapped[str | None] = mapped_column(String(320))  # lower-cased; every seat with it
+    scope: Mapped[str] = mapped_column(String(340))  # "seat:<id>" or "all:<address>"
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+
+    __table_args__ = (
+        UniqueConstraint("endpoint_hash", "scope", name="uq_push_subscriptions_endpoint_scope"),
+        Index("ix_push_subscriptions_seat", "seat_id"),
+        Index("ix_push_subscriptions_address", "address"),
+    )
+
+
+class PushOutbox(Base):
+    """A push to send to one browser: inserted with the news, delivered after COMMIT."""
+
+    __tablename__ = "push_outbox"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    endpoint_hash: Mapped[str] = mapped_column(String(64))
+    game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"))
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))
+    event: Mapped[str] = mapped_column(String(16))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    key: Mapped[str] = mapped_column(String(255), unique=True)  # one push per event per browser
+    status: Mapped[str] = mapped_column(String(8), default="pending")  # pending/sending/sent/failed/skipped
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_push_outbox_status_next", "status", "next_attempt_at"),
+                      Index("ix_push_outbox_endpoint", "endpoint_hash", "status"))
+
+
+class SeatPresence(Base):
+    """When a seat's player page last said it was open and in view (service.push: no
+    "your turn" push to a player who is looking at the game)."""
+
+    __tablename__ = "seat_presence"
+
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id"), primary_key=True)
+    seen_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 # Schedule state kept beside the lifecycle's tables, one row per seat or round when needed.
 # A missing row means the defaults, so games created before these tables existed behave.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from service import ratings, resolution, signin, sweeper
+from service import push, ratings, resolution, signin, sweeper
 from service.db import connection_scope, engine_of, session_scope
 from service.outbound import deliver as outbox
 from service.webhooks import deliver as webhooks
@@ -39,6 +39,12 @@ def deliver_mails(outbox_ids: list[int]) -> None:
 def deliver_webhook(hook_id: int) -> str:
     """Post the news waiting for one webhook, if its minute has come (service.webhooks.deliver)."""
     return webhooks.deliver(hook_id)
+
+
+@shared_task(name="worker.tasks.deliver_push", ignore_result=True)
+def deliver_push(push_ids: list[int]) -> dict[str, str]:
+    """Push the browsers these rows are for, each browser's due rows as one notification."""
+    return push.deliver_each(push_ids)
 
 
 @shared_task(name="worker.tasks.issue_signin_link", ignore_result=True)

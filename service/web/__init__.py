@@ -67,6 +67,7 @@ from service.web import (  # noqa: E402,F401  (routes register on bp)
     pages,
     play,
     players,
+    push,
     settings,
     talk,
     tournaments,
