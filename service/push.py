@@ -257,10 +257,16 @@ def deliver_each(ids: Sequence[int]) -> dict[str, str]:
 
 
 def deliver_browser(session: Session, digest: str) -> str:
+    """One push to one browser: its due rows, and with them the rows waiting to be tried
+    again (the push service answers now), never those held for quiet hours."""
     now = clock.now()
     with session.begin():
+        free = and_(PushOutbox.endpoint_hash == digest, PushOutbox.status.in_(("pending", "sending")),
+                    or_(PushOutbox.lease_until.is_(None), PushOutbox.lease_until <= now))
+        if session.scalar(select(PushOutbox.id).where(free, _claimable(now)).limit(1)) is None:
+            return "busy"
         claimed = session.execute(
-            update(PushOutbox).where(PushOutbox.endpoint_hash == digest, _claimable(now))
+            update(PushOutbox).where(free, or_(_claimable(now), PushOutbox.attempts > 0))
             .values(status="sending", lease_until=now + LEASE, attempts=PushOutbox.attempts + 1)
             .returning(PushOutbox.id, PushOutbox.attempts, PushOutbox.event, PushOutbox.payload,
                        PushOutbox.created_at)
@@ -338,9 +344,10 @@ def collapse(rows: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     if len(rows) == 1:
         event, payload = rows[0]
         return {**payload, "events": [event], "count": 1}
-    games = list(dict.fromkeys(str(p.get("game_title") or p.get("game")) for _, p in rows))
+    by_game = {p.get("game"): str(p.get("game_title") or p.get("game")) for _, p in rows}
+    games = list(by_game.values())
     events = [e for e, _ in rows]
-    many_games = len({p.get("game") for _, p in rows}) > 1
+    many_games = len(by_game) > 1
     url = _overview_url() if many_games else str(rows[-1][1]["url"])
     if all(e in ("turn", "reminder") for e in events):
         title = (f"Your turn in {len(games)} games" if many_games else rows[-1][1]["title"])
