@@ -118,6 +118,6 @@ async function turnOff() {
 self.addEventListener("notificationclick", function (event) {
   var notification = event.notification;
   notification.close();
-  if (event.action === "off") { event.waitUntil(turnOff()); return; }
-  event.waitUntil(openPage((notification.data && notification.data.url) || HOME));
+  var done = event.action === "off" ? turnOff() : openPage((notification.data && notification.data.url) || HOME);
+  event.waitUntil(done);
 });
