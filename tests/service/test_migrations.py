@@ -42,7 +42,7 @@ from service.models import Base, UTCDateTime
 from tests.conftest import PG_ADMIN, SESSION_TAG, _pg_admin
 
 SEAL = bytes(range(32))
-HEAD = "0022_tournaments"
+HEAD = "0023_push"
 # The games table as the migrations before the seal left it (the models have moved on).
 GAMES_BEFORE_THE_SEAL = sa_table(
     "games", column("options", JSON()), column("created_at", UTCDateTime()),
@@ -100,7 +100,7 @@ def test_migrations_build_every_table_of_the_models(fresh_engine: Engine) -> Non
     assert differences(fresh_engine, Base.metadata) == []
     tables = set(inspect(fresh_engine).get_table_names()) - {"alembic_version"}
     assert tables == set(Base.metadata.tables)
-    assert len(tables) == 32  # table_messages and message_reads, followers, player_zones, spectators, gm_reads, rollbacks, sign_ins, confirmed_addresses, standing_orders, rated_games, player_ratings, player_profiles, entry_rules, webhooks, webhook_events, tournaments, tournament_games
+    assert len(tables) == 35  # table_messages and message_reads, followers, player_zones, spectators, gm_reads, rollbacks, sign_ins, confirmed_addresses, standing_orders, rated_games, player_ratings, player_profiles, entry_rules, webhooks, webhook_events, tournaments, tournament_games, push_subscriptions, push_outbox, seat_presence
 
 
 def test_a_model_change_without_a_migration_is_caught(fresh_engine: Engine) -> None:

@@ -1,7 +1,7 @@
 """push_subscriptions, push_outbox, seat_presence: web push to players' browsers.
 
-Revision ID: 0020_push
-Revises: 0019_standing_orders
+Revision ID: 0023_push
+Revises: 0022_tournaments
 
 A browser's subscription for a seat or for every seat of an address, the pushes queued for
 it (delivered like mail, through an outbox), and when a seat's page was last in view.
@@ -14,8 +14,8 @@ from alembic import op
 
 from service.models import UTCDateTime
 
-revision = "0020_push"
-down_revision = "0019_standing_orders"
+revision = "0023_push"
+down_revision = "0022_tournaments"
 branch_labels = None
 depends_on = None
 
