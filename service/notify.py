@@ -49,6 +49,7 @@ from flask import Flask
 from sqlalchemy.orm import Session
 
 from service import clock
+from service.push import CHANNEL as PUSH
 from service.webhooks.store import CHANNEL as WEBHOOKS
 
 EVENTS = frozenset({"game_started", "round_opened", "reminder", "round_resolved", "game_over",
@@ -81,6 +82,7 @@ class Channel(Protocol):
 # One entry a channel (see the docstring): the order is the order they are told.
 CHANNELS: tuple[Channel, ...] = (
     WEBHOOKS,
+    PUSH,
 )
 
 

@@ -24,23 +24,25 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Any, cast
+from typing import Any, Protocol, cast
+from zoneinfo import ZoneInfo
 
-from flask import current_app
+from flask import Flask, current_app
 from sqlalchemy import CursorResult, and_, delete, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from service import clock, webpush
 from service.db import session_scope
-from service.models import Game, PushOutbox, PushSubscription, Seat, SeatPresence
+from service.models import Game, PushOutbox, PushSubscription, Round, Seat, SeatPresence, Submission
 from service.schedule.deadlines import outside_quiet_hours
 from service.schedule.policy import parse_policy
-from service.tasks import outgoing
+from service.tasks import send_tasks, task_after_commit
+from service.zones import address_zone
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,7 @@ MAX_RETRY = timedelta(hours=1)
 MAX_ATTEMPTS = 8
 TURNED_OFF = "not sent: push was turned off on this device"
 KEEP_ENDPOINTS = 20  # subscriptions one seat or address may hold (browsers, devices)
+LOST_GRACE = timedelta(seconds=5)  # a fresh ring is probably still on its way
 
 
 def enabled() -> bool:
@@ -188,6 +191,7 @@ class News:
     title: str
     body: str
     url: str  # the page a tap opens (absolute)
+    round: int | None = None  # the round a turn or reminder is for (skipped once orders are in)
 
 
 def queue(session: Session, game: Game, seat: Seat, news: News) -> list[PushOutbox]:
@@ -206,6 +210,7 @@ def queue(session: Session, game: Game, seat: Seat, news: News) -> list[PushOutb
     due = outside_quiet_hours(now, policy.quiet_hours, policy.zone)
     payload = {"title": news.title[:120], "body": news.body[:400], "url": news.url, "game": game.id,
                "game_title": game.title[:120], "seat": seat.name, "tag": f"{news.event}-{game.id}",
+               "round": news.round,
                "overview": _overview_url()}
     rows = []
     for digest in browsers:
@@ -215,8 +220,8 @@ def queue(session: Session, game: Game, seat: Seat, news: News) -> list[PushOutb
                          next_attempt_at=due if due != now else None)
         if _added_once(session, row):
             rows.append(row)
-    if rows:
-        outgoing(session).push_rows.extend(rows)
+    for digest in sorted({row.endpoint_hash for row in rows}):
+        task_after_commit(session, DELIVER_PUSH, (digest,))  # one task a browser, after COMMIT
     return rows
 
 
@@ -246,14 +251,11 @@ def _claimable(now: datetime) -> Any:
                 or_(PushOutbox.next_attempt_at.is_(None), PushOutbox.next_attempt_at <= now))
 
 
-def deliver_each(ids: Sequence[int]) -> dict[str, str]:
-    """Deliver the browsers these rows are for, each browser's due rows as one push; what
-    happened per browser (hash prefix: sent, retry, failed, gone, busy, skipped)."""
+def deliver(digest: str) -> str:
+    """What `worker.tasks.deliver_push` runs: the browser's due rows as one push; sent,
+    retry, failed, gone, skipped or busy (nothing due, or another worker holds it)."""
     with session_scope() as session:
-        with session.begin():
-            digests = sorted(set(session.scalars(select(PushOutbox.endpoint_hash).where(
-                PushOutbox.id.in_(list(ids))))))
-        return {d[:12]: deliver_browser(session, d) for d in digests}
+        return deliver_browser(session, digest)
 
 
 def deliver_browser(session: Session, digest: str) -> str:
@@ -274,6 +276,13 @@ def deliver_browser(session: Session, digest: str) -> str:
         if not claimed:
             return "busy"
         held = {int(r.id): int(r.attempts) for r in claimed}
+        done = _answered(session, [r.id for r in claimed if r.event in ("turn", "reminder")])
+        if done:  # orders came in since: no "your turn" or reminder for them any more
+            _finish(session, {i: held.pop(i) for i in done}, status="skipped",
+                    last_error="not sent: the player has sent orders for the round")
+            claimed = [r for r in claimed if r.id not in done]
+            if not claimed:
+                return "skipped"
         sub = session.scalar(select(PushSubscription).where(PushSubscription.endpoint_hash == digest)
                              .order_by(PushSubscription.id.desc()).limit(1))
         if sub is None:
@@ -318,6 +327,24 @@ def _mark(session: Session, digest: str, held: dict[int, int], answer: webpush.A
     return "failed"
 
 
+def _answered(session: Session, ids: list[int]) -> set[int]:
+    """Of these turn and reminder rows, those whose seat has orders in for their round now."""
+    if not ids:
+        return set()
+    found = set()
+    for row in session.scalars(select(PushOutbox).where(PushOutbox.id.in_(ids))):
+        number = row.payload.get("round")
+        if not isinstance(number, int) or row.seat_id is None:
+            continue
+        latest = session.scalar(
+            select(Submission.accepted).join(Round, Round.id == Submission.round_id)
+            .where(Round.game_id == row.game_id, Round.number == number, Submission.seat_id == row.seat_id)
+            .order_by(Submission.version.desc()).limit(1))
+        if latest:  # an empty text is a withdrawal: still waiting
+            found.add(row.id)
+    return found
+
+
 def _finish(session: Session, held: dict[int, int], **values: Any) -> None:
     """Mark the rows this attempt still holds (fenced by attempt, as the mail outbox is)."""
     session.execute(update(PushOutbox).where(
@@ -354,7 +381,9 @@ def collapse(rows: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         return {"title": title, "body": ", ".join(games)[:400], "url": url, "tag": "turn",
                 "game": None if many_games else rows[-1][1].get("game"), "events": events, "count": len(rows)}
     body = "\n".join(str(p["title"]) for _, p in rows[-6:])
-    return {"title": f"{len(rows)} updates from dicepost", "body": body[:400], "url": url,
+    title = (f"{len(rows)} updates from dicepost" if many_games
+             else f"{games[0]}: {len(rows)} updates")
+    return {"title": title, "body": body[:400], "url": url,
             "tag": "updates", "game": None if many_games else rows[-1][1].get("game"), "events": events,
             "count": len(rows)}
 
@@ -365,20 +394,120 @@ def _overview_url() -> str:
     return absolute("dashboard.home")
 
 
-def lost_pushes(grace: timedelta) -> list[int]:
-    """Due rows whose ring was lost (one per browser: its delivery takes the rest)."""
+def lost(app: Flask, grace: timedelta = LOST_GRACE) -> int:
+    """The sweeper's pass (service.notify): ring each browser that has a due row whose ring
+    was lost or whose retry (or quiet hours) is over; the number rung."""
     now = clock.now()
-    with session_scope() as session, session.begin():
-        rows = session.execute(select(PushOutbox.id, PushOutbox.endpoint_hash).where(
-            _claimable(now), PushOutbox.created_at <= now - grace).order_by(PushOutbox.id).limit(500)).all()
-    first: dict[str, int] = {}
-    for row_id, digest in rows:
-        first.setdefault(digest, int(row_id))
-    return list(first.values())
+    with app.app_context(), session_scope(app) as session, session.begin():
+        digests = sorted(set(session.scalars(select(PushOutbox.endpoint_hash).where(
+            _claimable(now), PushOutbox.created_at <= now - grace).limit(500))))
+    send_tasks(app, [(DELIVER_PUSH, (digest,), "mail") for digest in digests])
+    return len(digests)
 
 
-def ring(ids: Iterable[int]) -> None:
-    """Send the deliver_push task for these rows (committed)."""
-    from service.tasks import send_push
+# The channel service.notify tells: the house's events, as each seat's push says them.
 
-    send_push(current_app._get_current_object(), list(ids))  # type: ignore[attr-defined]
+class Told(Protocol):
+    """service.notify.News, as this channel reads it."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def event(self) -> str: ...
+    @property
+    def data(self) -> Any: ...
+    @property
+    def to(self) -> tuple[str, ...] | None: ...
+    @property
+    def key(self) -> str | None: ...
+
+
+def _when(session: Session, game: Game, seat: Seat, iso: Any) -> str:
+    """A time in the player's zone (the game's when they set none), UTC beside, as mail gives it."""
+    try:
+        at = datetime.fromisoformat(str(iso))
+    except ValueError:
+        return str(iso)
+    zone = address_zone(session, seat.email) or parse_policy(game.deadline_policy).zone
+    local = at.astimezone(zone)
+    text = local.strftime("%a %d %b %H:%M ") + zone.key
+    return text if zone.key == "UTC" else f"{text} ({at.astimezone(ZoneInfo('UTC')).strftime('%H:%M')} UTC)"
+
+
+def _seat_page(seat: Seat) -> str:
+    from service.urls import absolute
+
+    return absolute("dashboard.play", seat_id=seat.id)  # this browser's own player link replaces it
+
+
+def _pushes(session: Session, game: Game, told: Told) -> list[tuple[Seat, News]]:
+    """Each seat's push for one event of the game (none for events push does not carry)."""
+    data = told.data
+    seats = {s.name: s for s in game.seats if s.joined_at is not None}
+    title = game.title
+    out: list[tuple[Seat, News]] = []
+    if told.event == "round_opened":
+        number = int(data["round"])
+        for name in data.get("expected", []):
+            if (seat := seats.get(name)) is not None:
+                body = f"Round {number}: " + (f"orders by {_when(session, game, seat, data['deadline'])}"
+                                              if data.get("deadline") else "orders when you are ready")
+                out.append((seat, News("turn", f"r{number}", f"Your turn in {title}", body, _seat_page(seat),
+                                       number)))
+    elif told.event == "reminder":
+        number = int(data["round"])
+        for name in data.get("due", []):
+            if (seat := seats.get(name)) is not None:
+                out.append((seat, News("reminder", told.key or f"r{number}.{data['deadline']}",
+                                       f"Reminder: round {number} of {title} closes soon",
+                                       f"Orders by {_when(session, game, seat, data['deadline'])}",
+                                       _seat_page(seat), number)))
+    elif told.event in ("round_resolved", "game_over"):
+        over = told.event == "game_over"
+        outcome = data.get("outcome") or {}
+        winners = ", ".join(outcome.get("winners") or [])
+        head = f"Game over: {title}" if over else f"Round {data['round']} results: {title}"
+        body = ((f"{winners} won" if winners else "A draw") if over
+                else f"Round {data['round']} is resolved: see what happened.")
+        for seat in seats.values():
+            out.append((seat, News("results", "over" if over else f"r{data['round']}", head, body,
+                                   _seat_page(seat))))
+    elif told.event == "message" and told.to:
+        for name in told.to:
+            if (seat := seats.get(name)) is not None and data.get("from") != name:
+                sender = "the GM" if data.get("from") == "gm" else data.get("from")
+                out.append((seat, News("message", f"m{data.get('message_id')}", f"Message from {sender}",
+                                       str(data.get("text", ""))[:300], _seat_page(seat))))
+    elif told.event == "gm_news" and data.get("action") in ("gm_pause", "gm_resume"):
+        event = "paused" if data["action"] == "gm_pause" else "resumed"
+        head = f"{title} is {'paused' if event == 'paused' else 'running again'}"
+        key = f"{event}.{told.key or ''}{data.get('round')}.{clock.now().isoformat()}"
+        for seat in seats.values():
+            out.append((seat, News(event, key, head, str(data.get("text", ""))[:300], _seat_page(seat))))
+    elif told.event == "seat_to_bot" and (seat := seats.get(str(data.get("seat")))) is not None:
+        out.append((seat, News("bot", f"from{data.get('from_round')}",
+                               f"Your seat in {title} was handed to the bot",
+                               f"From round {data.get('from_round')} the bot plays {seat.name}.",
+                               _seat_page(seat))))
+    return out
+
+
+class PushChannel:
+    """Web push as a channel of service.notify."""
+
+    name = "push"
+
+    def queue(self, session: Session, news: Told) -> None:
+        if not enabled() or not session.scalar(select(PushSubscription.id).limit(1)):
+            return  # nobody here has push on: no game to read
+        game = session.get(Game, news.game_id)
+        if game is None:
+            return
+        for seat, one in _pushes(session, game, news):
+            queue(session, game, seat, one)
+
+    def lost(self, app: Flask) -> int:
+        return lost(app)
+
+
+CHANNEL = PushChannel()

@@ -42,9 +42,9 @@ def deliver_webhook(hook_id: int) -> str:
 
 
 @shared_task(name="worker.tasks.deliver_push", ignore_result=True)
-def deliver_push(push_ids: list[int]) -> dict[str, str]:
-    """Push the browsers these rows are for, each browser's due rows as one notification."""
-    return push.deliver_each(push_ids)
+def deliver_push(endpoint_hash: str) -> str:
+    """Push one browser its due rows, as one notification."""
+    return push.deliver(endpoint_hash)
 
 
 @shared_task(name="worker.tasks.issue_signin_link", ignore_result=True)

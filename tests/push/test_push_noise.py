@@ -55,7 +55,7 @@ def test_news_waiting_for_a_retry_goes_out_with_the_next(tmp_path, service):
     world.news("red", "turn", key="round-2", title="Your turn")
     messages = world.received(service, phone)
     assert len(messages) == 2  # the first failed (503); the second took it along
-    assert messages[1]["title"] == "2 updates from dicepost"
+    assert messages[1]["title"].endswith(": 2 updates")  # one game: its title, then the count
     assert messages[1]["body"] == "Round 1 results\nYour turn"
     assert {p.status for p in world.pushes()} == {"sent"}
 
