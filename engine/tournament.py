@@ -99,7 +99,8 @@ def standings(seed: str, tournament_id: str, entrants: int,
 def check_bundle(bundle: Mapping[str, Any]) -> list[str]:
     """What differs in a tournament bundle (empty: it holds): the seed against its
     commitment, every table against the draw, every game's players against its table.
-    The games' records are checked by the caller (engine.verify), one by one."""
+    The games' records are checked by the caller (engine.verify), one by one; a game not
+    started yet (no steps) has no players to compare."""
     problems: list[str] = []
     if bundle.get("format") != FORMAT:
         return [f"format: expected {FORMAT}, got {bundle.get('format')!r}"]
@@ -126,7 +127,7 @@ def check_bundle(bundle: Mapping[str, Any]) -> list[str]:
             record = (bundle.get("records") or {}).get(game.get("game_id"))
             if record is None:
                 problems.append(f"round {r} table {t}: no record of game {game.get('game_id')}")
-            elif record.get("players") != list(seats):
+            elif record.get("steps") and record.get("players") != list(seats):
                 problems.append(f"round {r} table {t}: the record's players {record.get('players')} are not "
                                 f"the table's seats {list(seats)}")
     return problems

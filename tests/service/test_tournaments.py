@@ -175,3 +175,33 @@ def _play_round(app, client, tokens) -> bool:
         assert r.status_code == 200, r.json
         sent = True
     return sent
+
+
+def test_seating_by_rating_puts_one_player_of_each_strength_at_every_table(sqlite_app, tmp_path, capsys):
+    """The entrants in rating order (best first, unrated last) are published as the bands;
+    every table holds one of the top half and one of the bottom half; the bundle verifies
+    the draw before any game has started (those games have nothing to check yet)."""
+    from service import tournaments
+    from service.models import PlayerRating
+
+    app = sqlite_app
+    people = [{"name": f"P{n}", "email": f"p{n}@example.org"} for n in range(4)]
+    with session_scope(app) as s, s.begin():
+        for n, mu in ((0, 20.0), (2, 30.0), (3, 25.0)):  # p1 is unrated
+            s.add(PlayerRating(address=f"p{n}@example.org", ruleset="universal", mu=mu, sigma=1.0, games=3))
+    with app.test_request_context(), session_scope(app) as s:
+        made = tournaments.create(
+            s, title="Rated", ruleset="universal", options={}, rounds=2, size=2, seating="rating",
+            seed_commitment=commitment(SEED), entrants=people, anonymous=False, no_pause=False,
+            no_rollback=True, no_absence=False, deadline_policy=None)
+        tournaments.seat(s, made.id, made.director_token, SEED)
+        doc = tournaments.bundle(s, made.id)
+    assert doc["bands"] == [2, 3, 0, 1]
+    for rnd in doc["rounds"]:
+        assert all(len({e for e in g["seats"].values()} & {2, 3}) == 1 for g in rnd)
+    path = tmp_path / "rated.json"
+    path.write_text(json.dumps(doc))
+    assert verify_command.main(["--tournament", str(path)], standalone_mode=False) == 0
+    out = capsys.readouterr().out
+    assert "seating draw: holds (seed, commitment and every table)" in out
+    assert out.count("not started yet (no dice rolled: nothing to check)") == 4
