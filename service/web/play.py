@@ -18,7 +18,7 @@ from engine import Board, Ruleset, find_ruleset
 from engine.grid import SquareError, parse_square
 from engine.held import receipts_file
 from engine.standing import NONE as NONE_WORD
-from service import access, caches, clock, forces, games, rollback_chain, standing, submit
+from service import access, caches, clock, entry, forces, games, rollback_chain, standing, submit
 from service import jsonlimits as limited_json
 from service.address_confirm import is_confirmed
 from service.catalog import rules_help
@@ -83,6 +83,7 @@ def _join_page(game_id: str, invite: str) -> tuple[dict[str, Any], str | None, B
         title, commitment = game.title, game.commitment
         rollback_words = rollback_chain.rollback_words(game.options)
         privacy = private_words(game)
+        entry_rules = entry.rules_of(session, game_id).words()
         # The game's own unit types, which a force may name beside the built-in ones.
         house = list((game.options or {}).get("unit_types") or [])
         seat = session.scalars(select(Seat).where(Seat.game_id == game_id,
@@ -90,7 +91,8 @@ def _join_page(game_id: str, invite: str) -> tuple[dict[str, Any], str | None, B
         taken = seat.name if seat is not None and seat.joined_at is not None else None
         builder = _builder(game, seat)
     page = {"game_id": game_id, "title": title, "commitment": commitment, "invite": invite,
-            "house": house, "rollback_words": rollback_words, "private_words": privacy}
+            "house": house, "rollback_words": rollback_words, "private_words": privacy,
+            "entry_rules": entry_rules}
     return page, taken, builder
 
 

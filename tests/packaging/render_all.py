@@ -290,6 +290,9 @@ def play(app: Flask, web: Player) -> None:
     web.get("/me")
     web.get(f"/me/play/{alice_seat}")
     web.post("/me/away", 303, data={"clear": "1"})
+    web.post("/me/profile", 422, data={"handle": "admin"})  # the refusal at its field
+    web.post("/me/profile", 302, data={"handle": "Alice-Plays", "public": "on"})
+    web.get("/players/alice-plays")  # her public page
 
     # A tournament: the director's form, page and seating, its public page, CSV and bundle.
     import hashlib

@@ -95,6 +95,7 @@ def test_the_web_form_sets_the_rules_and_the_join_page_refuses_with_the_reason(s
     with client.session_transaction() as kept:
         invites = {name: url for name, url, _ in kept["created"]["invites"]}
     path = "/" + invites["bob"].split("/", 3)[3]
+    assert "reliability at least 60%" in client.get(path).get_data(as_text=True)  # told before joining
     refused = client.post(path, data={"use_default": "1"})
     text = refused.get_data(as_text=True)
     assert refused.status_code == 403 and "at least 60%; yours is 0%" in text

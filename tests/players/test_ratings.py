@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from flask import Flask
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from service import cli, ratings
 from service.db import session_scope
-from service.models import RatedGame
+from service.models import PlayerRating, RatedGame
 from tests.conftest import sqlite_app_with
 from tests.players.games import play_out
 
@@ -104,3 +104,27 @@ def test_a_game_with_a_replaced_seat_is_not_rated(sqlite_app: Flask) -> None:
 
 
 
+
+
+def test_the_sweeper_rings_again_for_a_game_whose_doorbell_was_lost(played: Flask) -> None:
+    """The game's end is stored with the game (pending); a lost ring is rung by the sweeper,
+    and a second pass changes nothing."""
+    from datetime import timedelta
+
+    from service.sweeper import sweep_and_ring
+
+    with session_scope(played) as s, s.begin():
+        newest = max(s.scalars(select(RatedGame)), key=lambda r: (r.finished_at, r.game_id))
+        expected = ratings.stored(s)
+        judged = ratings.recompute(s)[1]
+        s.execute(delete(PlayerRating))  # the ratings as they stood before the newest game was folded
+        ratings._store_table(s, "universal", ratings.fold({}, judged[:-1]))
+        newest.status = "pending"
+        newest.finished_at -= timedelta(seconds=1)  # past the fresh doorbell's grace, still the newest
+    with played.app_context():
+        sweep_and_ring()
+    with session_scope(played) as s, s.begin():
+        assert ratings.pending_games(s) == 0
+        assert ratings.stored(s) == expected
+        assert ratings.update(s) == 0  # idempotent: nothing waits
+        assert ratings.stored(s) == expected
