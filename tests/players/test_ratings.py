@@ -120,7 +120,8 @@ def test_the_sweeper_rings_again_for_a_game_whose_doorbell_was_lost(played: Flas
         s.execute(delete(PlayerRating))  # the ratings as they stood before the newest game was folded
         ratings._store_table(s, "universal", ratings.fold({}, judged[:-1]))
         newest.status = "pending"
-        newest.finished_at -= timedelta(seconds=1)  # past the fresh doorbell's grace, still the newest
+        for row in s.scalars(select(RatedGame)):  # all past a fresh doorbell's grace, in their order
+            row.finished_at -= timedelta(hours=1)
     with played.app_context():
         sweep_and_ring()
     with session_scope(played) as s, s.begin():
