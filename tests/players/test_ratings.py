@@ -129,3 +129,19 @@ def test_the_sweeper_rings_again_for_a_game_whose_doorbell_was_lost(played: Flas
         assert ratings.stored(s) == expected
         assert ratings.update(s) == 0  # idempotent: nothing waits
         assert ratings.stored(s) == expected
+
+
+def test_stored_ratings_read_back_exactly_on_both_databases(app: Flask) -> None:
+    """The rebuild is compared with the stored numbers for equality: a float must come back
+    from either database bit for bit."""
+    from datetime import UTC, datetime
+
+    games = [ratings.Judged(f"g{i}", "universal", datetime(2026, 1, 1, i, tzinfo=UTC),
+                            ((ANN, 1), (BEN, 2), (CAT, 2)) if i % 2 else ((CAT, 1), (ANN, 2)), None)
+             for i in range(1, 6)]
+    table = ratings.fold({}, games)
+    with session_scope(app) as s, s.begin():
+        ratings._store_table(s, "universal", table)
+    with session_scope(app) as s, s.begin():
+        assert ratings.stored(s) == {"universal": table}
+        s.execute(delete(PlayerRating))
