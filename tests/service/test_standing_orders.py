@@ -39,7 +39,7 @@ def test_standing_orders_count_instead_of_the_missed_turn_bot(tmp_path):
     world = World(tmp_path).start({"kind": "duration", "duration": "PT48H",
                                    "missed_turns": {"after": 1, "action": "bot"}})
     page = _page(world, "blue")
-    assert 'id="standing-form"' in page and "none: it holds" in page
+    assert 'id="standing-form"' in page and "<strong>attack</strong>: close combat against the nearest enemy" in page
     url = f"/games/{world.game_id}/player/{world.tokens['blue']}/standing"
     r = world.client.post(url, data={"standing-B1": "hold", "standing-B2": "hold", "standing-B3": "none"})
     assert r.status_code == 303
