@@ -91,7 +91,7 @@ def create_game(body: CreateGame) -> tuple[Response, int]:
     seats = [games.SeatSpec(s.name, s.email or None, s.force) for s in body.seats]
     rules = entry.checked_rules(body.entry.model_dump() if body.entry else None)
     created = games.create_game(get_session(), body.ruleset, body.title, seats, body.options, body.public,
-                                join_url, deadline_policy=policy, entry_rules=rules)
+                                join_url, deadline_policy=policy, entry_rules=rules, gm_email=body.gm_email)
     return jsonify({
         "id": created.id,
         "commitment": created.commitment,

@@ -141,6 +141,8 @@ class CreateGame(Body):
                                             "(true: the GM reads the private messages between players; "
                                             "default: false)")
     deadline_policy: DeadlinePolicy | None = Field(None, description="default: 48 hours, then they hold")
+    gm_email: str | None = Field(None, description="the GM's address (optional): it gets the GM's links by "
+                                 "mail once it confirms, and its \"Your games\" lists the game")
     entry: EntryIn | None = Field(None, description="who may take a seat (docs/players.md, \"Entry rules\"); "
                                   "a join that does not meet them is refused with 403 naming the rule")
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
@@ -21,7 +22,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from engine import ForceError, OptionError, Ruleset, UnknownRuleset, find_ruleset
 from engine.dice import DEFAULT_CHAIN_LENGTH, NEW_GAME_PROFILE, game_salt, join_entropy, server_entropy
 from engine.steps import run_setup, setup_inputs
-from service import address_confirm, clock, entry, forces
+from service import address_confirm, clock, entry, forces, urls
 from service.audit import audit
 from service.dice_keys import new_chain, step_dice
 from service.errors import Conflict, Invalid, NotFound, Unauthorized
@@ -34,7 +35,7 @@ from service.progress import record_step, seat_facts
 from service.rollback_chain import NO_ROLLBACK_OPTION, RESERVE_OPTION
 from service.rollback_chain import RESERVE as ROLLBACK_RESERVE
 from service.sendlimits import check_invitations, count_game_creation
-from service.tokens import new_game_id, new_token, token_hash
+from service.tokens import gm_token_of, new_game_id, new_token, token_hash
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 # Names a seat may not take: the GM's ("gm" is how messages name the GM, so a seat called
@@ -137,12 +138,14 @@ def check_force(ruleset: Ruleset[Any], force: Any, options: Mapping[str, Any], f
 def create_game(session: Session, ruleset_id: Any, title: str | None, seats: list[SeatSpec],
                 options: Mapping[str, Any], public: bool, join_url: Any = None,
                 deadline_policy: dict[str, Any] | None = None,
-                entry_rules: entry.Rules | None = None) -> CreatedGame:
+                entry_rules: entry.Rules | None = None, gm_email: Any = None) -> CreatedGame:
     """Draw the chain tip (the only OS randomness), publish S_0, invite every seat.
 
     join_url(game_id, invite_token) -> str, for the invitations' payload; entry_rules: who
-    may take a seat (service.entry).
+    may take a seat (service.entry); gm_email: the GM's address, which gets the GM's links
+    once it confirms (mail kind gm_links) and lists the game in its "Your games".
     """
+    gm_address = None if gm_email in (None, "") else normal_address(gm_email, "gm_email")
     ruleset = ruleset_or_invalid(ruleset_id)
     given = dict(options)
     no_rollback = given.pop(NO_ROLLBACK_OPTION, public)
@@ -161,12 +164,14 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
     if len(title) > 200:
         raise Invalid("title: at most 200 characters", "title")
     count_game_creation()
-    gm_token = new_token()
     with session.begin():
-        addresses = [(s.email, f"seats[{i}].email") for i, s in enumerate(seats)]
+        addresses = [(s.email, f"seats[{i}].email") for i, s in enumerate(seats)] + [(gm_address, "gm_email")]
         check_invitations(session, addresses)
         address_confirm.ask(session, addresses)  # the invitations wait for it
         game_id = _free_game_id(session)
+        gm_salt = secrets.token_hex(16) if gm_address else None
+        gm_token = (gm_token_of(current_app.config["SECRET_KEY"], game_id, gm_salt) if gm_salt
+                    else new_token())
         sealed, commitment, marks = new_chain(game_id, length + reserve, NEW_GAME_PROFILE)
         terms = new_terms(ruleset.info.id, ruleset.revision, opts, [s.name for s in seats], deadline_policy)
         game = Game(id=game_id, ruleset=ruleset.info.id, revision=ruleset.revision, title=title,
@@ -177,6 +182,7 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
                     sealed_tip=sealed, sealed_marks=marks, chain_length=length + reserve,
                     commitment=commitment,
                     current_round=0, gm_token_hash=token_hash(gm_token), created_at=clock.now(),
+                    gm_email=gm_address, gm_salt=gm_salt,
                     deadline_policy=deadline_policy)  # checked by service.schedule.policy.checked_policy
         session.add(game)
         session.flush()
@@ -193,6 +199,9 @@ def create_game(session: Session, ruleset_id: Any, title: str | None, seats: lis
             url = join_url(game_id, invite) if join_url else None
             enqueue(session, "invitation", {"join_url": url, "commitment": commitment, "title": title},
                     game=game, seat=seat)
+        if gm_address:  # the links wait for the address to confirm (service.outbound.deliver)
+            enqueue(session, "gm_links", {"gm_url": urls.absolute("gm.page", game_id=game_id, token=gm_token),
+                                          "title": title}, game=game, to=gm_address)
         audit(session, game_id, "gm", "created",
               {"ruleset": ruleset.info.id, "seats": [s.name for s in seats], "commitment": commitment})
     return CreatedGame(game_id, commitment, gm_token, invites)

@@ -89,6 +89,11 @@ class Game(Base):
     current_round: Mapped[int] = mapped_column(Integer, default=0)
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     gm_token_hash: Mapped[str] = mapped_column(String(64))
+    # The GM's address, lower-cased (optional): the GM's links are mailed there once it
+    # confirms, and "Your games" signed in with it lists the game. With it, the GM token is
+    # made from `gm_salt` and SECRET_KEY (service.gm.address), so it can be shown again.
+    gm_email: Mapped[str | None] = mapped_column(String(320), index=True)
+    gm_salt: Mapped[str | None] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=clock.now)
     deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -23,7 +23,7 @@ from service import clock, limit_lock, urls
 from service.db import session_scope
 from service.inputs import address_key
 from service.mail.outbox import enqueue
-from service.models import LoginLink, Seat
+from service.models import Game, LoginLink, Seat
 from service.tasks import send_signin_link
 from service.timekeeping.wording import time_text
 from service.tokens import row_token, token_hash
@@ -47,7 +47,9 @@ def link_token(secret_key: str | bytes, link_id: int, salt: str) -> str:
 
 
 def plays_here(session: Session, email: str) -> bool:
-    return session.scalar(select(func.count(Seat.id)).where(func.lower(Seat.email) == email)) != 0
+    """Whether the address plays a seat here or runs a game as its GM."""
+    return (session.scalar(select(func.count(Seat.id)).where(func.lower(Seat.email) == email)) != 0
+            or session.scalar(select(func.count(Game.id)).where(Game.gm_email == email)) != 0)
 
 
 def issue(session: Session, email_text: str, now: datetime | None = None) -> Issued:

@@ -14,6 +14,16 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def gm_token_of(secret_key: str | bytes, game_id: str, salt: str) -> str:
+    """The GM token of a game with a GM address: made again from its salt and SECRET_KEY (a
+    key derived for this purpose alone), so "Your games" can show the GM link; only its
+    hash is stored, like every token's."""
+    raw = secret_key.encode("utf-8") if isinstance(secret_key, str) else secret_key
+    key = hmac.new(raw, b"dicepost gm link", hashlib.sha256).digest()
+    mac = hmac.new(key, f"{game_id}.{salt}".encode(), hashlib.sha256).digest()[:24]
+    return base64.urlsafe_b64encode(mac).decode("ascii")
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 

@@ -1,4 +1,5 @@
-"""A signed-in player's games: every seat played with their address, what each waits for."""
+"""A signed-in player's games: every seat played with their address, what each waits for,
+and the games the address runs as their GM."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from service import urls
 from service.models import Game, Seat
 from service.timekeeping.wording import deadline_text
+from service.tokens import gm_token_of
 from service.views import current_round, submitted_names
 from service.zones import address_zone
 
@@ -60,3 +63,26 @@ def seats_of(session: Session, email: str) -> list[SeatLine]:
             paused=game.paused_at is not None, joined=seat.joined_at is not None, mail_pref=seat.mail_pref,
             message_pref=seat.message_pref, outcome=_outcome(game)))
     return sorted(lines, key=lambda line: not line.waits_for_you)
+
+
+@dataclass(frozen=True)
+class RunLine:
+    """A game the signed-in address runs as its GM, with the GM page's link."""
+
+    game_id: str
+    title: str
+    ruleset: str
+    status: str
+    round: int | None
+    gm_url: str
+
+
+def games_run(session: Session, email: str, secret_key: str | bytes) -> list[RunLine]:
+    """The games created with this GM address, newest first, each with its GM link made
+    again from the game's salt (service.tokens.gm_token_of)."""
+    rows = session.scalars(select(Game).where(Game.gm_email == email, Game.gm_salt.is_not(None))
+                           .order_by(Game.created_at.desc())).all()
+    return [RunLine(g.id, g.title, g.ruleset, g.status, g.current_round if g.status == "active" else None,
+                    urls.absolute("gm.page", game_id=g.id,
+                                  token=gm_token_of(secret_key, g.id, g.gm_salt or "")))
+            for g in rows]

@@ -21,6 +21,7 @@ from typing import Any
 
 from flask import (
     copy_current_request_context,
+    current_app,
     flash,
     get_flashed_messages,
     make_response,
@@ -35,7 +36,7 @@ from werkzeug.wrappers import Response
 from service import absence, address_confirm, clock, players, sign_ins
 from service import signin as signin_links
 from service.dashboard import bp
-from service.dashboard.overview import seats_of
+from service.dashboard.overview import games_run, seats_of
 from service.db import get_session
 from service.errors import Conflict, Invalid, NotFound
 from service.inputs import INT_MAX
@@ -124,6 +125,7 @@ def _games_page(zone: str | None = None, zone_error: str = "", away_error: str =
     db = get_session()
     with db.begin():
         lines = seats_of(db, _email())
+        run = games_run(db, _email(), current_app.config["SECRET_KEY"])
         dead = failing(db, _email())
         stored = address_zone(db, _email())
         away = absence.address_absences(db, _email())
@@ -134,7 +136,7 @@ def _games_page(zone: str | None = None, zone_error: str = "", away_error: str =
         public = profile is not None and profile.public
     year = clock.now().year
     used = absence.days_by_year(away).get(year, 0)
-    return render_template("dashboard/games.html", email=_email(), lines=lines, prefs=PREFS,
+    return render_template("dashboard/games.html", email=_email(), lines=lines, run=run, prefs=PREFS,
                            away=[a.to_json() for a in away if a.last.year >= year], away_error=away_error,
                            away_form=away_form or {}, budget={"year": year, "used": used,
                                                               "days": absence.BUDGET_DAYS},

@@ -77,6 +77,7 @@ class MailKind:
     replied: bool = False  # always answers a person's mail (Auto-Submitted: auto-replied)
     bulk: bool = False  # news the host sends every player (Precedence: bulk)
     despite_bounces: bool = False  # sent even to an address that bounces (its owner just asked)
+    confirmed_only: bool = False  # an address kind that waits for its address to confirm, as a seat's mail
     context: Callable[[Letter], dict[str, Any]] = _nothing
 
     @property
@@ -156,6 +157,9 @@ KINDS: dict[str, MailKind] = {k.name: k for k in (
     # To the other players of a game when one declares days away (service.absence).
     MailKind("absence", lambda c: f"{c['payload'].get('seat')} is away {c['payload'].get('from')} to "
              f"{c['payload'].get('to')}", "seat", _RESULTS, bulk=True),
+    # The GM's links, to the GM's address given at creation, once it confirms (service.games).
+    MailKind("gm_links", lambda c: f"Your GM links for {c['game']['title']}", "address", _ALL,
+             confirmed_only=True),
     # To a player the GM replaced or removed, at the address the seat had (timekeeping.due).
     MailKind("seat_lost", lambda c: f"You no longer play {c['payload'].get('seat')} in {c['game']['title']}",
              "address", _ALL),

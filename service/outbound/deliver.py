@@ -184,7 +184,8 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
         _finish(session, outbox_id, attempt, status="skipped",
                 last_error=f"not sent: mail to this address bounced ({dead})"[:2000], **fence)
         return None
-    if kind_of(row.kind).to == "seat" and not _confirmed(session, row.to_address):
+    spec = kind_of(row.kind)
+    if (spec.to == "seat" or spec.confirmed_only) and not _confirmed(session, row.to_address):
         address = row.to_address or ""
         until = row.created_at + CONFIRM_WAIT
         if until > clock.now():

@@ -123,7 +123,7 @@ def create() -> Response | tuple[str, int, dict[str, str]]:
             get_session(), form.get("ruleset", ""), form.get("title", ""),
             parse_seat_lines(form.get("seats", "")), options,
             form.get("public") == "on", join_url, deadline_policy=policy,
-            entry_rules=entry.checked_rules(form))
+            entry_rules=entry.checked_rules(form), gm_email=form.get("gm_email") or None)
     except ServiceError as exc:
         return _home(form, [(exc.field or "form", exc.message)]), exc.status, exc.headers
     emails = dict(_seat_emails(form.get("seats", "")))

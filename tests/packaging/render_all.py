@@ -251,8 +251,9 @@ def play(app: Flask, web: Player) -> None:
     web.get(f"/games/{gid}")
 
     # A seat handed to a newcomer by the GM of a second game: the take-over page.
-    r = api.post("/api/games", 201, json={"ruleset": "universal", "seats": [{"name": "erin", "email": "erin@example.org"},
-                                                                               {"name": "fred"}]})
+    r = api.post("/api/games", 201, json={"ruleset": "universal", "gm_email": "gm@example.org",
+                                            "seats": [{"name": "erin", "email": "erin@example.org"},
+                                                      {"name": "fred"}]})
     second = r.get_json()
     for seat in second["seats"]:
         api.post(f"/api/games/{second['id']}/join", json={"invite_token": seat["invite_token"]})

@@ -42,7 +42,7 @@ from service.models import Base, UTCDateTime
 from tests.conftest import PG_ADMIN, SESSION_TAG, _pg_admin
 
 SEAL = bytes(range(32))
-HEAD = "0023_push"
+HEAD = "0024_gm_address"
 # The games table as the migrations before the seal left it (the models have moved on).
 GAMES_BEFORE_THE_SEAL = sa_table(
     "games", column("options", JSON()), column("created_at", UTCDateTime()),
