@@ -130,6 +130,7 @@ def create() -> Response | tuple[str, int, dict[str, str]]:
     # The links are shown once, to this browser: kept in its signed session cookie (only
     # their hashes are stored), so a reload shows them again and creates nothing.
     session[CREATED] = {"id": created.id, "gm_token": created.gm_token, "title": form.get("title", ""),
+                        "gm_email": (form.get("gm_email") or "").strip(),
                         "commitment": created.commitment,
                         "invites": [[name, join_url(created.id, token), emails.get(name)]
                                     for name, token in created.invites]}
