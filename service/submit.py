@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session, joinedload
 
 from engine import OrderErrors, find_ruleset
 from engine.contract import InvariantError
-from engine.orders import Order, format_orders
+from engine.orders import Order, OrderError, format_orders
 from service import clock, statecache
 from service.audit import audit_row, log_action
 from service.clock import as_utc
@@ -168,6 +168,83 @@ def check(session: Session, game_id: str, token: str | None, round_number: Any,
         except OrdersRefused as exc:
             return list(exc.errors)
     return []
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One list of the order form: the line chosen in it ('' for none) and the lines it offers."""
+
+    chosen: str
+    offered: Sequence[str]
+
+
+@dataclass(frozen=True)
+class Clash:
+    """Why a list's line would be refused with the lines chosen elsewhere: the refusal the
+    set with it would meet (its line numbered in that set), and whether it falls on the
+    offered line itself (else on another line it would make wrong)."""
+
+    own: bool
+    error: dict[str, Any]
+    lines: tuple[str, ...]  # the set the refusal numbers its lines in
+
+
+MAX_TRIALS = 2000  # sets judged for one answer: a form's lists, each line in each list
+
+
+def refused_choices(session: Session, game_id: str, token: str | None, round_number: Any,
+                    slots: Sequence[Slot], typed: Sequence[str]) -> list[dict[str, Clash]]:
+    """For each list, the lines it offers that the rules would refuse with the lines chosen
+    in the other lists and typed in the box, each with the refusal: every offered set is
+    read by the ruleset's own parser, exactly as Send reads it (nothing stored), so the
+    form never offers a combination the rules refuse without saying why. A line offered
+    alone is always legal (the contract), so a form with nothing else chosen asks nothing."""
+    _check_request(round_number, "")
+    with session.begin():
+        opened = _open_at_once(session.connection(), game_id, token, None, round_number) if token else None
+        if opened is None:
+            _refuse(session, game_id, token, None, round_number)
+    rules, seat = find_ruleset(opened.ruleset, opened.revision), opened.seat_name
+    state = load_state(opened.game_id, opened.ruleset, opened.revision, opened.t, opened.state)
+
+    def placed(chosen: Sequence[str]) -> tuple[list[str], list[tuple[str, int]]]:
+        lines, origins = [], []
+        for n, line in enumerate(chosen):
+            if line.strip():
+                lines.append(line)
+                origins.append(("list", n))
+        for n, line in enumerate(typed):
+            lines.append(line)
+            origins.append(("box", n))
+        return lines, origins
+
+    def refusals(lines: Sequence[str]) -> list[OrderError]:
+        try:
+            rules.parse_orders(state, seat, "\n".join(lines))
+        except OrderErrors as exc:
+            return exc.errors
+        return []
+
+    now = [s.chosen for s in slots]
+    lines, origins = placed(now)
+    wrong_now = {origins[e.line - 1] if e.line else ("set", e.message) for e in refusals(lines)}
+    answer: list[dict[str, Clash]] = [{} for _ in slots]
+    trials = 0
+    for i, slot in enumerate(slots):
+        others = [line for n, line in enumerate(now) if n != i] + list(typed)
+        if not any(line.strip() for line in others):
+            continue  # alone, every offered line is legal
+        for offered in slot.offered:
+            if offered == slot.chosen or trials >= MAX_TRIALS:
+                continue
+            trials += 1
+            trial, at = placed([offered if n == i else line for n, line in enumerate(now)])
+            for e in refusals(trial):
+                where = at[e.line - 1] if e.line else ("set", e.message)
+                if where == ("list", i) or where not in wrong_now:
+                    answer[i][offered] = Clash(where == ("list", i), e.to_json(), tuple(trial))
+                    break
+    return answer
 
 
 def _parsed(opened: _Open, text: str) -> list[Order]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -327,19 +328,49 @@ def placed(errors: list[dict[str, Any]], lines: list[tuple[str, str]]) -> list[d
             for e in errors]
 
 
+def clash_words(clash: submit.Clash) -> str:
+    """Why a list's option would be refused with the other chosen lines, in a few words: the
+    lines the refusal names, by their text (an option's set has no numbers on the page)."""
+    def name(m: re.Match[str]) -> str:
+        n = int(m.group(1))
+        return f"'{clash.lines[n - 1].strip()}'" if 0 < n <= len(clash.lines) else m.group(0)
+    message = _LINE_REF.sub(name, str(clash.error.get("message", "")))
+    if clash.own:
+        return message
+    return f"{clash.error.get('text') or 'your orders'} would then be refused: {message}"
+
+
 @bp.post("/games/<game_id>/player/<token>/check")
 def player_check(game_id: str, token: str) -> tuple[Response, int]:
     """The order form judged as Send would judge it, nothing stored: the page asks before
-    it sends and as lists change, and names each line the rules refuse."""
+    it sends and as lists change, and names each line the rules refuse. Asked with
+    `choices`, it also names, for each list, the lines it offers that the rules would
+    refuse with what is chosen elsewhere, and why (the page marks them in the list and the
+    grid's taps skip them)."""
     lines = order_lines(request.form)
     round_field = request.form.get("round", "")
+    number: Any = int(round_field) if round_field.isdigit() else round_field
+    session = get_session()
     try:
-        errors = submit.check(get_session(), game_id, token,
-                              int(round_field) if round_field.isdigit() else round_field,
-                              "\n".join(line for line, _ in lines))
+        errors = submit.check(session, game_id, token, number, "\n".join(line for line, _ in lines))
+        refused: dict[str, dict[str, str]] = {}
+        if request.form.get("choices"):
+            with session.begin():
+                seat = games.seat_by_token(session, game_id, token)
+                game = seat.game
+                verbs = [v.name for v in find_ruleset(game.ruleset, game.revision).verbs]
+                lists = [lst for u in order_form(seat_legal_orders(session, seat), verbs, "").units
+                         for lst in u.lists]
+            free = str(request.form.get("free", ""))
+            slots = [submit.Slot(str(request.form.get(lst.name, "")), [c.format() for c in lst.choices])
+                     for lst in lists]
+            found = submit.refused_choices(session, game_id, token, number, slots,
+                                           free.splitlines() if free.strip() else [])
+            refused = {lst.name: {text: clash_words(c) for text, c in clashes.items()}
+                       for lst, clashes in zip(lists, found, strict=True) if clashes}
     except ServiceError as exc:
         return jsonify({"errors": [{"line": 0, "text": "", "message": exc.message, "where": ""}]}), exc.status
-    return jsonify({"errors": placed(errors, lines)}), 200
+    return jsonify({"errors": placed(errors, lines), "refused": refused}), 200
 
 
 def readiness(accepted: submit.Accepted) -> str:

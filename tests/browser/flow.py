@@ -44,12 +44,14 @@ class Created:
     gm_url: str
 
 
-def create_game(page: Any, base: str, title: str, seats: str, *, public: bool = True) -> Created:
-    """From the home page's form: universal ruleset, the given seat lines."""
+def create_game(page: Any, base: str, title: str, seats: str, *, public: bool = True, options: str = "") -> Created:
+    """From the home page's form: universal ruleset, the given seat lines and options."""
     page.goto(base + "/")
     page.locator("select[name=ruleset]").select_option("universal")
     page.get_by_label("Title").fill(title)
     page.get_by_label("Seats, one a line").fill(seats)
+    if options:
+        page.get_by_label(re.compile("^Options, one a line")).fill(options)
     page.get_by_label(re.compile("public: listed")).set_checked(public)
     page.get_by_role("button", name="Create the game").click()
     page.wait_for_selector("text=is created")

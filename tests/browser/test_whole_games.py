@@ -101,6 +101,7 @@ def tap_orders(page: Any, seat: str, tally: Tally, shot: Any, name: str | None) 
     needed, a screenshot `name` (if given) of the grid and the buttons."""
     active = page.locator("form select[data-unit]").first.get_attribute("data-unit")
     chosen, at = choices(page, seat)
+    taken: list[Choice] = []
     for choice in chosen:
         if choice.unit != active:
             tap_square(page, at[choice.unit])
@@ -108,6 +109,8 @@ def tap_orders(page: Any, seat: str, tally: Tally, shot: Any, name: str | None) 
             active = choice.unit
         tap_square(page, choice.square)
         said = page.inner_text("#picked")
+        if f"{choice.unit}: {choice.value} is refused with your other orders" in said:
+            continue  # the lists already hold an order the rules refuse with it: not taken
         if f"{choice.value} chosen" not in said:
             # One tap there could mean more than one order: the picker offers a button each.
             page.locator("#picked-choices").get_by_role("button", name=choice.value, exact=True).tap()
@@ -118,14 +121,15 @@ def tap_orders(page: Any, seat: str, tally: Tally, shot: Any, name: str | None) 
         assert f"{choice.unit}: {choice.value} chosen" in said, said
         lists = page.locator(f'form select[data-unit="{choice.unit}"]').evaluate_all("ss => ss.map(s => s.value)")
         assert choice.value in lists, (choice, lists)
+        taken.append(choice)
         tally.orders += 1
     # Every order that goes somewhere is drawn as an arrow before sending.
-    assert page.locator("svg.board line.pending-order").count() == sum(1 for c in chosen if c.square != at[c.unit])
+    assert page.locator("svg.board line.pending-order").count() == sum(1 for c in taken if c.square != at[c.unit])
 
 
 def send_by_tapping(page: Any) -> None:
     """Tap Send; where orders are refused, take each refused list back to its empty choice
-    (the refusal names the list: `list A2 attack`) and send again."""
+    (the refusal names the line picked from a list: `(from a list) A2 attack B1`) and send again."""
     for _ in range(5):
         click_send(page, lambda: page.get_by_role("button", name="Send orders").tap())
         if page.locator("#order-problems").is_hidden():
@@ -136,7 +140,7 @@ def send_by_tapping(page: Any) -> None:
             said = check.inner_text()
             assert "it matches the answer" in said and "holds the lines you sent" in said, said
             return
-        refused = re.findall(r"from a list (\S+ \S+)", page.inner_text("#order-problems ul"))
+        refused = re.findall(r"\(from a list\) (\S+ \S+)", page.inner_text("#order-problems ul"))
         assert refused, page.inner_text("#order-problems")
         for label in refused:
             page.get_by_label(label, exact=True).select_option("")
