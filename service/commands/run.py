@@ -6,6 +6,7 @@ instance/demo-game.txt (mode 600) so a second `make run` can print them again.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from pathlib import Path
@@ -75,6 +76,10 @@ def ensure_demo(app: Flask) -> str:
 def command(host: str, port: int, no_serve: bool) -> int:
     configured = bool(os.environ.get("DICEPOST_BASE_URL"))
     app = make_app(None if configured else {"BASE_URL": f"http://{host}:{port}"})
+    if app.config["EMBEDDED"]:
+        # The tasks run in this process: Celery's line for every task that succeeded (each
+        # mail delivered) would bury the links this command prints; failures still show.
+        logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
     try:
         migrate_app(app)
     except CommandError as exc:  # a revision this version does not know, say

@@ -210,6 +210,18 @@ def test_the_real_command_prints_no_traceback(tmp_path: Path, args: tuple[str, .
     assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
 
 
+def test_the_real_run_prints_its_links_and_nothing_else(tmp_path: Path) -> None:
+    """A first `dicepost run` (what a fresh clone's `make run` ends with) prints the demo's
+    links and no log line of the mail it sends meanwhile: nothing that reads as noise."""
+    env = clean_env(SECRET_KEY="cli-test", DATABASE_URL=f"sqlite:///{tmp_path}/cli.sqlite3",
+                    DICEPOST_INSTANCE_PATH=str(tmp_path / "instance"))
+    done = subprocess.run([*dicepost_command(), "run", "--no-serve"], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr
+    assert len(done.stdout.splitlines()) == 4 and done.stdout.startswith("Demo game "), done.stdout
+
+
 def test_make_run_takes_a_port() -> None:
     """`make run PORT=8123` serves on 8123 (dry run: the command make would run)."""
     done = subprocess.run(["make", "--no-print-directory", "-n", "run", "PORT=8123"], cwd=ROOT, capture_output=True,
