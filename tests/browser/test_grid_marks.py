@@ -97,3 +97,41 @@ def test_last_round_reads_on_the_grid(pages: Any, shot: Any, viewport: dict[str,
     assert seen["hidden"] == []
     assert "a red cross marks where a piece fell" in board_caption(BOARD)
     shot(page, f"grid-marks-{'phone' if viewport == PHONE else 'wide'}")
+
+
+# Every text of every grid on the page at its size on the screen, in CSS pixels: its
+# computed font size in the grid's units times the grid's scale.
+SCREEN_SIZES = """() => [...document.querySelectorAll('svg.board text')].filter(t => t.textContent.trim())
+  .map(t => [t.textContent.trim(), parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a])"""
+
+
+def test_every_grid_reads_at_390_px_without_zooming(served: Any, pages: Any, shot: Any) -> None:
+    """The player's, the game's and the round's grids on a 390-px phone, as they
+    open: every label, health number and coordinate at least 11 px on the screen, the last
+    round's moves drawn as paths, the page not scrolling sideways; at 320 px too."""
+    from tests.browser.flow import create_game, first_moves, join, send
+
+    base, _app = served
+    created = create_game(pages.new(), base, "Readable", "red\nblue")
+    red, blue = pages.new(), pages.new()
+    red_url, blue_url = join(red, created.invites["red"]), join(blue, created.invites["blue"])
+    for page, url in ((red, red_url), (blue, blue_url)):
+        page.goto(url)
+        send(page, first_moves(page, 2))
+    game = f"{base}/games/{created.game_id}"
+    phone = pages.new(viewport=PHONE)
+    small: dict[str, list[tuple[str, float]]] = {}
+    for name, url, width in (("player", red_url, 390), ("game", game, 390), ("round", f"{game}/rounds/1", 390),
+                             ("player", red_url, 320)):
+        phone.set_viewport_size({"width": width, "height": 800})
+        phone.goto(url)
+        sizes = phone.evaluate(SCREEN_SIZES)
+        assert len(sizes) > 20, (name, sizes)  # pieces, health numbers and coordinates
+        if tiny := [(text, round(px, 1)) for text, px in sizes if px < 11]:
+            small[f"{name} at {width} px"] = tiny[:6]
+        assert phone.evaluate("document.documentElement.scrollWidth") <= width, (name, width)
+        if name in ("game", "round"):  # round 1's two moves a side, each a path with its head
+            assert phone.locator("svg.board g.mark.move polyline").count() >= 4, name
+        if name == "round":
+            shot(phone, "round-grid-phone")
+    assert not small, small
