@@ -1,4 +1,6 @@
-"""Every page a player meets, at 1280, 390 and 320 pixels (and dark): no sideways scrolling, no
+"""Every page a player or GM meets (home and its create form, created, join, joined, player,
+settings, game, rounds, round, GM, verifier, rules, lobby, your games, sign-in, the mailbox
+and a mail in it), at 1280, 390 and 320 pixels (and dark): no sideways scrolling, no
 word split across lines in a table cell, no mail wider than the phone, and axe-core (fetched
 with npm at test time into a temporary folder, never committed) finds no WCAG 2.1 A or AA
 violation."""
@@ -47,25 +49,36 @@ def violations(page: Any, axe: str) -> list[str]:
     return list(found)
 
 
-def pages_of_a_game(served: tuple[str, Any], pages: Any) -> dict[str, str]:
-    """A two-player universal game played one round: every page a player sees, by name."""
-    base, _app = served
+def pages_of_a_game(served: tuple[str, Any], pages: Any,
+                    kept: dict[str, list[Any]] | None = None) -> dict[str, str]:
+    """A two-player universal game played one round: every page a player sees, by name.
+    `kept` gets the cookies that open the pages shown once (the game just created, the
+    seat just joined), by page name; those pages come last."""
+    base, app = served
     host = pages.new()
     created = create_game(host, base, "Every page", "red red@example.org\nblue")
+    created_url = host.url
     red, blue = pages.new(), pages.new()
     red_url = join(red, created.invites["red"])
     blue_url = join(blue, created.invites["blue"])
+    if kept is not None:
+        kept["created"], kept["joined"] = host.context.cookies(), blue.context.cookies()
     for page, url in ((red, red_url), (blue, blue_url)):
         page.goto(url)
         send(page, first_moves(page, 2))
     game = f"{base}/games/{created.game_id}"
+    with session_scope(app) as s:
+        mail = s.scalar(select(StoredMail.id).order_by(StoredMail.id.desc()).limit(1))
     return {"home": base + "/", "rules": base + "/rules", "rules-universal": base + "/rules/universal",
             "rules-heroes": base + "/rules/heroes", "game": game, "round": f"{game}/rounds/1",
+            "rounds": f"{game}/rounds",
             "rules-jep1": base + "/rules/jep1", "rules-fivedice": base + "/rules/fivedice",
             "player": red_url, "player-settings": red_url + "/schedule", "your-games": base + "/me",
             "sign-in": base + "/signin", "lobby": base + "/lobby", "mailbox": base + "/mailbox",
+            "mailbox-mail": f"{base}/mailbox/{mail}",
             "join": created.invites["red"], "verifier": f"{base}/verify?record={base}/api/games/{created.game_id}/record", "gm": created.gm_url,
-            "gm-confirm-draw": created.gm_url + "/confirm/end"}
+            "gm-confirm-draw": created.gm_url + "/confirm/end",
+            "created": created_url, "joined": created.invites["blue"] + "/done"}
 
 
 # Words (letters only, so codes and links may still wrap anywhere) drawn on more than one line
@@ -114,8 +127,24 @@ def mails_html(app: Any) -> dict[str, str]:
     return out
 
 
+def open_page(page: Any, name: str, url: str, kept: dict[str, list[Any]]) -> None:
+    """The page loaded; one shown once (the game just created, the seat just joined) in
+    the cookies of the browser that created or joined."""
+    if name in kept:
+        page.context.clear_cookies()
+        page.context.add_cookies(kept[name])
+    page.goto(url)
+    page.wait_for_load_state("load")
+    if name == "created":
+        assert "is created" in page.inner_text("main")
+    if name == "joined":
+        assert "You have joined" in page.inner_text("main")
+
+
+@pytest.mark.timeout(600)  # some twenty pages, four ways each, axe-core on every one
 def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browser, axe, shot) -> None:
-    urls = pages_of_a_game(served, pages)
+    kept: dict[str, list[Any]] = {}
+    urls = pages_of_a_game(served, pages, kept)
     problems: dict[str, list[str]] = {}
     for width, viewport, scheme in (("wide", WIDE, "light"), ("phone", PHONE, "light"),
                                     ("phone, dark", PHONE, "dark"), ("320 px", SMALL, "light")):
@@ -123,8 +152,7 @@ def test_every_page_fits_a_phone_and_has_no_wcag_violation(served, pages, browse
         try:
             page = context.new_page()
             for name, url in urls.items():
-                page.goto(url)
-                page.wait_for_load_state("load")
+                open_page(page, name, url, kept)
                 if name == "verifier":  # its green and red cells drawn, the engine's answer in
                     page.wait_for_selector("#summary[data-done=yes]", timeout=180_000)
                     assert page.locator("tr.step.ok").count() >= 2, page.inner_text("#summary")
