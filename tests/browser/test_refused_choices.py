@@ -1,11 +1,11 @@
 """The order form offers no combination the rules refuse without saying why, read by the
 ruleset's own parser (universal, docs/rulesets/universal.md: "Only one unit can attack in
 turn." and "Mortar: +3 power, can't hit enemy within 3 squares", judged from where its move
-leaves it): once one unit's attack is chosen, every other unit's attacks are
-marked ✗ in their lists with the reason, and a tap on the grid does not take them; the
-Mortar's moves that would leave it too close to its target are marked too. And Send never
-refuses a set silently: without JavaScript the page keeps every line in its list and marks
-the refused one by its number."""
+leaves it): once one unit's attack is chosen, every other unit's attacks are marked ✗ in
+their lists with the reason, and a tap on the grid does not take them (the chosen order's
+arrow lies under the pieces it crosses); the Mortar's moves that would leave it too close
+to its target are marked too. And Send never refuses a set silently: without JavaScript
+the page keeps every line in its list and marks the refused one by its number."""
 
 from __future__ import annotations
 
@@ -18,6 +18,13 @@ pytestmark = BROWSER
 
 MARKED = """() => Object.fromEntries([...document.querySelectorAll('form select[data-unit]')].map(s =>
   [s.id, [...s.options].filter(o => o.dataset.refused).map(o => [o.value, o.textContent])]))"""
+
+
+# The labels and health numbers that something else is drawn over, at their middle.
+HIDDEN = """() => [...document.querySelectorAll('svg.board text.label, svg.board text.hp')].filter(t => {
+  const r = t.getBoundingClientRect(), top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+  return !t.parentNode.contains(top);
+}).map(t => t.textContent)"""
 
 
 def attacks(page: Any) -> dict[str, list[str]]:
@@ -33,8 +40,9 @@ def attacks(page: Any) -> dict[str, list[str]]:
 
 def test_the_lists_and_the_grid_mark_what_the_rules_refuse_together(served, pages, shot) -> None:
     base, _app = served
-    # Six rows: a Mortar's move of two squares takes it within 3 squares of the enemy line.
-    created = create_game(pages.new(), base, "Refused together", "red\nblue", options="height = 6")
+    # Six by six: a Mortar's move of two squares takes it within 3 squares of the enemy
+    # line, and its attack's arrow crosses a piece of each side on its way.
+    created = create_game(pages.new(), base, "Refused together", "red\nblue", options="width = 6\nheight = 6")
     red = pages.new(viewport=PHONE)
     red_url = join(red, created.invites["red"])
     join(pages.new(), created.invites["blue"])
@@ -46,6 +54,10 @@ def test_the_lists_and_the_grid_mark_what_the_rules_refuse_together(served, page
     with red.expect_response(lambda r: "/check" in r.url):
         red.get_by_label(f"{gunner} attack", exact=True).select_option(line)
     red.wait_for_function("() => document.querySelector('option[data-refused]') !== null")
+    # The chosen attack's arrow lies under the pieces it crosses: no label or health hidden.
+    assert red.locator("svg.board line.pending-order").count() == 1
+    red.locator("svg.board").scroll_into_view_if_needed()
+    assert red.evaluate(HIDDEN) == []
     marked = red.evaluate(MARKED)
     attack_list = red.get_by_label(f"{other} attack", exact=True).get_attribute("id")
     refused = dict(marked[attack_list])
@@ -63,7 +75,7 @@ def test_the_lists_and_the_grid_mark_what_the_rules_refuse_together(served, page
     tap_square(red, red.locator(f'svg.board g.piece[data-id="{other}"]').get_attribute("data-square"))
     tap_square(red, red.locator(f'svg.board g.piece[data-id="{target}"]').get_attribute("data-square"))
     said = red.inner_text("#picked")
-    assert f"{other}: {others[0]} is refused with your other orders: only one unit can attack each round" in said
+    assert said.startswith(f"{others[0]} is refused with your other orders: only one unit can attack each round")
     assert red.get_by_label(f"{other} attack", exact=True).input_value() == ""
     shot(red, "refused-choices-phone")
     # The gunner's attack taken back: nothing is marked any more.
