@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from engine import Board, Order, find_ruleset
 from engine.eventwords import PLAIN_WORDS, EventWords
-from engine.orders import MAX_LINE, units_in
+from engine.orders import MAX_LINE, OrderErrors, units_in
 from service import statecache
 from service.models import Game, Seat, Step
 from service.render.grid_legend import natural_key
@@ -306,6 +306,35 @@ def legal_of(game: Game, step: Step, player: str) -> dict[str, list[Order]]:
     return {unit: list(lines) for unit, lines in found.items()}
 
 
+def fitting_first(game: Game, step: Step, player: str,
+                  legal: Mapping[str, Sequence[Order]]) -> dict[str, list[Order]]:
+    """Each unit's legal orders with, first, one the rules accept beside the first orders
+    of the units before it (the ruleset's own parser reads each set), so the order
+    template, every line uncommented, is a set the rules take (universal: one attack a
+    side, the other units move). A unit with none that fits keeps its own order."""
+    ruleset = find_ruleset(game.ruleset, game.revision)
+
+    def work() -> dict[str, list[Order]]:
+        state = ruleset.load(step.state)
+        chosen: list[str] = []
+        out: dict[str, list[Order]] = {}
+        for unit in sorted(legal, key=natural_key):
+            orders = list(legal[unit])
+            for n, order in enumerate(orders):
+                try:
+                    ruleset.parse_orders(state, player, "\n".join([*chosen, order.format()]))
+                except OrderErrors:
+                    continue
+                chosen.append(order.format())
+                orders.insert(0, orders.pop(n))
+                break
+            out[unit] = orders
+        return out
+
+    found = statecache.cached_by("template", (game.ruleset, game.revision, state_digest(step), player), work)
+    return {unit: list(lines) for unit, lines in found.items()}
+
+
 def seat_turn(session: Session, game: Game, seat: Seat, t: int | None = None) -> TurnSummary | None:
     """The summary of step `t` (default: the latest) for `seat`, with the round it opened
     as the player sees it now; None before setup. After setup alone its round is 0."""
@@ -334,5 +363,6 @@ def seat_turn(session: Session, game: Game, seat: Seat, t: int | None = None) ->
     row = seat_schedule(session, seat, create=False)
     summary.resolving, summary.sent, summary.ready = rnd.status == "ready", own is not None, not row.wait
     summary.bot_plays = row.controller == "bot"
-    return add_next(summary, rnd.number, moves and rnd.status == "open", rnd.closes_at, legal,
+    fitting = fitting_first(game, step, seat.name, legal) if legal else legal
+    return add_next(summary, rnd.number, moves and rnd.status == "open", rnd.closes_at, fitting,
                     own.accepted if own else "")

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import re
 
+from sqlalchemy import select
+
+from engine import find_ruleset
+from service.db import session_scope
+from service.models import Step
 from tests.mail.mail_world import html_of, text_of
 from tests.mail.test_game_by_mail_embedded import create, mail_players
 
@@ -24,6 +29,14 @@ def test_the_order_template_replies_and_the_results_say_what_became_of_each_orde
     assert len(template) == 8  # one commented line per unit (universal: 8 a side)
     # Alice takes the "# " off one line and sends the rest back as they were: the comment
     # lines are ignored, so only that order is stored.
+    # Every line uncommented, the template is a set the rules accept (universal: "Only one
+    # unit can attack in turn.", though both Mortars could attack): read by the rules.
+    table = [line[2:].split("  #")[0] for line in template]
+    assert sum(" attack " in line for line in table) == 1, table
+    with session_scope(app) as session:
+        state = session.scalars(select(Step.state).where(Step.game_id == game_id).order_by(Step.t.desc())).first()
+    rules = find_ruleset("universal")
+    assert len(rules.parse_orders(rules.load(state), "alice", "\n".join(table))) == 8  # else OrderErrors
     chosen = template[0][2:]
     reply = "\n".join([chosen, *template[1:]])
     out = players["alice"].reply(started, reply)
