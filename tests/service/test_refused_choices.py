@@ -60,4 +60,4 @@ def test_marked_choices_are_those_send_would_refuse(sqlite_app: Flask, ruleset: 
         others = [(name, o) for name, unit, offered in lists if unit != first_unit for o in offered
                   if " attack " in o]
         assert others and all(refused[name][o].startswith("only one unit can attack each round") and
-                               f"“{attack}”" in refused[name][o] for name, o in others)
+                               f"'{attack}'" in refused[name][o] for name, o in others)
