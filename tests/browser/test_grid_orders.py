@@ -76,7 +76,7 @@ def test_tap_a_unit_then_a_square_then_an_enemy(served, pages, shot, viewport) -
     red.get_by_role("button", name="Send orders").click()
     problems = red.locator("#order-problems")
     problems.wait_for(state="visible")
-    assert f"(box line 1) {line}: only one unit can attack each round" in problems.inner_text()
+    assert f"box line 1 {line}: only one unit can attack each round" in problems.inner_text()
     assert sent == [] and red.get_by_label("More orders").input_value() == line
     assert red.locator(f'select[data-unit="{gunner}"]').first.get_attribute("aria-invalid") is None
     if viewport == PHONE:

@@ -38,7 +38,7 @@ def test_two_players_play_rounds_in_the_browser(served, pages, shot) -> None:
     send(red, {units[0]: moves[units[0]]}, f"{units[1]} fly away\n")
     errors = red.locator("#order-problems")
     assert "nothing was sent" in errors.inner_text()
-    assert f"(box line 1) {units[1]} fly away" in " ".join(errors.inner_text().split())
+    assert f"box line 1 {units[1]} fly away" in " ".join(errors.inner_text().split())
     assert red.get_by_label("More orders").input_value() == f"{units[1]} fly away\n"
     assert "You have not sent orders for this round yet" in red.inner_text("main")
     shot(red, "orders-error")

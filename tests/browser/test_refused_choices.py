@@ -96,12 +96,15 @@ def test_send_without_javascript_keeps_every_line_and_numbers_the_refused_one(se
     red.get_by_label(f"{second} attack", exact=True).select_option(seconds[0])
     red.get_by_role("button", name="Send orders").click()
     problems = " ".join(red.inner_text("div.error").split())
-    assert (f"Line 2 (from a list) {seconds[0]}: only one unit can attack each round "
+    assert (f"from a list {seconds[0]}: only one unit can attack each round "
             f"('{firsts[0]}' already attacks)") in problems, problems
-    # Both lines stay chosen, the refused list marked with its line number.
+    # The copy of the lines as sent marks the refused one by its number.
+    sent = red.locator("ol.sent li")
+    assert sent.count() == 2 and sent.nth(1).get_attribute("class") == "refused"
+    # Both lines stay chosen, the refused list marked with the reason.
     assert red.get_by_label(f"{first} attack", exact=True).input_value() == firsts[0]
     refused = red.get_by_label(f"{second} attack", exact=True)
     assert refused.input_value() == seconds[0] and refused.get_attribute("aria-invalid") == "true"
     note = red.locator(f"#{refused.get_attribute('id')}-problem").inner_text()
-    assert note.startswith("⚠ line 2: only one unit can attack each round"), note
+    assert note.startswith("⚠ only one unit can attack each round"), note
     assert "You have not sent orders for this round yet" in red.inner_text("main")

@@ -129,7 +129,7 @@ def tap_orders(page: Any, seat: str, tally: Tally, shot: Any, name: str | None) 
 
 def send_by_tapping(page: Any) -> None:
     """Tap Send; where orders are refused, take each refused list back to its empty choice
-    (the refusal names the line picked from a list: `(from a list) A2 attack B1`) and send again."""
+    (the refusal names the line picked from a list: `from a list A2 attack B1`) and send again."""
     for _ in range(5):
         click_send(page, lambda: page.get_by_role("button", name="Send orders").tap())
         if page.locator("#order-problems").is_hidden():
@@ -140,7 +140,7 @@ def send_by_tapping(page: Any) -> None:
             said = check.inner_text()
             assert "it matches the answer" in said and "holds the lines you sent" in said, said
             return
-        refused = re.findall(r"\(from a list\) (\S+ \S+)", page.inner_text("#order-problems ul"))
+        refused = re.findall(r"from a list (\S+ \S+)", page.inner_text("#order-problems ul"))
         assert refused, page.inner_text("#order-problems")
         for label in refused:
             page.get_by_label(label, exact=True).select_option("")

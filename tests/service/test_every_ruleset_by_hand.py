@@ -325,7 +325,7 @@ class Game:
             line = numbered.index(mistake) + 1
             box = data["free"].split("\n").index(mistake) + 1  # typed last, in the box
             assert "Nothing was stored" in page
-            assert f"Line {line} (box line {box}) <code>{escape(mistake)}</code>" in page, error_box(page)
+            assert f"box line {box} <code>{escape(mistake)}</code>" in page, error_box(page)
             # The copy of the orders as sent, each with where it was written: the
             # mistake is the refused line.
             copy = page.split("The orders as sent, each with where you wrote it")[1].split("</ol>")[0]
