@@ -61,7 +61,14 @@ typecheck: venv
 PYTEST_WORKERS ?= 4
 PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS)
 
+# A machine may set PYTHONDONTWRITEBYTECODE: then each test process, and each command a test
+# starts, would compile the checkout again (and pytest rewrite every test module again). The
+# tests keep their bytecode (git ignores __pycache__), compiled once before the processes start.
+unexport PYTHONDONTWRITEBYTECODE
+COMPILE := $(BIN)/python -m compileall -q -j 0 engine service worker bench tests >/dev/null
+
 pytest: venv pyodide
+	@$(COMPILE)
 	$(PYTEST)
 
 test: lint typecheck pytest
@@ -69,6 +76,7 @@ test: lint typecheck pytest
 # The inner loop: lint, types and the tests that start no browser and no processes of
 # their own (workers, servers, builds): the markers of pyproject.toml, set in tests/conftest.py.
 check: lint typecheck
+	@$(COMPILE)
 	$(PYTEST) -m "not browser and not processes"
 
 # Benchmarks (docs/performance.md, "How to run" gives each part and its time): uses the local

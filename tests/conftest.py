@@ -40,6 +40,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
 from sqlalchemy import text
 
 from service import create_app
@@ -64,6 +66,28 @@ TEMPLATES = Path(tempfile.mkdtemp(prefix=f"dicepost-templates-{SESSION_TAG}-"))
 SEAL_KEY = os.environ.setdefault("DICEPOST_SEAL_KEY", secrets.token_hex(32))
 
 
+class _SharedTemplates(BytecodeCache):
+    """Jinja's compiled templates shared by every app of this process. A test makes apps
+    of its own, and each new app's Jinja environment would compile every template it renders
+    again; the key holds the template's name and a checksum of its source, so an edited
+    template is compiled anew."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        code = self.compiled.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+# Every app made in this process after the import (create_app copies Flask's jinja_options).
+Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": _SharedTemplates()}
+
+
 # `make check` leaves out the tests marked `browser` or `processes` (pyproject.toml): set here
 # from the fixtures a test uses, the folders whose every test starts processes, and the
 # modules that run the `dicepost` command (dicepost_command) or are marked slow.
@@ -81,6 +105,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if (used & PROCESS_FIXTURES or folder in PROCESS_FOLDERS or runs_command
                 or item.get_closest_marker("slow")):
             item.add_marker(pytest.mark.processes)
+    # pytest-xdist hands out tests in this order: the modules of the longest tests (builds,
+    # then those that start processes or the browser) first, so none of them starts last while
+    # the other workers sit idle. A module's tests stay together and in their order.
+    def weight(item: pytest.Item) -> int:
+        return next((rank for rank, mark in enumerate(("packaging", "processes", "browser"))
+                     if item.get_closest_marker(mark)), 3)
+
+    first: dict[Path, int] = {}
+    for item in items:
+        first[item.path] = min(first.get(item.path, 3), weight(item))
+    items.sort(key=lambda item: first[item.path])
 
 
 def _instance_snapshot() -> dict[str, tuple[int, int]]:

@@ -14,6 +14,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from service.commands.verify import EXIT_OK, check
 from tests.verify.conftest import js_verify, serialize
 
@@ -21,6 +23,9 @@ SUBSTITUTIONS = 1200
 DELETIONS = 300
 # Replacement bytes: mostly ones that keep JSON valid inside strings and numbers.
 REPLACEMENTS = b"0123456789abcdefABCDEF xyz:,.-_\"{}[]\\\n\t\x00\xff\xc3"
+# The mutants are checked in this many slices, each a test of its own, so parallel test
+# processes share them.
+SLICES = 4
 
 
 def mutants(data: bytes, rng: random.Random) -> list[tuple[str, bytes]]:
@@ -43,10 +48,12 @@ def still_json(data: bytes) -> bool:
     return True
 
 
-def test_every_single_byte_change_is_caught_by_the_cli_and_the_page(finished, tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", range(SLICES))
+def test_every_single_byte_change_is_caught_by_the_cli_and_the_page(finished, tmp_path: Path, part: int) -> None:
     data = serialize(finished)
-    cases = mutants(data, random.Random(20261130))
-    assert sum(still_json(m) for _, m in cases) > len(cases) // 2, "most mutants should still be JSON"
+    every = mutants(data, random.Random(20261130))
+    assert sum(still_json(m) for _, m in every) > len(every) // 2, "most mutants should still be JSON"
+    cases = every[part::SLICES]
 
     path = tmp_path / "mutant.json"
     missed_by_cli = []
