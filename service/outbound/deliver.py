@@ -69,8 +69,10 @@ from service.models import (
     Game,
     Outbox,
     PlayerZone,
+    Round,
     Seat,
     StoredMail,
+    Submission,
     UTCDateTime,
 )
 from service.outbound.compose import Composed, compose
@@ -201,6 +203,10 @@ def _prepare(session: Session, outbox_id: int, attempt: int,
         _finish(session, outbox_id, attempt, status="skipped",
                 last_error=f"not sent: the player chose {pref}", **fence)
         return None
+    if row.kind == "reminder" and seat is not None and orders_in(session, row, seat):
+        _finish(session, outbox_id, attempt, status="skipped",
+                last_error="not sent: the player has sent orders for the round", **fence)
+        return None
     try:
         msg = compose(session, row, settings)
     except Exception as exc:  # a mail that cannot be written will not be written later either
@@ -247,6 +253,19 @@ _ADDRESSES = union_all(
     select(literal("confirmed"), ConfirmedAddress.address, ConfirmedAddress.how)
     .where(ConfirmedAddress.address.in_(bindparam("mailed", expanding=True))))
 _STORE = insert(table_of(StoredMail))
+
+
+def orders_in(session: Session, row: Outbox, seat: Seat) -> bool:
+    """Whether the seat has orders in for the round a reminder is about: a reminder that
+    waited (a retry, an address to confirm) is not sent once they are."""
+    number = (row.payload or {}).get("round")
+    if not isinstance(number, int):
+        return False
+    latest = session.scalar(
+        select(Submission.accepted).join(Round, Round.id == Submission.round_id)
+        .where(Round.game_id == row.game_id, Round.number == number, Submission.seat_id == seat.id)
+        .order_by(Submission.version.desc()).limit(1))
+    return bool(latest)  # an empty text is a withdrawal: still waiting
 
 
 def _read_addresses(session: Session, rows: Sequence[Outbox], games: Sequence[Game]) -> None:

@@ -4,6 +4,7 @@ without orders, results, a message to you, pause and resume, the seat handed to 
 
 from __future__ import annotations
 
+import socket
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
@@ -95,3 +96,24 @@ def test_pause_resume_and_the_bot_taking_a_seat(tmp_path, service):
     assert ["paused"] in blue and ["resumed"] in blue and ["bot"] not in blue
     [bot] = [p for p in world.pushes() if p.event == "bot"]
     assert bot.payload["title"] == f"Your seat in {world.game().title} was handed to the bot"
+
+
+def test_a_reminder_mail_waiting_for_a_retry_is_not_sent_once_orders_are_in(tmp_path, service):
+    """No push or mail reminder for a player who already sent orders."""
+    world, _phones = subscribed(tmp_path, service, seats=())
+    with socket.socket() as s:  # a port nothing listens on: every mail fails for now (a relay down)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    world.app.config["SMTP_URL"] = f"smtp://127.0.0.1:{port}"
+    world.advance(hours=37)
+    world.sweep()
+    with session_scope(world.app) as s:
+        [row] = s.scalars(select(Outbox).where(Outbox.kind == "reminder", Outbox.to_address == "blue@example.org"))
+        assert row.status == "pending" and row.attempts == 1
+    world.submit("blue", world.legal_order("blue"))
+    world.app.config["SMTP_URL"] = ""  # the relay is back (the embedded mailbox)
+    world.advance(minutes=2)
+    world.sweep()
+    with session_scope(world.app) as s:
+        [row] = s.scalars(select(Outbox).where(Outbox.kind == "reminder", Outbox.to_address == "blue@example.org"))
+        assert row.status == "skipped" and "sent orders" in (row.last_error or "")
