@@ -26,7 +26,10 @@ from tests.service.play import counts, create, start
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 RAW_MARKERS = ('<script>alert("x")', "<img src=x onerror")
 CAPABILITY_FORMS = {"mail.preferences", "mail.unsubscribe",  # secret token in the URL, one-click from mail
-                    "web.follow_stop"}
+                    "web.follow_stop",
+                    # a browser's push endpoint (a secret its push service made) in the body: the
+                    # notification's "Turn off" button posts it with no page and no CSRF token
+                    "web.push_unsubscribe", "web.push_state"}
 
 
 def _raw_hostile(text: str) -> bool:
