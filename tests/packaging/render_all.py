@@ -24,7 +24,7 @@ from typing import Any
 
 from flask import Flask, request
 from jinja2 import BaseLoader, Environment
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 
 class Failed(Exception):
@@ -73,7 +73,9 @@ def make_app(db_file: str) -> tuple[Flask, RecordingLoader, set[str]]:
     from service import create_app
 
     app = create_app({"DATABASE_URL": f"sqlite:///{db_file}", "REDIS_URL": None, "TESTING": True,
-                      "WTF_CSRF_ENABLED": False, "SECRET_KEY": "render-all", "BASE_URL": "http://dicepost.test"})
+                      "WTF_CSRF_ENABLED": False, "SECRET_KEY": "render-all", "BASE_URL": "http://dicepost.test",
+                      # a club's own domain counts as confirmed: the second game's mail goes out at once
+                      "CONFIRMED_DOMAINS": ("club.example",)})
     loader = RecordingLoader(app.jinja_env.loader)  # type: ignore[arg-type]
     app.jinja_env.loader = loader
     reached: set[str] = set()
@@ -189,6 +191,7 @@ def play(app: Flask, web: Player) -> None:
     check(schema["ruleset"] == "universal" and schema["default"], "the force schema names no default force")
     api.get(f"/api/games/{gid}/orders", headers=auth)
     api.get(f"/api/games/{gid}/gm", headers=gm_auth)
+    api.get(f"/api/games/{gid}/webhooks", headers=gm_auth)
     api.get(f"/api/games/{gid}/settings", headers=auth)
 
     start = next(m for _i, kind, m in stored(app) if kind == "results" and m["To"].addresses[0].username == "alice")
@@ -251,8 +254,8 @@ def play(app: Flask, web: Player) -> None:
     web.get(f"/games/{gid}")
 
     # A seat handed to a newcomer by the GM of a second game: the take-over page.
-    r = api.post("/api/games", 201, json={"ruleset": "universal", "gm_email": "gm@example.org",
-                                            "seats": [{"name": "erin", "email": "erin@example.org"},
+    r = api.post("/api/games", 201, json={"ruleset": "universal", "gm_email": "gm@club.example",
+                                            "seats": [{"name": "erin", "email": "erin@club.example"},
                                                       {"name": "fred"}]})
     second = r.get_json()
     for seat in second["seats"]:
@@ -312,6 +315,14 @@ def play(app: Flask, web: Player) -> None:
     web.get(f"/tournaments/{tid}/standings.csv")
     web.get(f"/tournaments/{tid}/bundle.json")
 
+    # The mail still waiting (the GM's gathered news is held a few minutes): due now, sent.
+    with session_scope(app) as s, s.begin():
+        s.execute(update(Outbox).where(Outbox.status == "pending").values(next_attempt_at=None))
+        pending = list(s.scalars(select(Outbox.id).where(Outbox.status == "pending")))
+    with app.app_context():
+        for oid in pending:
+            deliver(oid)
+
     # Every stored mail in the mailbox, and the mail settings pages its links lead to.
     from service.web.mailbox import KEY_PARAM, mailbox_key
 
@@ -352,6 +363,12 @@ def play(app: Flask, web: Player) -> None:
         web.get(f"/rules/{ruleset}/1")
     web.get("/rules/chess", 404)
     web.get("/healthz")
+    # The installable app: its manifest, icons, service worker and the notifications page.
+    manifest = web.get("/manifest.webmanifest").get_json(force=True)
+    for icon in manifest["icons"]:
+        web.get(icon["src"])
+    web.get("/sw.js")
+    web.get("/notifications")
 
 
 def main(db_file: str) -> dict[str, Any]:
