@@ -87,8 +87,11 @@ def use_standing(session: Session, game: Game, rnd: Round, seats: Sequence[Seat]
     whose player left standing orders gets them as their next version. The names of those
     seats. The caller holds the round's lock."""
     have = latest_submissions(session, rnd.id)
-    waiting = [s for s in seats if s.id not in have]
-    if not waiting:
+    standing = {seat: words for seat in seats if seat.id not in have
+                if (words := {u: k for u, k in standing_of(session, seat).items() if k != NONE})}
+    # the state is loaded only for standing orders to use: a round without any closes as
+    # before, even when its stored state no longer loads (the resolver marks that game)
+    if not standing:
         return []
     step = latest_step(session, game.id)
     if step is None:
@@ -97,10 +100,7 @@ def use_standing(session: Session, game: Game, rnd: Round, seats: Sequence[Seat]
     state = loaded_state(game, step)
     profile = game_profile(game)
     used = []
-    for seat in waiting:
-        words = {u: k for u, k in standing_of(session, seat).items() if k != NONE}
-        if not words:
-            continue
+    for seat, words in standing.items():
         text = standing_text(ruleset, state, seat.name, words)
         accepted = format_orders(counted_orders(profile, ruleset, state, seat.name,
                                                 ruleset.parse_orders(state, seat.name, text)))

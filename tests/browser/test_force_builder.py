@@ -118,7 +118,7 @@ def test_heroes_pick_a_hero_by_its_card(served, pages, shot, viewport) -> None:
     app, game_id, page = open_join(served, pages, viewport, "heroes")
     cards = page.locator(".fb-card")
     assert cards.count() == 5
-    assert "S4 U4 P3 E3 R2, ATT 2, ARM 2" in cards.first.inner_text()
+    assert "S 4, U 4, P 3, E 3, R 2; ATT 2, ARM 2" in cards.first.inner_text()
     page.get_by_role("radio", name="Puck").check()
     no_sideways_scroll(page)
     shot(page, f"force-builder-heroes-{viewport['width']}")
