@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session
 from engine import find_ruleset
 from service import clock, urls
 from service.db import session_scope
-from service.models import Game, Seat, Step, Webhook, WebhookEvent
+from service.models import Game, Seat, Step, Tournament, TournamentGame, Webhook, WebhookEvent
 from service.webhooks import guard, payloads
 from service.webhooks.store import hook_of, open_secret, view
 
@@ -123,8 +123,9 @@ def _compose(post: Post) -> tuple[bytes, dict[str, str]]:
                                _summary(session, game, r)) for r in post.rows]
         document: Mapping[str, Any]
         if post.kind == "discord":
-            ids = {s.name: s.discord_id for s in session.scalars(select(Seat).where(Seat.game_id == game.id))
-                   if s.discord_id}
+            seats: Sequence[Seat] = [] if _anonymous(session, game.id) else session.scalars(
+                select(Seat).where(Seat.game_id == game.id)).all()
+            ids = {s.name: s.discord_id for s in seats if s.discord_id}
             document = payloads.discord(items, ids)
         elif post.kind == "slack":
             document = payloads.slack(items)
@@ -277,3 +278,10 @@ def try_post(session: Session, game_id: str, hook_id: int) -> tuple[str, dict[st
             hook.status, hook.failures, hook.last_error, hook.failing_since = "ok", 0, None, None
             hook.next_post_at = None
         return result.strip(), view(hook)
+
+
+def _anonymous(session: Session, game_id: str) -> bool:
+    """A game of an anonymous tournament: an @mention would name the player behind a seat."""
+    return bool(session.scalar(
+        select(Tournament.anonymous).join(TournamentGame, TournamentGame.tournament_id == Tournament.id)
+        .where(TournamentGame.game_id == game_id)))

@@ -17,7 +17,7 @@ from standardwebhooks import Webhook as Verifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
 from service.db import session_scope
-from service.models import Webhook, WebhookEvent
+from service.models import Tournament, TournamentGame, Webhook, WebhookEvent
 from tests.notify.receiver import Receiver, Request, receiving
 from tests.service.schedule_world import World
 
@@ -198,6 +198,24 @@ def test_every_event_reaches_each_kind_of_hook(tmp_path: Any, receiver: Receiver
         assert not any(s in text for s in secrets), req.path
         assert "/play" not in text and "token" not in text.lower()
     assert {h["status"] for h in table.hooks()} == {"ok"}
+
+
+def test_a_game_of_an_anonymous_tournament_mentions_nobody(tmp_path: Any, receiver: Receiver) -> None:
+    """Entrants are seats only until the tournament ends: a Discord @mention would name the
+    person behind a seat, so the post says whose move it is by seat name alone."""
+    table = hooked(tmp_path, receiver, kinds=("discord",))
+    table.join("red")
+    assert table.settings("red", {"discord_id": RED_DISCORD}).json["discord_id"] == RED_DISCORD
+    with session_scope(table.app) as s, s.begin():
+        s.add(Tournament(id="cup", title="Cup", ruleset="universal", options={}, rounds=1, size=2,
+                         seating="random", commitment="0" * 64, entrants=[], anonymous=True,
+                         director_token_hash="0" * 64))
+        s.flush()
+        s.add(TournamentGame(game_id=table.game_id, tournament_id="cup", round=1, table=1, seats={}))
+    table.join("blue")  # the game starts: round 1 open, red must move
+    [post] = receiver.at("/discord")
+    assert RED_DISCORD not in post.body.decode() and "<@" not in post.body.decode()
+    assert post.json()["allowed_mentions"] == {"parse": [], "users": []}
 
 
 def test_a_429_is_honoured_with_the_same_post_after_retry_after(tmp_path: Any, receiver: Receiver) -> None:
