@@ -12,6 +12,7 @@ Production never sets DICEPOST_FAULT_DIR, so each point costs one environment lo
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -29,7 +30,7 @@ def pause_point(name: str) -> None:
         return
     # written whole, then renamed: a test polling the directory never reads a half-written pid
     mark = where / f"at-{name}-{os.getpid()}"
-    draft = where / f".{mark.name}"
+    draft = where / f".{mark.name}-{threading.get_ident()}"  # threads of one process pause at once
     draft.write_text(str(os.getpid()))
     os.replace(draft, mark)
     end = time.monotonic() + PAUSE_LIMIT
