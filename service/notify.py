@@ -41,35 +41,17 @@ never a token, a link with a token, an address or a private text in public news)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Protocol
 
 from flask import Flask
 from sqlalchemy.orm import Session
 
-from service import clock
+from service.notice import News
 from service.push import CHANNEL as PUSH
 from service.webhooks.store import CHANNEL as WEBHOOKS
 
 EVENTS = frozenset({"game_started", "round_opened", "reminder", "round_resolved", "game_over",
                     "gm_news", "message", "seat_to_bot"})
-
-
-@dataclass(frozen=True)
-class News:
-    """One event of one game, as every channel is told it."""
-
-    game_id: str
-    event: str  # one of EVENTS
-    data: Mapping[str, Any]  # JSON values (the table in the module's docstring)
-    to: tuple[str, ...] | None = None  # None: public news; else the only seats it is for
-    key: str | None = None  # the same key is queued once per channel and target (a reminder)
-    at: datetime = field(default_factory=clock.now)
-
-    @property
-    def public(self) -> bool:
-        return self.to is None
 
 
 class Channel(Protocol):

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Any, Protocol, cast
+from typing import Any, cast
 from zoneinfo import ZoneInfo
 
 from flask import Flask, current_app
@@ -36,7 +36,7 @@ from sqlalchemy import CursorResult, and_, delete, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from service import clock, webpush
+from service import clock, notice, webpush
 from service.db import session_scope
 from service.models import Game, PushOutbox, PushSubscription, Round, Seat, SeatPresence, Submission
 from service.schedule.deadlines import outside_quiet_hours
@@ -407,21 +407,6 @@ def lost(app: Flask, grace: timedelta = LOST_GRACE) -> int:
 
 # The channel service.notify tells: the house's events, as each seat's push says them.
 
-class Told(Protocol):
-    """service.notify.News, as this channel reads it."""
-
-    @property
-    def game_id(self) -> str: ...
-    @property
-    def event(self) -> str: ...
-    @property
-    def data(self) -> Any: ...
-    @property
-    def to(self) -> tuple[str, ...] | None: ...
-    @property
-    def key(self) -> str | None: ...
-
-
 def _when(session: Session, game: Game, seat: Seat, iso: Any) -> str:
     """A time in the player's zone (the game's when they set none), UTC beside, as mail gives it."""
     try:
@@ -440,7 +425,7 @@ def _seat_page(seat: Seat) -> str:
     return absolute("dashboard.play", seat_id=seat.id)  # this browser's own player link replaces it
 
 
-def _pushes(session: Session, game: Game, told: Told) -> list[tuple[Seat, News]]:
+def _pushes(session: Session, game: Game, told: notice.News) -> list[tuple[Seat, News]]:
     """Each seat's push for one event of the game (none for events push does not carry)."""
     data = told.data
     seats = {s.name: s for s in game.seats if s.joined_at is not None}
@@ -497,7 +482,7 @@ class PushChannel:
 
     name = "push"
 
-    def queue(self, session: Session, news: Told) -> None:
+    def queue(self, session: Session, news: notice.News) -> None:
         if not enabled() or not session.scalar(select(PushSubscription.id).limit(1)):
             return  # nobody here has push on: no game to read
         game = session.get(Game, news.game_id)

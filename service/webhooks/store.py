@@ -15,7 +15,7 @@ import hashlib
 import hmac
 import secrets
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Flask, current_app
@@ -27,11 +27,9 @@ from service import clock
 from service.db import session_scope
 from service.errors import Invalid, NotFound
 from service.models import Webhook, WebhookEvent
+from service.notice import News
 from service.tasks import send_tasks, task_after_commit
 from service.webhooks.guard import Refused, checked_url
-
-if TYPE_CHECKING:  # service.notify lists this channel: it imports us
-    from service.notify import News
 
 KINDS = ("discord", "slack", "json")
 # The public news a webhook posts (service.notify's events; private news never).
