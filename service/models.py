@@ -29,7 +29,8 @@ from sqlalchemy import (
     false,
 )
 from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
 from service import clock
 
@@ -659,3 +660,16 @@ class TournamentGame(Base):
 Index("ix_seats_game", Seat.game_id)
 Index("ix_submissions_round_seat", Submission.round_id, Submission.seat_id)
 Index("ix_outbox_game", Outbox.game_id)
+
+
+def add_once(session: Session, row: Any, existing: Any) -> bool:
+    """Add `row` unless the query `existing` finds its twin: queued by us, or by a racing
+    transaction (then the unique index refuses the insert, rolled back to a savepoint)."""
+    if session.scalar(existing) is not None:
+        return False
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:
+        return False
+    return True

@@ -33,12 +33,11 @@ from zoneinfo import ZoneInfo
 
 from flask import Flask, current_app
 from sqlalchemy import CursorResult, and_, delete, or_, select, tuple_, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from service import clock, notice, webpush
 from service.db import session_scope
-from service.models import Game, PushOutbox, PushSubscription, Round, Seat, SeatPresence, Submission
+from service.models import Game, PushOutbox, PushSubscription, Round, Seat, SeatPresence, Submission, add_once
 from service.schedule.deadlines import outside_quiet_hours
 from service.schedule.policy import parse_policy
 from service.tasks import send_tasks, task_after_commit
@@ -218,22 +217,13 @@ def queue(session: Session, game: Game, seat: Seat, news: News) -> list[PushOutb
                          payload=payload, key=f"{digest[:32]}.{game.id}.{news.event}.{news.key}"[:255],
                          status="pending", attempts=0, created_at=now,
                          next_attempt_at=due if due != now else None)
-        if _added_once(session, row):
+        if add_once(session, row, select(PushOutbox.id).where(PushOutbox.key == row.key)):
             rows.append(row)
     for digest in sorted({row.endpoint_hash for row in rows}):
         task_after_commit(session, DELIVER_PUSH, (digest,))  # one task a browser, after COMMIT
     return rows
 
 
-def _added_once(session: Session, row: PushOutbox) -> bool:
-    if session.scalar(select(PushOutbox.id).where(PushOutbox.key == row.key)) is not None:
-        return False
-    try:
-        with session.begin_nested():
-            session.add(row)
-    except IntegrityError:
-        return False
-    return True
 
 
 # Delivery.

@@ -27,11 +27,10 @@ from typing import Any, Literal, Protocol, cast
 
 from flask import current_app, has_app_context
 from sqlalchemy import CursorResult, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from service.mail.settings import DEFAULT_DOMAIN, message_domain
-from service.models import FailingAddress, Game, Outbox, Seat
+from service.models import FailingAddress, Game, Outbox, Seat, add_once
 from service.tasks import deliver_after_commit
 
 PREFS = frozenset({"all", "results", "none"})  # a seat's mail_pref
@@ -246,7 +245,7 @@ def enqueue(session: Session, kind: str, payload: dict[str, Any], *, game: Game 
     row = Outbox(**values)
     if key is None:
         session.add(row)  # flushed with the rest of the transaction (service.tasks.Outgoing.mail_rows)
-    elif not _added_once(session, row):
+    elif not add_once(session, row, select(Outbox.id).where(Outbox.message_id == row.message_id)):
         return None
     deliver_after_commit(session, row)
     return row
@@ -267,19 +266,6 @@ def outbox_values(kind: str, payload: dict[str, Any], game_id: str | None, seat_
     return {"game_id": game_id, "seat_id": seat_id, "kind": kind,
             "payload": {**payload, "answer": True} if answer else payload, "to_address": to,
             "message_id": message_id_for(game_id or "mail", kind, key), "status": "pending", "attempts": 0}
-
-
-def _added_once(session: Session, row: Outbox) -> bool:
-    """Insert a keyed row unless its Message-ID is queued already (by us, or by a racing
-    transaction: its insert is rolled back to a savepoint)."""
-    if session.scalar(select(Outbox.id).where(Outbox.message_id == row.message_id)) is not None:
-        return False
-    try:
-        with session.begin_nested():
-            session.add(row)
-    except IntegrityError:
-        return False
-    return True
 
 
 # What the house knows of addresses and queued mail, read by the pages and the deliverer.

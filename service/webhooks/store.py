@@ -20,13 +20,12 @@ from urllib.parse import urlsplit
 
 from flask import Flask, current_app
 from sqlalchemy import or_, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from service import clock
 from service.db import session_scope
 from service.errors import Invalid, NotFound
-from service.models import Webhook, WebhookEvent
+from service.models import Webhook, WebhookEvent, add_once
 from service.notice import News
 from service.tasks import send_tasks, task_after_commit
 from service.webhooks.guard import Refused, checked_url
@@ -184,15 +183,8 @@ def _added_once(session: Session, row: WebhookEvent) -> bool:
     if row.key is None:
         session.add(row)
         return True
-    if session.scalar(select(WebhookEvent.id).where(WebhookEvent.webhook_id == row.webhook_id,
-                                                    WebhookEvent.key == row.key)) is not None:
-        return False
-    try:
-        with session.begin_nested():
-            session.add(row)
-    except IntegrityError:
-        return False
-    return True
+    return add_once(session, row, select(WebhookEvent.id).where(WebhookEvent.webhook_id == row.webhook_id,
+                                                                WebhookEvent.key == row.key))
 
 
 CHANNEL = WebhookChannel()
